@@ -1,0 +1,3 @@
+export default function DashboardPage() {
+  return <main className="p-8">Dashboard</main>;
+}

@@ -1,0 +1,11 @@
+/**
+ * Runs once when the server starts. Validates the environment first, so that a bad setting stops the start
+ * with its name, then starts the background work of the Node.js runtime (lib/jobs.ts).
+ */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { getEnv } = await import("./lib/env");
+  getEnv();
+  const { startBackgroundJobs } = await import("./lib/jobs");
+  await startBackgroundJobs();
+}

@@ -1,0 +1,14 @@
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaClient } from "@prisma/client";
+import { getEnv } from "./env";
+
+// One client per process. Next's dev server reloads modules, so the client is kept on globalThis there.
+const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
+
+export function getDb(): PrismaClient {
+  if (!globalForPrisma.prisma) {
+    const adapter = new PrismaBetterSQLite3({ url: getEnv().DATABASE_URL });
+    globalForPrisma.prisma = new PrismaClient({ adapter });
+  }
+  return globalForPrisma.prisma;
+}

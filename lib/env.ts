@@ -1,0 +1,99 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { databaseFilePath, resolveDatabaseUrl } from "./database-url";
+
+/**
+ * The one validated view of the environment. Every setting has a default that works on a fresh machine;
+ * an invalid value stops the start with a message naming the variable.
+ */
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const timeZone = z.string().refine(
+  (zone) => {
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "must be an IANA time zone such as America/Caracas" },
+);
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return resolveDatabaseUrl(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  NEXTAUTH_URL: z.url().optional(),
+  ACCESS_TOKEN_EXPIRE_MINUTES: positiveInt(30),
+  RATES_TIMEZONE: timeZone.default("America/Caracas"),
+  BCV_URL: z.url().default("https://www.bcv.org.ve/"),
+  BCV_TIMEOUT_MS: positiveInt(10_000),
+  BCV_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
+});
+
+export type Env = z.infer<typeof envSchema> & {
+  NEXTAUTH_SECRET: string;
+  /** The folder that holds the database file and the generated secret. */
+  DATA_DIR: string;
+};
+
+export class InvalidEnvironmentError extends Error {}
+
+let cached: Env | undefined;
+
+/** Reads, validates and caches the environment. Throws InvalidEnvironmentError naming each bad variable. */
+export function getEnv(): Env {
+  if (cached) return cached;
+  const parsed = envSchema.safeParse(process.env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new InvalidEnvironmentError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const dataDir = path.dirname(databaseFilePath(parsed.data.DATABASE_URL));
+  cached = {
+    ...parsed.data,
+    DATA_DIR: dataDir,
+    NEXTAUTH_SECRET: parsed.data.NEXTAUTH_SECRET ?? readOrCreateSecret(dataDir),
+  };
+  // next-auth reads these two from process.env itself. Without NEXTAUTH_URL it must trust the Host header,
+  // or it would build its URLs for localhost:3000 whatever PORT the app serves on.
+  process.env.NEXTAUTH_SECRET = cached.NEXTAUTH_SECRET;
+  if (!cached.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= "true";
+  return cached;
+}
+
+/** Forgets the cached environment; tests that change process.env call it. */
+export function resetEnvCache(): void {
+  cached = undefined;
+}
+
+/**
+ * A secret generated on first start and kept beside the database (mode 0600), so that tokens and sessions
+ * survive restarts without anyone setting NEXTAUTH_SECRET by hand.
+ */
+function readOrCreateSecret(dataDir: string): string {
+  const file = path.join(dataDir, "nextauth-secret");
+  fs.mkdirSync(dataDir, { recursive: true });
+  try {
+    // "wx" fails when the file exists, so two processes starting at once agree on the first one's secret.
+    fs.writeFileSync(file, crypto.randomBytes(48).toString("base64url"), { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  return fs.readFileSync(file, "utf8").trim();
+}

@@ -1,0 +1,20 @@
+/**
+ * The one place background work starts and stops: each job is a small module with a start and a stop.
+ * Started from instrumentation.ts when the server boots.
+ */
+type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> | void };
+
+const jobs: Job[] = [];
+
+const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
+
+export async function startBackgroundJobs(): Promise<void> {
+  if (globalForJobs.backgroundJobsStarted) return;
+  globalForJobs.backgroundJobsStarted = true;
+  for (const job of jobs) await job.start();
+  const stopAll = async () => {
+    for (const job of [...jobs].reverse()) await job.stop();
+  };
+  process.once("SIGTERM", () => void stopAll().finally(() => process.exit(0)));
+  process.once("SIGINT", () => void stopAll().finally(() => process.exit(0)));
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+export const PASSWORD_MIN_LENGTH = 8;
+
+export const registerUserSchema = z
+  .object({
+    email: z.email("must be a valid email address").max(254),
+    password: z
+      .string()
+      .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
+      // bcrypt reads only the first 72 bytes; a longer password would be silently truncated.
+      .refine((password) => Buffer.byteLength(password) <= 72, "must be at most 72 bytes"),
+  })
+  .meta({ id: "RegisterUser" });
+
+/** The OAuth2 password form of POST /users/token: `username` is the email. */
+export const tokenRequestSchema = z
+  .object({
+    username: z.string().min(1, "is required (the account's email)"),
+    password: z.string().min(1, "is required"),
+  })
+  .meta({ id: "TokenRequest" });
+
+export const userSchema = z
+  .object({
+    id: z.number().int(),
+    email: z.email(),
+    is_active: z.boolean(),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "User" });
+
+export const tokenSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal("bearer"),
+    expires_in: z.number().int().describe("Seconds until the token expires"),
+  })
+  .meta({ id: "Token" });
+
+export type RegisterUser = z.infer<typeof registerUserSchema>;
+export type UserView = z.infer<typeof userSchema>;

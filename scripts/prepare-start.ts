@@ -1,0 +1,37 @@
+/**
+ * Runs before the server starts (`npm start`, `npm run dev`): validates the environment, creates the data
+ * folder and migrates the SQLite database. Any problem stops the start with a message that names it.
+ */
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { databaseFilePath } from "../lib/database-url";
+import { getEnv, InvalidEnvironmentError } from "../lib/env";
+
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+function main() {
+  const env = getEnv();
+  const dbFile = databaseFilePath(env.DATABASE_URL);
+  // WAL lets the server, the migration step and test processes read while one of them writes.
+  const database = new Database(dbFile);
+  database.pragma("journal_mode = WAL");
+  database.close();
+  execFileSync(path.join(projectRoot, "node_modules", ".bin", "prisma"), ["migrate", "deploy"], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: env.DATABASE_URL },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+}
+
+try {
+  main();
+} catch (error) {
+  if (error instanceof InvalidEnvironmentError) {
+    console.error(error.message);
+  } else {
+    console.error(`Could not prepare the database: ${(error as Error).message}`);
+  }
+  process.exit(1);
+}

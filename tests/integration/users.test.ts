@@ -1,0 +1,164 @@
+import fs from "node:fs";
+import Database from "better-sqlite3";
+import { encode } from "next-auth/jwt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { registerAndGetToken, requestToken } from "../support/users";
+
+let app: AppServer;
+beforeAll(async () => {
+  app = await startAppServer({ ACCESS_TOKEN_EXPIRE_MINUTES: "30" });
+});
+afterAll(() => app?.stop());
+
+const postJson = (path: string, body: unknown) =>
+  app.fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+describe("POST /users/", () => {
+  it("registers a user and never returns the password hash", async () => {
+    const response = await postJson("/users/", { email: "Ana@Example.com", password: "long enough" });
+    expect(response.status).toBe(201);
+    const user = await response.json();
+    expect(user).toEqual({
+      id: expect.any(Number),
+      email: "ana@example.com",
+      is_active: true,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+    });
+    expect(JSON.stringify(user)).not.toMatch(/hash|password/i);
+  });
+
+  it("stores a slow salted hash, not the password", async () => {
+    await postJson("/users/", { email: "hash@example.com", password: "long enough" });
+    const database = new Database(app.databaseFile, { readonly: true });
+    const row = database.prepare("SELECT passwordHash FROM User WHERE email = ?").get("hash@example.com") as {
+      passwordHash: string;
+    };
+    database.close();
+    expect(row.passwordHash).toMatch(/^\$2[aby]\$12\$/);
+  });
+
+  it("answers 409 for an email that exists in any letter case", async () => {
+    await postJson("/users/", { email: "dup@example.com", password: "long enough" });
+    const response = await postJson("/users/", { email: "DUP@example.COM", password: "long enough" });
+    expect(response.status).toBe(409);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect((await response.json()).detail).toContain("dup@example.com");
+  });
+
+  it("answers 422 naming each invalid field", async () => {
+    const response = await postJson("/users/", { email: "not-an-email", password: "short" });
+    expect(response.status).toBe(422);
+    const problem = await response.json();
+    expect(problem).toMatchObject({ title: "Unprocessable Content", status: 422 });
+    expect(problem.errors.map((e: { field: string }) => e.field).sort()).toEqual(["body.email", "body.password"]);
+  });
+
+  it("answers 422 for a body that is not JSON, or of the wrong type", async () => {
+    const notJson = await app.fetch("/users/", { method: "POST", body: "{email:" });
+    expect(notJson.status).toBe(422);
+    expect((await notJson.json()).detail).toMatch(/valid JSON/);
+    const wrongType = await postJson("/users/", { email: 42, password: ["x"] });
+    expect(wrongType.status).toBe(422);
+    const array = await postJson("/users/", []);
+    expect(array.status).toBe(422);
+  });
+});
+
+describe("POST /users/token", () => {
+  it("issues a bearer token that expires", async () => {
+    await postJson("/users/", { email: "token@example.com", password: "long enough" });
+    const response = await requestToken(app, "TOKEN@example.com", "long enough");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      access_token: expect.any(String),
+      token_type: "bearer",
+      expires_in: 1800,
+    });
+  });
+
+  it("answers 401 for a wrong password or an unknown email", async () => {
+    await postJson("/users/", { email: "wrong@example.com", password: "long enough" });
+    expect((await requestToken(app, "wrong@example.com", "not it at all")).status).toBe(401);
+    expect((await requestToken(app, "nobody@example.com", "long enough")).status).toBe(401);
+  });
+
+  it("answers 422 when a form field is missing or the body is not a form", async () => {
+    const missing = await app.fetch("/users/token", { method: "POST", body: new URLSearchParams({ username: "a" }) });
+    expect(missing.status).toBe(422);
+    expect((await missing.json()).errors).toEqual([{ field: "form.password", message: expect.any(String) }]);
+    const json = await postJson("/users/token", { username: "a", password: "b" });
+    expect(json.status).toBe(422);
+  });
+
+  it("answers 429 with Retry-After after ten failures within 15 minutes, even with the right password", async () => {
+    await postJson("/users/", { email: "guess@example.com", password: "long enough" });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await requestToken(app, "guess@example.com", `wrong ${attempt}`)).status).toBe(401);
+    }
+    const throttled = await requestToken(app, "guess@example.com", "long enough");
+    expect(throttled.status).toBe(429);
+    const retryAfter = Number(throttled.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(800);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    // Another account is not affected.
+    const other = await registerAndGetToken(app);
+    expect(other.token).toBeTruthy();
+  });
+});
+
+describe("GET /users/me", () => {
+  it("answers the user behind a bearer token", async () => {
+    const { email, authorization } = await registerAndGetToken(app);
+    const response = await app.fetch("/users/me", { headers: authorization });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ email, is_active: true });
+  });
+
+  it("answers 401 with WWW-Authenticate for a missing, malformed or forged token", async () => {
+    for (const headers of [{}, { Authorization: "Basic abc" }, { Authorization: "Bearer not-a-token" }]) {
+      const response = await app.fetch("/users/me", { headers });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+    }
+  });
+
+  it("answers 401 once the user is deactivated or deleted", async () => {
+    const { email, authorization } = await registerAndGetToken(app);
+    const database = new Database(app.databaseFile);
+    database.prepare("UPDATE User SET isActive = 0 WHERE email = ?").run(email);
+    expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(401);
+    database.prepare("DELETE FROM User WHERE email = ?").run(email);
+    database.close();
+    expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(401);
+  });
+});
+
+describe("tokens", () => {
+  it("are rejected once expired, though correctly signed", async () => {
+    const { email } = await registerAndGetToken(app);
+    const database = new Database(app.databaseFile, { readonly: true });
+    const { id } = database.prepare("SELECT id FROM User WHERE email = ?").get(email) as { id: number };
+    database.close();
+    const secret = fs.readFileSync(`${app.dataDir}/nextauth-secret`, "utf8");
+    const expired = await encode({ token: { sub: String(id), email }, secret, maxAge: -60 });
+    const response = await app.fetch("/users/me", { headers: { Authorization: `Bearer ${expired}` } });
+    expect(response.status).toBe(401);
+    const fresh = await encode({ token: { sub: String(id), email }, secret, maxAge: 60 });
+    expect((await app.fetch("/users/me", { headers: { Authorization: `Bearer ${fresh}` } })).status).toBe(200);
+  });
+
+  it("survive a restart: the secret generated on first start is kept with mode 0600", async () => {
+    const { authorization } = await registerAndGetToken(app);
+    const secretFile = `${app.dataDir}/nextauth-secret`;
+    expect(fs.readFileSync(secretFile, "utf8").length).toBeGreaterThanOrEqual(32);
+    expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
+    const second = await startAppServer({ DATABASE_URL: `file:${app.databaseFile}` });
+    try {
+      expect((await second.fetch("/users/me", { headers: authorization })).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  });
+});
