@@ -1,0 +1,77 @@
+import type { Problem } from "./types";
+
+/**
+ * The error every API call throws for a non-2xx answer. It carries the problem body so that panels can show
+ * the server's `detail` and forms can put each `errors[]` entry next to its field.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem,
+  ) {
+    super(problem.detail || problem.title);
+    this.name = "ApiError";
+  }
+
+  /** The message of the first field error whose `field` is `field` or lies below it (`body.modules.2`). */
+  fieldError(field: string): string | undefined {
+    return this.problem.errors?.find((e) => e.field === field || e.field.startsWith(`${field}.`))?.message;
+  }
+}
+
+async function toApiError(response: Response): Promise<ApiError> {
+  let problem: Problem;
+  try {
+    const body = (await response.json()) as Partial<Problem>;
+    problem = {
+      ...body,
+      title: body.title ?? response.statusText,
+      status: body.status ?? response.status,
+      detail: body.detail ?? `The server answered ${response.status} ${response.statusText}.`,
+    };
+  } catch {
+    // Not a problem body (a proxy's HTML page, a dropped connection): still give the person a sentence.
+    problem = {
+      title: response.statusText || "Error",
+      status: response.status,
+      detail: `The server answered ${response.status} ${response.statusText}.`.replace(/ \.$/, "."),
+    };
+  }
+  return new ApiError(response.status, problem);
+}
+
+/**
+ * Calls the API with the browser's session cookie (same origin), returns the parsed JSON body, and throws an
+ * ApiError carrying the problem for any non-2xx answer.
+ */
+export async function request<T>(url: string, init: RequestInit = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      credentials: "same-origin",
+      ...init,
+      headers: { Accept: "application/json", ...init.headers },
+    });
+  } catch {
+    throw new ApiError(0, {
+      title: "Network error",
+      status: 0,
+      detail: "The server could not be reached. Check your connection and try again.",
+    });
+  }
+  if (!response.ok) throw await toApiError(response);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+/** The one SWR fetcher: the key is the API path. */
+export const fetcher = <T>(url: string) => request<T>(url);
+
+/** Sends JSON with a method (POST, DELETE); same error handling as reads. */
+export function sendJson<T>(url: string, method: string, body?: unknown): Promise<T> {
+  return request<T>(url, {
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}

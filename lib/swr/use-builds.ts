@@ -1,0 +1,29 @@
+import useSWR from "swr";
+import type { ApiError } from "./fetcher";
+import { IN_PROGRESS_STATUSES, type BuildList, type BuildStatus, type BuildSummary } from "./types";
+
+export interface BuildsFilter {
+  status?: BuildStatus;
+  limit?: number;
+}
+
+export function buildsKey(filter: BuildsFilter = {}): string {
+  const query = new URLSearchParams();
+  if (filter.status) query.set("status", filter.status);
+  query.set("limit", String(filter.limit ?? 100));
+  return `/builds?${query}`;
+}
+
+export const hasBuildInProgress = (builds: BuildSummary[] | undefined) =>
+  builds?.some((build) => IN_PROGRESS_STATUSES.includes(build.status)) ?? false;
+
+/** Builds newest first, optionally of one status; polls every 2 s while any listed build is in progress. */
+export function useBuilds(filter: BuildsFilter | null = {}) {
+  return useSWR<BuildList, ApiError>(filter ? buildsKey(filter) : null, {
+    keepPreviousData: true,
+    refreshInterval: (list) => (hasBuildInProgress(list?.builds) ? 2_000 : 0),
+  });
+}
+
+/** Whether an SWR key belongs to the builds resources, to revalidate them after a change. */
+export const isBuildsKey = (key: unknown) => typeof key === "string" && key.startsWith("/builds");
