@@ -1,4 +1,7 @@
 import type { Metadata } from "next";
+import { SessionProvider } from "@/components/auth/session-provider";
+import { SiteHeader } from "@/components/ui/site-header";
+import { SwrProvider } from "@/lib/swr/swr-provider";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -10,7 +13,12 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
   return (
     <html lang="en">
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
-        {children}
+        <SessionProvider>
+          <SwrProvider>
+            <SiteHeader />
+            {children}
+          </SwrProvider>
+        </SessionProvider>
       </body>
     </html>
   );

@@ -41,10 +41,10 @@ async function toApiError(response: Response): Promise<ApiError> {
 }
 
 /**
- * Calls the API with the browser's session cookie (same origin), returns the parsed JSON body, and throws an
- * ApiError carrying the problem for any non-2xx answer.
+ * Calls the API with the browser's session cookie (same origin), returns the status and parsed JSON body,
+ * and throws an ApiError carrying the problem for any non-2xx answer.
  */
-export async function request<T>(url: string, init: RequestInit = {}): Promise<T> {
+export async function requestWithStatus<T>(url: string, init: RequestInit = {}): Promise<{ status: number; data: T }> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -60,16 +60,21 @@ export async function request<T>(url: string, init: RequestInit = {}): Promise<T
     });
   }
   if (!response.ok) throw await toApiError(response);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+  if (response.status === 204) return { status: 204, data: undefined as T };
+  return { status: response.status, data: (await response.json()) as T };
+}
+
+/** `requestWithStatus` for callers that only need the body. */
+export async function request<T>(url: string, init: RequestInit = {}): Promise<T> {
+  return (await requestWithStatus<T>(url, init)).data;
 }
 
 /** The one SWR fetcher: the key is the API path. */
 export const fetcher = <T>(url: string) => request<T>(url);
 
-/** Sends JSON with a method (POST, DELETE); same error handling as reads. */
-export function sendJson<T>(url: string, method: string, body?: unknown): Promise<T> {
-  return request<T>(url, {
+/** Sends JSON with a method (POST, DELETE) and answers the status with the body; errors as for reads. */
+export function sendJson<T>(url: string, method: string, body?: unknown): Promise<{ status: number; data: T }> {
+  return requestWithStatus<T>(url, {
     method,
     headers: body === undefined ? {} : { "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -1,0 +1,42 @@
+"use client";
+
+import { signOut, useSession } from "next-auth/react";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { AuthDialog, type AuthMode } from "./auth-dialog";
+
+/** The header's session controls: who is signed in and Sign out, or Sign in and Register. */
+export function AuthControls() {
+  const { data: session, status } = useSession();
+  const [mode, setMode] = useState<AuthMode | null>(null);
+
+  if (status === "loading") {
+    // Same footprint as the buttons, so the header does not jump when the session arrives.
+    return <div aria-hidden className="h-8 w-40" />;
+  }
+
+  if (session?.user) {
+    return (
+      <div className="flex items-center gap-3">
+        <span className="hidden max-w-56 truncate text-sm text-slate-700 sm:inline dark:text-slate-300" title={session.user.email ?? undefined}>
+          {session.user.email}
+        </span>
+        <Button size="sm" onClick={() => void signOut({ redirect: false })}>
+          Sign out
+        </Button>
+      </div>
+    );
+  }
+
+  return (
+    <div className="flex items-center gap-2">
+      <Button size="sm" variant="ghost" onClick={() => setMode("register")}>
+        Register
+      </Button>
+      <Button size="sm" variant="primary" onClick={() => setMode("sign-in")}>
+        Sign in
+      </Button>
+      <AuthDialog mode={mode} onModeChange={setMode} />
+    </div>
+  );
+}

@@ -1,0 +1,126 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Field, inputClass } from "@/components/ui/field";
+import { Modal } from "@/components/ui/modal";
+import { ApiError, sendJson } from "@/lib/swr/fetcher";
+
+export type AuthMode = "sign-in" | "register";
+
+interface AuthDialogProps {
+  mode: AuthMode | null;
+  onModeChange: (mode: AuthMode | null) => void;
+}
+
+/**
+ * Sign in or register (then sign in) with email and password. Registration goes through POST /users/, so its
+ * field problems (invalid email, short password, duplicate) show next to the fields they name.
+ */
+export function AuthDialog({ mode, onModeChange }: AuthDialogProps) {
+  return (
+    <Modal
+      open={mode !== null}
+      onClose={() => onModeChange(null)}
+      title={mode === "register" ? "Create an account" : "Sign in"}
+    >
+      {mode && <AuthForm key={mode} mode={mode} onModeChange={onModeChange} />}
+    </Modal>
+  );
+}
+
+function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDialogProps["onModeChange"] }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [fieldErrors, setFieldErrors] = useState<{ email?: string; password?: string }>({});
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setFieldErrors({});
+    try {
+      if (mode === "register") {
+        try {
+          await sendJson("/users/", "POST", { email, password });
+        } catch (problem) {
+          if (!(problem instanceof ApiError)) throw problem;
+          const fields = { email: problem.fieldError("body.email"), password: problem.fieldError("body.password") };
+          if (problem.status === 409) fields.email = problem.problem.detail;
+          setFieldErrors(fields);
+          if (!fields.email && !fields.password) setError(problem.message);
+          return;
+        }
+      }
+      const result = await signIn("credentials", { email, password, redirect: false });
+      if (!result || result.error) {
+        // next-auth answers "CredentialsSignin" when authorize() returned null (wrong email or password).
+        setError(
+          !result?.error || result.error === "CredentialsSignin" ? "Wrong email or password." : result.error,
+        );
+        return;
+      }
+      onModeChange(null);
+    } catch {
+      setError("The server could not be reached. Check your connection and try again.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <Field label="Email" error={fieldErrors.email}>
+        {(control) => (
+          <input
+            {...control}
+            className={inputClass}
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            autoFocus
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+        )}
+      </Field>
+      <Field
+        label="Password"
+        error={fieldErrors.password}
+        hint={mode === "register" ? "At least 8 characters." : undefined}
+      >
+        {(control) => (
+          <input
+            {...control}
+            className={inputClass}
+            type="password"
+            name="password"
+            autoComplete={mode === "register" ? "new-password" : "current-password"}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        )}
+      </Field>
+      {error && <Alert tone="error">{error}</Alert>}
+      <Button type="submit" variant="primary" busy={busy}>
+        {mode === "register" ? "Create account" : "Sign in"}
+      </Button>
+      <p className="text-center text-sm text-slate-600 dark:text-slate-300">
+        {mode === "register" ? "Already have an account? " : "No account yet? "}
+        <button
+          type="button"
+          className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+          onClick={() => onModeChange(mode === "register" ? "sign-in" : "register")}
+        >
+          {mode === "register" ? "Sign in" : "Register"}
+        </button>
+      </p>
+    </form>
+  );
+}

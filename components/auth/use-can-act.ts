@@ -1,0 +1,12 @@
+import { useSession } from "next-auth/react";
+
+/**
+ * Whether the person may use actions that need a session (fetch a rate, start, cancel or destroy a build).
+ * While the session loads, actions stay disabled rather than flicker from enabled to disabled.
+ */
+export function useCanAct(): { canAct: boolean; hint: string | undefined } {
+  const { status } = useSession();
+  if (status === "authenticated") return { canAct: true, hint: undefined };
+  if (status === "loading") return { canAct: false, hint: "Checking your session…" };
+  return { canAct: false, hint: "Sign in to use this action." };
+}

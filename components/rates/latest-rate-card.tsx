@@ -1,0 +1,72 @@
+"use client";
+
+import { formatChange, formatDay, formatPercent, formatRate } from "@/components/ui/format";
+import { Panel } from "@/components/ui/panel";
+import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useLatestRate } from "@/lib/swr/use-latest-rate";
+import { useRates } from "@/lib/swr/use-rates";
+import { FetchRateButton } from "./fetch-rate-button";
+import { shiftDays } from "./rate-range";
+
+/** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
+export function LatestRateCard() {
+  const latest = useLatestRate();
+  // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
+  // range the API serves, ending at the latest date; its second entry is the previous rate.
+  const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null);
+
+  let body: React.ReactNode;
+  if (latest.error) {
+    body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-44" />;
+  } else if (latest.data === undefined) {
+    body = <PanelLoading label="Loading the latest rate" className="h-44" />;
+  } else if (latest.data === null) {
+    body = (
+      <PanelEmpty className="h-44">
+        <p>No rate is stored yet. Fetch the central bank&apos;s current rate to start the history.</p>
+        <FetchRateButton variant="primary" />
+      </PanelEmpty>
+    );
+  } else {
+    const rate = latest.data;
+    const previous = history.data?.rates.find((r) => r.date < rate.date);
+    const change = previous ? rate.dollar - previous.dollar : undefined;
+    const direction = change === undefined || change === 0 ? "flat" : change > 0 ? "up" : "down";
+    body = (
+      <div className="flex min-h-44 flex-col justify-between gap-4">
+        <div>
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            Bolívares per US dollar · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
+          </p>
+          <p className="mt-1 text-4xl font-semibold tracking-tight tabular-nums sm:text-5xl" data-testid="latest-rate">
+            {formatRate(rate.dollar)}
+          </p>
+          <p className="mt-2 h-5 text-sm tabular-nums" data-testid="latest-rate-change">
+            {history.isLoading && !history.data ? (
+              <span className="text-slate-500 dark:text-slate-400">Loading the change…</span>
+            ) : previous && change !== undefined ? (
+              <span
+                className={
+                  direction === "up"
+                    ? "text-red-700 dark:text-red-300"
+                    : direction === "down"
+                      ? "text-emerald-700 dark:text-emerald-300"
+                      : "text-slate-600 dark:text-slate-300"
+                }
+              >
+                <span aria-hidden>{direction === "up" ? "▲ " : direction === "down" ? "▼ " : "● "}</span>
+                {formatChange(change)} ({formatPercent(change / previous.dollar)})
+                <span className="text-slate-600 dark:text-slate-400"> vs {formatDay(previous.date)}</span>
+              </span>
+            ) : (
+              <span className="text-slate-600 dark:text-slate-400">No earlier rate stored to compare with.</span>
+            )}
+          </p>
+        </div>
+        <FetchRateButton />
+      </div>
+    );
+  }
+
+  return <Panel title="Latest rate">{body}</Panel>;
+}

@@ -1,0 +1,51 @@
+import type { ButtonHTMLAttributes } from "react";
+
+type Variant = "primary" | "secondary" | "danger" | "ghost";
+type Size = "sm" | "md";
+
+const variants: Record<Variant, string> = {
+  primary:
+    "bg-indigo-600 text-white hover:bg-indigo-700 disabled:bg-indigo-600/50 dark:bg-indigo-500 dark:text-slate-950 dark:hover:bg-indigo-400 dark:disabled:bg-indigo-500/40",
+  secondary:
+    "border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 disabled:text-slate-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800 dark:disabled:text-slate-400",
+  danger:
+    "bg-red-700 text-white hover:bg-red-800 disabled:bg-red-700/50 dark:bg-red-500 dark:text-slate-950 dark:hover:bg-red-400 dark:disabled:bg-red-500/40",
+  ghost:
+    "text-slate-700 hover:bg-slate-200/70 disabled:text-slate-500 dark:text-slate-200 dark:hover:bg-slate-800 dark:disabled:text-slate-400",
+};
+
+const sizes: Record<Size, string> = {
+  sm: "h-8 px-2.5 text-sm",
+  md: "h-10 px-4 text-sm",
+};
+
+export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
+  variant?: Variant;
+  size?: Size;
+  /** Shows a spinner and blocks the button while an action runs. */
+  busy?: boolean;
+}
+
+export function Button({ variant = "secondary", size = "md", busy = false, className = "", children, ...props }: ButtonProps) {
+  return (
+    <button
+      type="button"
+      {...props}
+      disabled={props.disabled || busy}
+      aria-busy={busy || undefined}
+      className={`inline-flex items-center justify-center gap-2 rounded-md font-medium whitespace-nowrap transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed dark:focus-visible:outline-indigo-400 ${variants[variant]} ${sizes[size]} ${className}`}
+    >
+      {busy && <Spinner />}
+      {children}
+    </button>
+  );
+}
+
+export function Spinner({ className = "size-4" }: { className?: string }) {
+  return (
+    <span
+      aria-hidden
+      className={`inline-block animate-spin rounded-full border-2 border-current border-r-transparent ${className}`}
+    />
+  );
+}

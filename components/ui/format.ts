@@ -1,0 +1,68 @@
+/** Display formats shared by the panels. Rates keep every decimal the central bank publishes. */
+
+const rateFormat = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 8 });
+const changeFormat = new Intl.NumberFormat("en-US", {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 8,
+  signDisplay: "exceptZero",
+});
+const percentFormat = new Intl.NumberFormat("en-US", {
+  style: "percent",
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+  signDisplay: "exceptZero",
+});
+
+export const formatRate = (value: number) => rateFormat.format(value);
+export const formatChange = (value: number) => changeFormat.format(value);
+export const formatPercent = (fraction: number) => percentFormat.format(fraction);
+
+/** A YYYY-MM-DD calendar date, shown without shifting it through a time zone. */
+export function formatDay(date: string, style: "long" | "short" = "long"): string {
+  const [year, month, day] = date.split("-").map(Number);
+  return new Date(Date.UTC(year, month - 1, day)).toLocaleDateString("en-US", {
+    timeZone: "UTC",
+    year: style === "long" ? "numeric" : "2-digit",
+    month: "short",
+    day: "numeric",
+  });
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  return new Date(iso).toLocaleString("en-US", {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  });
+}
+
+/** "1 h 05 min", "3 min 12 s", "850 ms": the two most significant units. */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
+  const seconds = Math.floor(ms / 1_000);
+  if (seconds < 60) return `${(ms / 1_000).toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${String(minutes % 60).padStart(2, "0")} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+/** A TTL choice in seconds as words: 3600 → "1 hour", 86400 → "1 day". */
+export function formatTtl(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+  ];
+  for (const [size, name] of units) {
+    if (seconds % size === 0 && seconds >= size) {
+      const count = seconds / size;
+      return `${count} ${name}${count === 1 ? "" : "s"}`;
+    }
+  }
+  return `${seconds} seconds`;
+}

@@ -1,0 +1,48 @@
+import type { ApiError } from "@/lib/swr/fetcher";
+import { Button } from "./button";
+
+/**
+ * Loading, empty and error states of a panel. Each takes the height the loaded content will take, so the
+ * page does not jump when data arrives.
+ */
+export function PanelLoading({ label, className = "h-40" }: { label: string; className?: string }) {
+  return (
+    <div role="status" className={`animate-pulse rounded-lg bg-slate-100 dark:bg-slate-800/60 ${className}`}>
+      <span className="sr-only">{label}</span>
+    </div>
+  );
+}
+
+export function PanelEmpty({ children, className = "h-40" }: { children: React.ReactNode; className?: string }) {
+  return (
+    <div
+      className={`flex flex-col items-center justify-center gap-3 rounded-lg border border-dashed border-slate-300 p-4 text-center text-sm text-slate-600 dark:border-slate-700 dark:text-slate-300 ${className}`}
+    >
+      {children}
+    </div>
+  );
+}
+
+export function PanelError({
+  error,
+  onRetry,
+  className = "h-40",
+}: {
+  error: ApiError | Error;
+  onRetry?: () => void;
+  className?: string;
+}) {
+  return (
+    <div
+      role="alert"
+      className={`flex flex-col items-center justify-center gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-center text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200 ${className}`}
+    >
+      <p>{error.message}</p>
+      {onRetry && (
+        <Button size="sm" onClick={onRetry}>
+          Try again
+        </Button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+import { useId } from "react";
+
+interface PanelProps {
+  title: string;
+  /** Buttons or controls shown at the right of the title. */
+  actions?: React.ReactNode;
+  children: React.ReactNode;
+  className?: string;
+}
+
+/** A titled section of the dashboard; its heading names the region for screen readers. */
+export function Panel({ title, actions, children, className = "" }: PanelProps) {
+  const headingId = useId();
+  return (
+    <section
+      aria-labelledby={headingId}
+      className={`rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900 ${className}`}
+    >
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
+        <h2 id={headingId} className="text-base font-semibold tracking-tight">
+          {title}
+        </h2>
+        {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}
+      </div>
+      {children}
+    </section>
+  );
+}
