@@ -1,3 +1,27 @@
+import { Suspense } from "react";
+import { BuildCounters } from "@/components/builds/build-counters";
+import { BuildDetailDrawer } from "@/components/builds/build-detail-drawer";
+import { BuildsPanel } from "@/components/builds/builds-panel";
+import { LatestRateCard } from "@/components/rates/latest-rate-card";
+import { RateHistoryPanel } from "@/components/rates/rate-history-panel";
+
+/** The dashboard: the BCV dollar rate and its history, then the preview builds. */
 export default function DashboardPage() {
-  return <main className="p-8">Dashboard</main>;
+  return (
+    <main className="mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6">
+      <h1 className="sr-only">Dashboard</h1>
+      <section aria-label="Exchange rates" className="grid gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
+        <LatestRateCard />
+        <RateHistoryPanel />
+      </section>
+      <section aria-label="Preview builds" className="flex flex-col gap-4">
+        <BuildCounters />
+        <BuildsPanel />
+      </section>
+      {/* useSearchParams needs a Suspense boundary so the rest of the page can still be prerendered. */}
+      <Suspense>
+        <BuildDetailDrawer />
+      </Suspense>
+    </main>
+  );
 }

@@ -1,5 +1,5 @@
 import useSWR from "swr";
-import type { ApiError } from "./fetcher";
+import { request, type ApiError } from "./fetcher";
 import { IN_PROGRESS_STATUSES, type BuildList, type BuildStatus, type BuildSummary } from "./types";
 
 export interface BuildsFilter {
@@ -17,9 +17,15 @@ export function buildsKey(filter: BuildsFilter = {}): string {
 export const hasBuildInProgress = (builds: BuildSummary[] | undefined) =>
   builds?.some((build) => IN_PROGRESS_STATUSES.includes(build.status)) ?? false;
 
+/** Reads a page of builds; a bare array (no paging information) is read as the only page. */
+async function fetchBuildList(url: string): Promise<BuildList> {
+  const body = await request<BuildList | BuildSummary[]>(url);
+  return Array.isArray(body) ? { builds: body, next_cursor: null } : { ...body, next_cursor: body.next_cursor ?? null };
+}
+
 /** Builds newest first, optionally of one status; polls every 2 s while any listed build is in progress. */
 export function useBuilds(filter: BuildsFilter | null = {}) {
-  return useSWR<BuildList, ApiError>(filter ? buildsKey(filter) : null, {
+  return useSWR<BuildList, ApiError>(filter ? buildsKey(filter) : null, fetchBuildList, {
     keepPreviousData: true,
     refreshInterval: (list) => (hasBuildInProgress(list?.builds) ? 2_000 : 0),
   });

@@ -1,0 +1,41 @@
+"use client";
+
+import { PanelError } from "@/components/ui/panel-states";
+import { IN_PROGRESS_STATUSES } from "@/lib/swr/types";
+import { useBuilds } from "@/lib/swr/use-builds";
+
+/** Total, in progress, running and failed builds, from the newest page of the list. */
+export function BuildCounters() {
+  const { data, error, mutate } = useBuilds({});
+  if (error) return <PanelError error={error} onRetry={() => void mutate()} className="h-[5.5rem]" />;
+
+  const builds = data?.builds ?? [];
+  // The list is paged: past the first page the counts are a floor, and say so.
+  const more = data?.next_cursor ? "+" : "";
+  const counters = [
+    { label: "Total", value: builds.length, tone: "text-slate-900 dark:text-slate-100" },
+    {
+      label: "In progress",
+      value: builds.filter((b) => IN_PROGRESS_STATUSES.includes(b.status)).length,
+      tone: "text-sky-700 dark:text-sky-300",
+    },
+    { label: "Running", value: builds.filter((b) => b.status === "running").length, tone: "text-emerald-700 dark:text-emerald-300" },
+    { label: "Failed", value: builds.filter((b) => b.status === "failed").length, tone: "text-red-700 dark:text-red-300" },
+  ];
+
+  return (
+    <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4" aria-busy={!data || undefined}>
+      {counters.map((counter) => (
+        <div
+          key={counter.label}
+          className="rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-sm dark:border-slate-800 dark:bg-slate-900"
+        >
+          <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">{counter.label}</dt>
+          <dd className={`mt-1 h-8 text-2xl font-semibold tabular-nums ${counter.tone}`} data-testid={`counter-${counter.label.toLowerCase().replace(" ", "-")}`}>
+            {data ? `${counter.value}${more}` : <span className="inline-block h-6 w-10 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,94 @@
+"use client";
+
+import { useDeferredValue, useState } from "react";
+import { useCanAct } from "@/components/auth/use-can-act";
+import { Button } from "@/components/ui/button";
+import { inputClass } from "@/components/ui/field";
+import { Panel } from "@/components/ui/panel";
+import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { BUILD_STATUSES, type BuildStatus, type BuildSummary } from "@/lib/swr/types";
+import { useBuilds } from "@/lib/swr/use-builds";
+import { statusLabel } from "./build-status-badge";
+import { BuildsTable } from "./builds-table";
+import { NewBuildDialog } from "./new-build-dialog";
+
+/** Whether a build matches a free-text search: its id, a repository, ref, commit or module. */
+function matches(build: BuildSummary, query: string): boolean {
+  const needle = query.trim().toLowerCase();
+  if (!needle) return true;
+  const haystack = [
+    build.build_id,
+    ...build.modules,
+    ...build.repositories.flatMap((r) => [r.repository, r.ref, r.commit_sha ?? ""]),
+  ];
+  return haystack.some((text) => text.toLowerCase().includes(needle));
+}
+
+/** The builds table with its status filter (asked of the API), search (over the loaded page) and New build. */
+export function BuildsPanel() {
+  const [status, setStatus] = useState<BuildStatus | "">("");
+  const [search, setSearch] = useState("");
+  const deferredSearch = useDeferredValue(search);
+  const [creating, setCreating] = useState(false);
+  const { canAct, hint } = useCanAct();
+  const { data, error, mutate, isLoading } = useBuilds(status ? { status } : {});
+
+  const shown = data?.builds.filter((build) => matches(build, deferredSearch));
+
+  let body: React.ReactNode;
+  if (error) {
+    body = <PanelError error={error} onRetry={() => void mutate()} className="h-48" />;
+  } else if (!data || (isLoading && !shown)) {
+    body = <PanelLoading label="Loading builds" className="h-48" />;
+  } else if (data.builds.length === 0) {
+    body = (
+      <PanelEmpty className="h-48">
+        <p>{status ? `No ${statusLabel(status)} builds.` : "No builds yet. Start one to get a preview environment."}</p>
+      </PanelEmpty>
+    );
+  } else if (shown!.length === 0) {
+    body = <PanelEmpty className="h-48">No build matches “{deferredSearch}”.</PanelEmpty>;
+  } else {
+    body = <BuildsTable builds={shown!} />;
+  }
+
+  return (
+    <Panel
+      title="Builds"
+      actions={
+        <>
+          {hint && <span className="text-xs text-slate-600 dark:text-slate-400" id="new-build-hint">{hint}</span>}
+          <Button variant="primary" disabled={!canAct} onClick={() => setCreating(true)} aria-describedby={hint ? "new-build-hint" : undefined}>
+            New build
+          </Button>
+        </>
+      }
+    >
+      <div className="mb-3 flex flex-wrap gap-3">
+        <label className="flex items-center gap-2 text-sm font-medium text-slate-700 dark:text-slate-300">
+          Status
+          <select value={status} onChange={(e) => setStatus(e.target.value as BuildStatus | "")} className={`${inputClass} h-9 w-40`}>
+            <option value="">All statuses</option>
+            {BUILD_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {statusLabel(s)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex min-w-56 flex-1 items-center gap-2 text-sm font-medium text-slate-700 sm:max-w-sm dark:text-slate-300">
+          Search
+          <input
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="id, repository, ref, module…"
+            className={`${inputClass} h-9`}
+          />
+        </label>
+      </div>
+      {body}
+      <NewBuildDialog open={creating} onClose={() => setCreating(false)} />
+    </Panel>
+  );
+}

@@ -1,0 +1,27 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useSWRConfig } from "swr";
+import { Modal } from "@/components/ui/modal";
+import { isBuildsKey } from "@/lib/swr/use-builds";
+import { NewBuildForm } from "./new-build-form";
+
+/** The "New build" form in a dialog; a started build opens its detail so its stages can be watched. */
+export function NewBuildDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const router = useRouter();
+  const { mutate } = useSWRConfig();
+  return (
+    <Modal open={open} onClose={onClose} title="New build">
+      {open && (
+        <NewBuildForm
+          onCancel={onClose}
+          onCreated={(buildId) => {
+            void mutate(isBuildsKey);
+            onClose();
+            router.push(`/?build=${encodeURIComponent(buildId)}`, { scroll: false });
+          }}
+        />
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,256 @@
+"use client";
+
+import { useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { Field, inputClass } from "@/components/ui/field";
+import { formatTtl } from "@/components/ui/format";
+import { PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { ApiError, sendJson } from "@/lib/swr/fetcher";
+import type { AppConfig, AppConfigRepository, Build } from "@/lib/swr/types";
+import { useAppConfig } from "@/lib/swr/use-app-config";
+
+interface RepositoryRow {
+  /** Stable across edits so React keeps each row's inputs. */
+  key: number;
+  repository: string;
+  ref: string;
+}
+
+interface NewBuildFormProps {
+  onCreated: (buildId: string) => void;
+  onCancel: () => void;
+}
+
+/** The form, once GET /app-config has answered: everything it offers comes from the service's configuration. */
+export function NewBuildForm(props: NewBuildFormProps) {
+  const config = useAppConfig();
+  if (config.error) return <PanelError error={config.error} onRetry={() => void config.mutate()} className="h-64" />;
+  if (!config.data) return <PanelLoading label="Loading the build configuration" className="h-64" />;
+  if (config.data.repositories.length === 0) {
+    return <Alert tone="info">No repository is configured: the operator adds them to the builds configuration.</Alert>;
+  }
+  return <LoadedNewBuildForm config={config.data} {...props} />;
+}
+
+const byPriority = (a: AppConfigRepository, b: AppConfigRepository) =>
+  a.priority - b.priority || a.alias.localeCompare(b.alias);
+
+function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps & { config: AppConfig }) {
+  const repositories = [...config.repositories].sort(byPriority);
+  const first = repositories.find((r) => r.ready) ?? repositories[0];
+  const [rows, setRows] = useState<RepositoryRow[]>([{ key: 0, repository: first.alias, ref: first.default_ref }]);
+  const [nextKey, setNextKey] = useState(1);
+  const [modules, setModules] = useState<string[]>([]);
+  const ttlChoices = [...new Set([...config.ttl.choices, config.ttl.default_seconds])].sort((a, b) => a - b);
+  const [ttl, setTtl] = useState(config.ttl.default_seconds);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<ApiError>();
+
+  const repoByAlias = new Map(repositories.map((r) => [r.alias, r]));
+  const chosen = rows.map((row) => repoByAlias.get(row.repository)).filter((r): r is AppConfigRepository => !!r);
+  const unchosen = repositories.filter((r) => !rows.some((row) => row.repository === r.alias));
+  // Modules offered are those of the chosen repositories at their default refs; a module found in two
+  // repositories is one module to the build (ADDONS_PATH order decides which copy wins).
+  const offered = chosen.map((repo) => ({ repo, modules: repo.modules.filter((m, i, all) => all.indexOf(m) === i) }));
+  const offeredNames = new Set(offered.flatMap((group) => group.modules));
+  const selected = modules.filter((m) => offeredNames.has(m));
+
+  function updateRow(key: number, patch: Partial<RepositoryRow>) {
+    setRows((current) =>
+      current.map((row) => {
+        if (row.key !== key) return row;
+        const next = { ...row, ...patch };
+        // Choosing another repository starts from its default ref.
+        if (patch.repository !== undefined) next.ref = repoByAlias.get(patch.repository)?.default_ref ?? "";
+        return next;
+      }),
+    );
+  }
+
+  function addRow() {
+    const repo = unchosen.find((r) => r.ready) ?? unchosen[0];
+    if (!repo) return;
+    setRows((current) => [...current, { key: nextKey, repository: repo.alias, ref: repo.default_ref }]);
+    setNextKey((k) => k + 1);
+  }
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const { data } = await sendJson<Build>("/builds", "POST", {
+        repositories: rows.map(({ repository, ref }) => ({ repository, ref: ref.trim() })),
+        modules: selected,
+        ttl_seconds: ttl,
+      });
+      onCreated(data.build_id);
+    } catch (error) {
+      setProblem(
+        error instanceof ApiError
+          ? error
+          : new ApiError(0, { title: "Error", status: 0, detail: "The build could not be started." }),
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  // Field problems go next to their fields; anything not tied to a shown field goes above the buttons.
+  const rowError = (index: number, field: "repository" | "ref") =>
+    problem?.fieldError(`body.repositories.${index}.${field}`) ??
+    (rows.length === 1 ? problem?.fieldError(`body.${field}`) : undefined);
+  const modulesError = problem?.fieldError("body.modules");
+  const ttlError = problem?.fieldError("body.ttl_seconds");
+  const placed = (field: string) =>
+    /^body\.(repositories\.\d+\.(repository|ref)|modules|ttl_seconds)(\.|$)/.test(field) ||
+    (rows.length === 1 && /^body\.(repository|ref)$/.test(field));
+  const unplaced = problem?.problem.errors?.filter((e) => !placed(e.field)) ?? [];
+  const showDetail = problem && (!problem.problem.errors?.length || unplaced.length > 0);
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-5" noValidate aria-label="New build">
+      <fieldset className="flex flex-col gap-3">
+        <legend className="mb-2 text-sm font-semibold">Repositories</legend>
+        {rows.map((row, index) => {
+          const repo = repoByAlias.get(row.repository);
+          const refLocked = repo ? !repo.allow_request_ref : false;
+          return (
+            <div key={row.key} className="grid grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto] items-start gap-2" data-testid="repository-row">
+              <Field label={`Repository ${index + 1}`} error={rowError(index, "repository")}>
+                {(control) => (
+                  <select
+                    {...control}
+                    className={inputClass}
+                    value={row.repository}
+                    onChange={(e) => updateRow(row.key, { repository: e.target.value })}
+                  >
+                    {repositories.map((r) => (
+                      <option
+                        key={r.alias}
+                        value={r.alias}
+                        disabled={!r.ready || (r.alias !== row.repository && rows.some((o) => o.repository === r.alias))}
+                      >
+                        {r.alias}
+                        {r.ready ? "" : " (not ready)"}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field
+                label={`Ref ${index + 1}`}
+                error={rowError(index, "ref")}
+                hint={refLocked ? "Only the default ref can be built." : repo && !repo.ready ? "Not ready: its mirror has not been fetched." : undefined}
+              >
+                {(control) => (
+                  <input
+                    {...control}
+                    className={`${inputClass} font-mono`}
+                    value={row.ref}
+                    readOnly={refLocked}
+                    aria-readonly={refLocked || undefined}
+                    spellCheck={false}
+                    autoCapitalize="off"
+                    onChange={(e) => updateRow(row.key, { ref: e.target.value })}
+                  />
+                )}
+              </Field>
+              <div className="pt-6">
+                <Button
+                  size="md"
+                  variant="ghost"
+                  aria-label={`Remove repository ${index + 1}`}
+                  disabled={rows.length === 1}
+                  onClick={() => setRows((current) => current.filter((r) => r.key !== row.key))}
+                >
+                  Remove
+                </Button>
+              </div>
+            </div>
+          );
+        })}
+        <div>
+          <Button size="sm" onClick={addRow} disabled={unchosen.length === 0 || rows.length >= config.max_repositories}>
+            Add repository
+          </Button>
+        </div>
+      </fieldset>
+
+      <fieldset aria-describedby={modulesError ? "modules-error" : undefined}>
+        <legend className="mb-2 text-sm font-semibold">
+          Modules <span className="font-normal text-slate-600 dark:text-slate-400">({selected.length} of at most {config.max_modules})</span>
+        </legend>
+        <div className="flex max-h-56 flex-col gap-3 overflow-y-auto rounded-md border border-slate-200 p-3 dark:border-slate-700">
+          {offered.map(({ repo, modules: names }) => (
+            <div key={repo.alias}>
+              <p className="mb-1 text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
+                {repo.alias} @ {repo.default_ref}
+              </p>
+              {names.length === 0 ? (
+                <p className="text-sm text-slate-600 dark:text-slate-400">No modules found at {repo.default_ref}.</p>
+              ) : (
+                <div className="flex flex-wrap gap-x-4 gap-y-1">
+                  {names.map((name) => (
+                    <label key={name} className="flex items-center gap-2 text-sm">
+                      <input
+                        type="checkbox"
+                        className="size-4 accent-indigo-600"
+                        checked={selected.includes(name)}
+                        onChange={(e) =>
+                          setModules((current) => (e.target.checked ? [...current, name] : current.filter((m) => m !== name)))
+                        }
+                      />
+                      <span className="font-mono">{name}</span>
+                    </label>
+                  ))}
+                </div>
+              )}
+            </div>
+          ))}
+        </div>
+        {modulesError && (
+          <p id="modules-error" className="mt-1 text-sm text-red-700 dark:text-red-300">
+            {modulesError}
+          </p>
+        )}
+      </fieldset>
+
+      <Field label="Time to live" error={ttlError} hint="The preview is destroyed when this runs out.">
+        {(control) => (
+          <select {...control} className={inputClass} value={ttl} onChange={(e) => setTtl(Number(e.target.value))}>
+            {ttlChoices.map((seconds) => (
+              <option key={seconds} value={seconds}>
+                {formatTtl(seconds)}
+                {seconds === config.ttl.default_seconds ? " (default)" : ""}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+
+      {showDetail && (
+        <Alert tone="error">
+          <p>{problem.message}</p>
+          {unplaced.length > 0 && (
+            <ul className="mt-1 list-disc pl-5">
+              {unplaced.map((e) => (
+                <li key={`${e.field}:${e.message}`}>
+                  <code>{e.field}</code>: {e.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Alert>
+      )}
+
+      <div className="flex justify-end gap-2">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={busy}>
+          Start build
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,113 @@
+"use client";
+
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { Button, Spinner } from "@/components/ui/button";
+import type { Stage } from "@/lib/swr/types";
+import { useStageLog } from "@/lib/swr/use-stage-log";
+import { AnsiLog } from "./ansi-log";
+
+/** How close to the bottom (px) still counts as "at the bottom" for auto-scrolling. */
+const STICK_THRESHOLD = 24;
+
+interface StageLogViewerProps {
+  buildId: string;
+  stage: Stage;
+  /** Called when a followed stage's stream ends, so the build is re-read and the next stage followed. */
+  onStageEnd?: () => void;
+}
+
+/**
+ * One stage's log: followed live while the stage runs, coloured, scrolled to the newest line unless the
+ * person scrolled up to read, and honest about showing only the tail of a long log.
+ */
+export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerProps) {
+  const notStarted = stage.status === "pending" || (stage.status === "skipped" && !stage.started_at);
+  const { log, error, isLoading, isLive } = useStageLog(
+    buildId,
+    notStarted ? null : stage.name,
+    stage.status === "running",
+  );
+  const scroller = useRef<HTMLPreElement>(null);
+  const [stuck, setStuck] = useState(true);
+
+  // A new stage starts at its newest line.
+  useEffect(() => setStuck(true), [buildId, stage.name]);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element && stuck) element.scrollTop = element.scrollHeight;
+  }, [log?.content, stuck]);
+
+  const ended = log?.complete;
+  const endRef = useRef(onStageEnd);
+  endRef.current = onStageEnd;
+  useEffect(() => {
+    if (ended) endRef.current?.();
+  }, [ended]);
+
+  let placeholder: string | null = null;
+  if (stage.status === "pending") placeholder = "This stage has not started yet.";
+  else if (notStarted) placeholder = "This stage was skipped.";
+  else if (error) placeholder = error.message;
+  else if (isLoading) placeholder = null;
+  else if (log && log.content === "") placeholder = isLive ? "Waiting for output…" : "This stage wrote nothing to its log.";
+
+  return (
+    <div className="flex min-h-0 flex-col gap-2">
+      <div className="flex h-6 items-center justify-between gap-2 text-sm">
+        <h3 className="font-semibold">
+          Log · <span className="font-mono">{stage.name}</span>
+        </h3>
+        {isLive && !notStarted && (
+          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-sky-700 dark:text-sky-300" data-testid="log-live">
+            <span aria-hidden className="size-2 animate-pulse rounded-full bg-current" /> Live
+          </span>
+        )}
+      </div>
+      {log?.truncated && (
+        <p className="rounded-md bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:bg-amber-950/50 dark:text-amber-200" data-testid="log-truncated">
+          This is the end of a longer log: earlier output is not shown.
+        </p>
+      )}
+      <div className="relative">
+        <pre
+          ref={scroller}
+          tabIndex={0}
+          aria-label={`Log of the ${stage.name} stage`}
+          aria-live="off"
+          aria-busy={isLoading || undefined}
+          data-testid="stage-log"
+          onScroll={(event) => {
+            const el = event.currentTarget;
+            setStuck(el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD);
+          }}
+          className="h-80 overflow-auto rounded-lg bg-slate-950 p-3 font-mono text-xs leading-5 whitespace-pre-wrap break-all text-slate-200 ring-1 ring-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 sm:h-[28rem]"
+        >
+          {isLoading && !log ? (
+            <span className="inline-flex items-center gap-2 text-slate-400">
+              <Spinner className="size-3" /> Loading the log…
+            </span>
+          ) : placeholder ? (
+            <span className={error ? "text-red-300" : "text-slate-400"}>{placeholder}</span>
+          ) : (
+            <AnsiLog text={log?.content ?? ""} />
+          )}
+        </pre>
+        {!stuck && (
+          <Button
+            size="sm"
+            variant="primary"
+            className="absolute right-3 bottom-3 shadow"
+            onClick={() => {
+              setStuck(true);
+              const el = scroller.current;
+              if (el) el.scrollTop = el.scrollHeight;
+            }}
+          >
+            Jump to latest
+          </Button>
+        )}
+      </div>
+    </div>
+  );
+}

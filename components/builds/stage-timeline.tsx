@@ -1,0 +1,50 @@
+"use client";
+
+import { formatDuration } from "@/components/ui/format";
+import { useNow } from "@/components/ui/use-now";
+import type { Stage, StageName } from "@/lib/swr/types";
+import { StageStatusIcon } from "./build-status-badge";
+
+interface StageTimelineProps {
+  stages: Stage[];
+  selected: StageName | null;
+  onSelect: (stage: StageName) => void;
+}
+
+/** The stages in order with status and duration (ticking while running); choosing one shows its log. */
+export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps) {
+  const now = useNow(1_000);
+  return (
+    <ol className="flex flex-col gap-1" aria-label="Stages">
+      {stages.map((stage) => {
+        const duration =
+          stage.duration_ms ??
+          (stage.status === "running" && stage.started_at ? now - new Date(stage.started_at).getTime() : null);
+        const isSelected = stage.name === selected;
+        return (
+          <li key={stage.name}>
+            <button
+              type="button"
+              aria-pressed={isSelected}
+              aria-label={`${stage.name}: ${stage.status}${duration !== null ? `, ${formatDuration(duration)}` : ""}. Show its log.`}
+              onClick={() => onSelect(stage.name)}
+              data-testid={`stage-${stage.name}`}
+              data-status={stage.status}
+              className="grid w-full grid-cols-[auto_1fr_auto] items-center gap-2 rounded-md px-2 py-1.5 text-left text-sm hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-50 aria-pressed:ring-1 aria-pressed:ring-indigo-300 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-950/60 dark:aria-pressed:ring-indigo-700"
+            >
+              <StageStatusIcon status={stage.status} />
+              <span>
+                <span className="font-medium">{stage.name}</span>{" "}
+                <span className="text-slate-600 dark:text-slate-400">
+                  {stage.status}
+                  {stage.exit_code !== null && stage.exit_code !== 0 ? ` (exit ${stage.exit_code})` : ""}
+                </span>
+              </span>
+              <span className="text-slate-600 tabular-nums dark:text-slate-400">{duration !== null ? formatDuration(duration) : ""}</span>
+            </button>
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
