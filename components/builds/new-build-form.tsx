@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
 import { formatTtl } from "@/components/ui/format";
 import { PanelError, PanelLoading } from "@/components/ui/panel-states";
-import { ApiError, sendJson } from "@/lib/swr/fetcher";
+import { ApiError, normalizeFieldPath, sendJson } from "@/lib/swr/fetcher";
 import type { AppConfig, AppConfigRepository, Build } from "@/lib/swr/types";
 import { useAppConfig } from "@/lib/swr/use-app-config";
 
@@ -106,7 +106,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   const placed = (field: string) =>
     /^body\.(repositories\.\d+\.(repository|ref)|modules|ttl_seconds)(\.|$)/.test(field) ||
     (rows.length === 1 && /^body\.(repository|ref)$/.test(field));
-  const unplaced = problem?.problem.errors?.filter((e) => !placed(e.field)) ?? [];
+  const unplaced = problem?.problem.errors?.filter((e) => !placed(normalizeFieldPath(e.field))) ?? [];
   const showDetail = problem && (!problem.problem.errors?.length || unplaced.length > 0);
 
   return (

@@ -1,0 +1,41 @@
+import fs from "node:fs";
+import { defineConfig, devices } from "@playwright/test";
+
+/**
+ * End-to-end tests of the built app. tests/e2e/global-setup.ts starts, on free ports, the central bank
+ * stand-in, a temp git repository with a build configuration, and `next start` on a temp database; the
+ * specs reach the app through E2E_BASE_URL (see tests/e2e/fixtures.ts).
+ */
+const executablePath =
+  process.env.CHROMIUM_PATH ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  testMatch: "**/*.spec.ts",
+  globalSetup: "./tests/e2e/global-setup.ts",
+  // One app, one database and one central bank stand-in for the whole run: the specs take turns.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: Boolean(process.env.CI),
+  timeout: 120_000,
+  expect: { timeout: 15_000 },
+  outputDir: "test-results",
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    ...devices["Desktop Chrome"],
+    viewport: { width: 1440, height: 960 },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath,
+      // Without the networking flags Chromium keeps trying to reach Google's services, which this machine cannot.
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+});

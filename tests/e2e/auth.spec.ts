@@ -1,0 +1,58 @@
+import { expect, PASSWORD, registerThroughHeader, signInThroughHeader, signOutThroughHeader, test, uniqueEmail } from "./fixtures";
+
+test.describe("Signing in, registering and signing out from the header", () => {
+  test("signed out, the actions that need a session are disabled with a hint", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("banner").getByRole("button", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("button", { name: "New build" })).toBeDisabled();
+    await expect(page.getByText("Sign in to use this action.").first()).toBeVisible();
+    await expect(page.getByRole("link", { name: "API docs" })).toHaveAttribute("href", "/docs");
+  });
+
+  test("registration shows the API's field errors next to their fields", async ({ page }) => {
+    await page.goto("/");
+    await page.getByRole("banner").getByRole("button", { name: "Register" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create an account" });
+    await dialog.getByLabel("Email").fill("not-an-email");
+    await dialog.getByLabel("Password").fill("short");
+    await dialog.getByRole("button", { name: "Create account" }).click();
+    await expect(dialog.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
+    await expect(dialog.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
+    await expect(dialog.getByText("must be at least 8 characters")).toBeVisible();
+  });
+
+  test("register, sign out, fail and then succeed to sign in", async ({ page }) => {
+    await page.goto("/");
+    const email = await registerThroughHeader(page, uniqueEmail("auth"));
+    await expect(page.getByRole("button", { name: "New build" })).toBeEnabled();
+
+    await signOutThroughHeader(page);
+    await expect(page.getByRole("button", { name: "New build" })).toBeDisabled();
+
+    await signInThroughHeader(page, email, "wrong password!");
+    const dialog = page.getByRole("dialog", { name: "Sign in" });
+    await expect(dialog.getByRole("alert")).toContainText(/(incorrect|wrong) email or password/i);
+
+    await dialog.getByLabel("Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Sign in" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole("banner").getByText(email)).toBeVisible();
+
+    // The session survives a reload: it is next-auth's cookie, not page state.
+    await page.reload();
+    await expect(page.getByRole("banner").getByText(email)).toBeVisible();
+    await expect(page.getByRole("button", { name: "New build" })).toBeEnabled();
+  });
+
+  test("registering an email twice says so next to the email", async ({ page }) => {
+    await page.goto("/");
+    const email = await registerThroughHeader(page, uniqueEmail("twice"));
+    await signOutThroughHeader(page);
+    await page.getByRole("banner").getByRole("button", { name: "Register" }).click();
+    const dialog = page.getByRole("dialog", { name: "Create an account" });
+    await dialog.getByLabel("Email").fill(email.toUpperCase());
+    await dialog.getByLabel("Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Create account" }).click();
+    await expect(dialog.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
+  });
+});

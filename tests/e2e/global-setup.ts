@@ -1,0 +1,235 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import type { FullConfig } from "@playwright/test";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", name);
+
+/**
+ * Starts everything the specs talk to and returns the teardown that stops it:
+ * - the central bank stand-in (tests/support/bcv-server-cli.ts), driven by the specs through PUT /__control;
+ * - a temp git repository with two modules and a build configuration whose stages are quick and chatty;
+ * - the built app (`next start`) on a freshly migrated temp database, pointed at both.
+ * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BCV_URL).
+ */
+export default async function globalSetup(_config: FullConfig) {
+  if (!fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
+    throw new Error("The app is not built: run `npm run build` first (npm test does).");
+  }
+  const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
+  const children: ChildProcess[] = [];
+  const teardown = async () => {
+    for (const child of children.reverse()) await stopProcessGroup(child);
+    await stopProcessesUnder(tempDir);
+    fs.rmSync(tempDir, { recursive: true, force: true });
+  };
+
+  try {
+    const bcvPort = await freePort();
+    const bcvUrl = `http://127.0.0.1:${bcvPort}/`;
+    if (fs.existsSync(path.join(projectRoot, "tests/support/bcv-server-cli.ts"))) {
+      const bcv = startProcess(bin("tsx"), ["tests/support/bcv-server-cli.ts", "--port", String(bcvPort)], {});
+      children.push(bcv.child);
+      await waitFor(`${bcvUrl}__control`, bcv);
+      process.env.E2E_BCV_URL = bcvUrl;
+    } else {
+      // Until the rates service lands, the specs that need the central bank fail with a clear message.
+      console.warn("tests/support/bcv-server-cli.ts is missing: the central bank stand-in is not started.");
+    }
+
+    const buildsConfig = makeBuildsFixture(tempDir);
+
+    const databaseUrl = `file:${path.join(tempDir, "app.db")}`;
+    execFileSync(bin("tsx"), ["scripts/prepare-start.ts"], {
+      cwd: projectRoot,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+
+    const appPort = await freePort();
+    const app = startProcess(bin("next"), ["start", "-p", String(appPort)], {
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: databaseUrl,
+      PORT: String(appPort),
+      BCV_URL: bcvUrl,
+      BCV_RETRIES: "0",
+      BCV_TIMEOUT_MS: "3000",
+      BUILDS_CONFIG: buildsConfig,
+    });
+    children.push(app.child);
+    const baseUrl = `http://127.0.0.1:${appPort}`;
+    await waitFor(`${baseUrl}/users/me`, app);
+
+    process.env.E2E_BASE_URL = baseUrl;
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
+}
+
+/**
+ * A git repository with two modules (module.json manifests) and the build configuration that builds it.
+ * The stages print a few coloured lines a second apart, so a spec can watch a log grow; `start` serves a
+ * page naming the build's modules on $PORT.
+ */
+function makeBuildsFixture(tempDir: string): string {
+  const repo = path.join(tempDir, "demo-repo");
+  for (const [name, title] of [
+    ["alpha", "Alpha"],
+    ["beta", "Beta"],
+  ]) {
+    fs.mkdirSync(path.join(repo, "modules", name), { recursive: true });
+    fs.writeFileSync(path.join(repo, "modules", name, "module.json"), JSON.stringify({ name: title }) + "\n");
+  }
+  fs.writeFileSync(
+    path.join(repo, "preview-server.cjs"),
+    `const http = require("node:http");
+const modules = (process.env.MODULES || "").split(",").filter(Boolean);
+http
+  .createServer((request, response) => {
+    response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    response.end("<!doctype html><title>Preview " + process.env.BUILD_ID + "</title><h1>Preview of build " +
+      process.env.BUILD_ID + "</h1><ul>" + modules.map((m) => "<li>" + m + "</li>").join("") + "</ul>");
+  })
+  .listen(Number(process.env.PORT), "127.0.0.1");
+`,
+  );
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
+  git("init", "--quiet", "--initial-branch=main");
+  git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "add", ".");
+  git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "commit", "--quiet", "-m", "Demo modules");
+
+  const config = path.join(tempDir, "builds.config.yaml");
+  fs.writeFileSync(
+    config,
+    `builds_root: ${JSON.stringify(path.join(tempDir, "builds"))}
+max_concurrent_builds: 2
+max_queued_builds: 10
+ttl: { default_seconds: 3600, min_seconds: 60, max_seconds: 86400, choices: [600, 3600, 86400] }
+ports: { start: 21000, end: 21099 }
+stage_timeout_seconds: 120
+runtime:
+  driver: process
+  install: 'echo "installing $MODULES"; sleep 1; printf "\\033[32minstalled\\033[0m %s\\n" "$MODULES"'
+  test: 'for i in 1 2 3 4 5 6; do printf "\\033[36mtest %s\\033[0m <b>ok</b>\\n" "$i"; sleep 1; done'
+  start: 'echo "serving on $PORT"; exec node "$(dirname "$ADDONS_PATH")/preview-server.cjs"'
+  healthcheck: { path: "/", timeout_seconds: 30 }
+repositories:
+  - alias: demo
+    url: ${JSON.stringify(repo)}
+    default_ref: main
+    allow_request_ref: true
+    priority: 10
+    modules_path: modules
+    module_manifest: module.json
+`,
+  );
+  return config;
+}
+
+interface Started {
+  child: ChildProcess;
+  output: string[];
+}
+
+function startProcess(command: string, args: string[], env: Record<string, string>): Started {
+  // Its own process group, so the teardown stops the process and everything it started.
+  const child = spawn(command, args, {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const output: string[] = [];
+  const collect = (chunk: Buffer) => {
+    output.push(String(chunk));
+    // E2E_DEBUG=1 shows what the servers print, to see why a spec failed on the server side.
+    if (process.env.E2E_DEBUG) process.stderr.write(`[${path.basename(command)}] ${chunk}`);
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  return { child, output };
+}
+
+async function waitFor(url: string, started: Started, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (started.child.exitCode !== null) {
+      throw new Error(`${url}: the process exited with code ${started.child.exitCode}:\n${started.output.join("")}`);
+    }
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${started.output.join("")}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** SIGTERM to the process group, SIGKILL if it is still there after 10 s. */
+async function stopProcessGroup(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      /* already gone */
+    }
+  }, 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Builds run in their own process groups, outside the app's. A spec that failed halfway may leave a
+ * preview running after the app stopped: stop every process whose working directory is in the temp folder.
+ */
+async function stopProcessesUnder(dir: string): Promise<void> {
+  if (process.platform !== "linux") return;
+  const pids = fs
+    .readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return fs.readlinkSync(`/proc/${pid}/cwd`).startsWith(dir + path.sep);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  const signal = (name: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        /* already gone */
+      }
+    }
+  };
+  signal("SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, pids.length ? 1_000 : 0));
+  signal("SIGKILL");
+}
