@@ -17,7 +17,7 @@ export const test = base.extend<{ bcv: BcvControl }>({
     const control = new BcvControl(url);
     await use(control);
     // Each spec starts from the fixture page, whatever the previous one published.
-    await control.set({ scenario: "ok" });
+    await control.set({ scenario: "ok", dollar: null, date: null });
   },
 });
 
@@ -27,7 +27,7 @@ export class BcvControl {
   constructor(readonly url: string) {}
 
   /** Changes what the stand-in serves: a scenario (ok, error-500, no-dolar, ...) and/or the published rate. */
-  async set(state: { scenario?: string; dollar?: string; date?: string }) {
+  async set(state: { scenario?: string; dollar?: string | null; date?: string | null }) {
     const response = await fetch(new URL("__control", this.url), {
       method: "PUT",
       headers: { "Content-Type": "application/json" },

@@ -1,0 +1,124 @@
+import { expect, registerThroughHeader, test } from "./fixtures";
+import type { Page } from "@playwright/test";
+
+async function openNewBuildForm(page: Page) {
+  await page.getByRole("button", { name: "New build" }).click();
+  const dialog = page.getByRole("dialog", { name: "New build" });
+  // The form is built from GET /app-config: the fixture repository is there, ready, with its modules.
+  await expect(dialog.getByLabel("Repository 1")).toHaveValue("demo");
+  await expect(dialog.getByLabel("Ref 1")).toHaveValue("main");
+  return dialog;
+}
+
+test.describe("Builds on the dashboard", () => {
+  test("the build form shows the API's validation errors next to their fields", async ({ page }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    const dialog = await openNewBuildForm(page);
+    await expect(dialog.getByRole("checkbox", { name: "alpha" })).toBeVisible();
+    await expect(dialog.getByRole("checkbox", { name: "beta" })).toBeVisible();
+    await expect(dialog.getByLabel("Time to live")).toHaveValue("3600");
+
+    // No module chosen: the API names `modules`.
+    await dialog.getByRole("button", { name: "Start build" }).click();
+    await expect(dialog.getByText(/must not be empty|at least one module/i)).toBeVisible();
+
+    // A ref that does not exist: the problem names repositories[0].ref, shown under the Ref field.
+    await dialog.getByRole("checkbox", { name: "alpha" }).check();
+    await dialog.getByLabel("Ref 1").fill("no-such-branch");
+    await dialog.getByRole("button", { name: "Start build" }).click();
+    const ref = dialog.getByLabel("Ref 1");
+    await expect(ref).toHaveAttribute("aria-invalid", "true");
+    const describedBy = (await ref.getAttribute("aria-describedby"))!.split(" ");
+    await expect(dialog.locator(`[id="${describedBy.at(-1)}"]`)).toContainText(/no branch, tag or commit|does not exist/i);
+
+    // An unsafe ref is refused too, before git ever sees it.
+    await ref.fill("bad..ref");
+    await dialog.getByRole("button", { name: "Start build" }).click();
+    await expect(ref).toHaveAttribute("aria-invalid", "true");
+
+    // Adding a repository offers the next one; with a single configured repository there is none.
+    await expect(dialog.getByRole("button", { name: "Add repository" })).toBeDisabled();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toBeHidden();
+  });
+
+  test("start a build, watch its stages and live log, open its preview, destroy it", async ({ page }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    const totalBefore = Number(await page.getByTestId("counter-total").textContent());
+
+    const form = await openNewBuildForm(page);
+    await form.getByRole("checkbox", { name: "alpha" }).check();
+    await form.getByRole("checkbox", { name: "beta" }).check();
+    await form.getByLabel("Time to live").selectOption("600");
+    await form.getByRole("button", { name: "Start build" }).click();
+
+    // The new build opens in the drawer, addressed by the URL.
+    await expect(page).toHaveURL(/\?build=/);
+    const buildId = new URL(page.url()).searchParams.get("build")!;
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+    await expect(drawer).toBeVisible();
+    await expect(drawer.getByText(buildId)).toBeVisible();
+
+    // The stages move forward; the viewer follows the running one.
+    await expect(drawer.getByTestId("stage-checkout")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
+    await expect(drawer.getByTestId("stage-test")).toHaveAttribute("data-status", "running", { timeout: 30_000 });
+    const log = drawer.getByTestId("stage-log");
+    await expect(drawer.getByTestId("log-live")).toBeVisible();
+    await expect(drawer.getByRole("heading", { name: "Log · test" })).toBeVisible();
+
+    // The log grows while the stage runs: "test 1" first, later lines without reloading anything.
+    await expect(log).toContainText("test 1");
+    const linesEarly = (await log.textContent())!.split("\n").filter((l) => l.startsWith("test ")).length;
+    await expect(log).toContainText("test 4", { timeout: 15_000 });
+    const linesLater = (await log.textContent())!.split("\n").filter((l) => l.startsWith("test ")).length;
+    expect(linesLater).toBeGreaterThan(linesEarly);
+    // ANSI colours are rendered, and markup in the log is shown as text, never interpreted.
+    await expect(log.locator(".ansi-cyan-fg").first()).toContainText("test 1");
+    await expect(log).toContainText("<b>ok</b>");
+    await expect(log.locator("b")).toHaveCount(0);
+
+    // The counters count it as in progress meanwhile.
+    await expect(page.getByTestId("counter-in-progress")).not.toHaveText("0");
+
+    // It reaches running: the viewer has followed on to the next stages.
+    await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 60_000 });
+    await expect(drawer.getByTestId("stage-healthcheck")).toHaveAttribute("data-status", "succeeded");
+    await expect(drawer.getByTestId("commit-sha")).toHaveText(/^[0-9a-f]{7}$/);
+    await expect(drawer.getByTestId("expiry-countdown")).toContainText(/min/);
+
+    // Open preview: the build's own server lists its modules.
+    const [preview] = await Promise.all([page.waitForEvent("popup"), drawer.getByRole("link", { name: /Open preview/ }).click()]);
+    await expect(preview.locator("body")).toContainText("alpha");
+    await expect(preview.locator("body")).toContainText("beta");
+    const previewUrl = preview.url();
+    await preview.close();
+
+    // The stage log of a finished stage is read back on demand.
+    await drawer.getByTestId("stage-install").click();
+    await expect(log).toContainText("installed");
+
+    // Destroy stops the runtime: the build is destroyed and its preview no longer answers.
+    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await expect(drawer.getByTestId("build-status")).toHaveText("destroyed", { timeout: 30_000 });
+    await expect(drawer.getByRole("link", { name: /Open preview/ })).toHaveCount(0);
+    await expect.poll(async () => fetch(previewUrl).then(() => "answers", () => "gone"), { timeout: 15_000 }).toBe("gone");
+
+    // Back on the dashboard, the table lists it, and the search finds it by id.
+    await drawer.getByRole("button", { name: "Close" }).click();
+    await expect(page).not.toHaveURL(/\?build=/);
+    await expect(page.getByTestId("counter-total")).toHaveText(String(totalBefore + 1));
+    await page.getByLabel("Search").fill(buildId.slice(0, 8));
+    await expect(page.getByTestId("build-row")).toHaveCount(1);
+    await expect(page.getByTestId("build-row")).toContainText("destroyed");
+    await page.getByLabel("Status").selectOption("running");
+    await expect(page.getByTestId("build-row")).toHaveCount(0);
+  });
+
+  test("signed out, the build actions are disabled with a hint", async ({ page }) => {
+    await page.goto("/");
+    await expect(page.getByRole("button", { name: "New build" })).toBeDisabled();
+    await expect(page.getByRole("region", { name: "Builds" }).getByText("Sign in to use this action.")).toBeVisible();
+  });
+});

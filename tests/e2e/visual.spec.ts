@@ -1,0 +1,43 @@
+import type { Page, TestInfo } from "@playwright/test";
+import { expect, registerThroughHeader, test } from "./fixtures";
+
+/** Saves a full-page screenshot into this test's output folder and attaches it to the report. */
+async function snapshot(page: Page, testInfo: TestInfo, name: string) {
+  const file = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await testInfo.attach(name, { path: file, contentType: "image/png" });
+}
+
+// Named to run after the other specs, so the screenshots show their rates and builds.
+test.describe("Screenshots of the dashboard and /docs", () => {
+  for (const colorScheme of ["light", "dark"] as const) {
+    test(`the dashboard in ${colorScheme} mode`, async ({ page }, testInfo) => {
+      await page.emulateMedia({ colorScheme });
+      await page.goto("/");
+      await expect(page.getByRole("region", { name: "Latest rate" })).toBeVisible();
+      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+      await snapshot(page, testInfo, `dashboard-signed-out-${colorScheme}`);
+
+      await registerThroughHeader(page);
+      await snapshot(page, testInfo, `dashboard-signed-in-${colorScheme}`);
+
+      const firstBuild = page.getByTestId("build-row").first();
+      if (await firstBuild.count()) {
+        await firstBuild.getByRole("link").click();
+        await expect(page.getByRole("dialog", { name: /^Build / }).getByTestId("stage-log")).toBeVisible();
+        await snapshot(page, testInfo, `build-detail-${colorScheme}`);
+        await page.keyboard.press("Escape");
+      }
+
+      await page.getByRole("button", { name: "New build" }).click();
+      await expect(page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1")).toBeVisible();
+      await snapshot(page, testInfo, `new-build-form-${colorScheme}`);
+    });
+  }
+
+  test("the API docs", async ({ page }, testInfo) => {
+    await page.goto("/docs");
+    await expect(page.getByText(/rates/i).first()).toBeVisible({ timeout: 30_000 });
+    await snapshot(page, testInfo, "docs");
+  });
+});
