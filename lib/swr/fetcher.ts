@@ -13,11 +13,20 @@ export class ApiError extends Error {
     this.name = "ApiError";
   }
 
-  /** The message of the first field error whose `field` is `field` or lies below it (`body.modules.2`). */
+  /**
+   * The message of the first field error whose `field` is `field` or lies below it. Paths are compared in
+   * dotted form, since zod's paths read `body.repositories.0.ref` and hand-written ones `body.repositories[0].ref`.
+   */
   fieldError(field: string): string | undefined {
-    return this.problem.errors?.find((e) => e.field === field || e.field.startsWith(`${field}.`))?.message;
+    return this.problem.errors?.find((e) => {
+      const path = normalizeFieldPath(e.field);
+      return path === field || path.startsWith(`${field}.`);
+    })?.message;
   }
 }
+
+/** `body.modules[2]` → `body.modules.2`. */
+export const normalizeFieldPath = (field: string) => field.replace(/\[(\d+)\]/g, ".$1");
 
 async function toApiError(response: Response): Promise<ApiError> {
   let problem: Problem;

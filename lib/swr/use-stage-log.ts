@@ -24,39 +24,23 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Appends one SSE event to the followed log. Each event's `id` is the byte offset after its text, so text
+ * Appends one SSE event (its `data` is the log text, line breaks as sent) to the followed log. Each event's `id` is the byte offset after its text, so text
  * already held (after a reconnect, or a second subscriber) is recognised by offset and not shown twice.
  */
 function appendEvent(state: StreamState | undefined, text: string, endOffset: number): StreamState {
   const bytes = encoder.encode(text);
   const startOffset = endOffset - bytes.length;
-  if (!state) {
-    // A stream that starts past byte 0 is sending the tail of a long log.
-    return { content: text, offset: endOffset, truncated: startOffset > 0, complete: false };
-  }
+  // The stream starts at byte 0 of the log; the client keeps the tail (MAX_LIVE_CHARS) of long ones.
+  if (!state) return { content: text, offset: endOffset, truncated: false, complete: false };
   if (endOffset <= state.offset) return state;
   const fresh = startOffset >= state.offset ? text : decoder.decode(bytes.slice(state.offset - startOffset));
   let content = state.content + fresh;
-  let truncated = state.truncated || startOffset > state.offset;
+  let truncated = state.truncated;
   if (content.length > MAX_LIVE_CHARS) {
     content = content.slice(content.indexOf("\n", content.length - MAX_LIVE_CHARS) + 1);
     truncated = true;
   }
   return { ...state, content, offset: endOffset, truncated };
-}
-
-/** The text of one log event: the server sends it JSON-encoded, since SSE data cannot carry bare newlines. */
-function eventText(data: string): string {
-  try {
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed === "string") return parsed;
-    if (parsed && typeof parsed === "object" && typeof (parsed as { content?: unknown }).content === "string") {
-      return (parsed as { content: string }).content;
-    }
-  } catch {
-    /* plain text data */
-  }
-  return data;
 }
 
 const logKey = (id: string, stage: StageName) =>
@@ -82,7 +66,7 @@ export function useStageLog(id: string | null, stage: StageName | null, live: bo
       const source = new EventSource(key);
       source.onmessage = (event: MessageEvent<string>) => {
         const endOffset = Number(event.lastEventId);
-        next(null, (state) => appendEvent(state, eventText(event.data), endOffset));
+        next(null, (state) => appendEvent(state, event.data, endOffset));
       };
       source.addEventListener("end", () => {
         source.close();
