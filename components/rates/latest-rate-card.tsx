@@ -15,16 +15,16 @@ export function LatestRateCard() {
   // range the API serves, ending at the latest date; its second entry is the previous rate.
   const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null);
 
+  // Loading and error take the height of the loaded card (text plus the fetch button): nothing jumps.
   let body: React.ReactNode;
   if (latest.error) {
-    body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-44" />;
+    body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-[11.5rem]" />;
   } else if (latest.data === undefined) {
-    body = <PanelLoading label="Loading the latest rate" className="h-44" />;
+    body = <PanelLoading label="Loading the latest rate" className="h-[11.5rem]" />;
   } else if (latest.data === null) {
     body = (
-      <PanelEmpty className="h-44">
+      <PanelEmpty className="h-32">
         <p>No rate is stored yet. Fetch the central bank&apos;s current rate to start the history.</p>
-        <FetchRateButton variant="primary" />
       </PanelEmpty>
     );
   } else {
@@ -33,7 +33,7 @@ export function LatestRateCard() {
     const change = previous ? rate.dollar - previous.dollar : undefined;
     const direction = change === undefined || change === 0 ? "flat" : change > 0 ? "up" : "down";
     body = (
-      <div className="flex min-h-44 flex-col justify-between gap-4">
+      <div className="flex h-32 flex-col justify-between">
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
             Bolívares per US dollar · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
@@ -63,10 +63,19 @@ export function LatestRateCard() {
             )}
           </p>
         </div>
-        <FetchRateButton />
       </div>
     );
   }
 
-  return <Panel title="Latest rate">{body}</Panel>;
+  return (
+    <Panel title="Latest rate">
+      {body}
+      {/* One button in one place for both states, so its result stays on screen when the first rate arrives. */}
+      {latest.data !== undefined && !latest.error && (
+        <div className="mt-4">
+          <FetchRateButton variant={latest.data === null ? "primary" : "secondary"} />
+        </div>
+      )}
+    </Panel>
+  );
 }

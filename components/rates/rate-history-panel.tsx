@@ -7,7 +7,6 @@ import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-stat
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useRates } from "@/lib/swr/use-rates";
 import { DownloadCsvButton } from "./download-csv-button";
-import { FetchRateButton } from "./fetch-rate-button";
 import { RateChart } from "./rate-chart";
 import { presetRange } from "./rate-range";
 import { RateRangePicker, type RangeSelection } from "./rate-range-picker";
@@ -34,10 +33,9 @@ export function RateHistoryPanel() {
       <PanelEmpty className="h-72">
         <p>
           {nothingStored
-            ? "No rate is stored yet."
+            ? "No rate is stored yet: fetch the first one from the latest rate panel."
             : `No rates stored between ${formatDay(history.data.start_date)} and ${formatDay(history.data.end_date)}.`}
         </p>
-        {nothingStored && <FetchRateButton variant="primary" />}
       </PanelEmpty>
     );
     table = <PanelEmpty className="h-72">No rates in this range.</PanelEmpty>;

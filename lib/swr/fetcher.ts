@@ -58,6 +58,9 @@ export async function requestWithStatus<T>(url: string, init: RequestInit = {}):
   try {
     response = await fetch(url, {
       credentials: "same-origin",
+      // Rate reads carry `max-age`: the browser would answer a revalidation (after a fetch of a new rate)
+      // from its cache for a minute. "no-cache" still sends If-None-Match, so unchanged data costs a 304.
+      cache: "no-cache",
       ...init,
       headers: { Accept: "application/json", ...init.headers },
     });

@@ -5,8 +5,8 @@ async function openNewBuildForm(page: Page) {
   await page.getByRole("button", { name: "New build" }).click();
   const dialog = page.getByRole("dialog", { name: "New build" });
   // The form is built from GET /app-config: the fixture repository is there, ready, with its modules.
-  await expect(dialog.getByLabel("Repository 1")).toHaveValue("demo");
-  await expect(dialog.getByLabel("Ref 1")).toHaveValue("main");
+  await expect(dialog.getByLabel("Repository 1", { exact: true })).toHaveValue("demo");
+  await expect(dialog.getByLabel("Ref 1", { exact: true })).toHaveValue("main");
   return dialog;
 }
 
@@ -25,9 +25,9 @@ test.describe("Builds on the dashboard", () => {
 
     // A ref that does not exist: the problem names repositories[0].ref, shown under the Ref field.
     await dialog.getByRole("checkbox", { name: "alpha" }).check();
-    await dialog.getByLabel("Ref 1").fill("no-such-branch");
+    await dialog.getByLabel("Ref 1", { exact: true }).fill("no-such-branch");
     await dialog.getByRole("button", { name: "Start build" }).click();
-    const ref = dialog.getByLabel("Ref 1");
+    const ref = dialog.getByLabel("Ref 1", { exact: true });
     await expect(ref).toHaveAttribute("aria-invalid", "true");
     const describedBy = (await ref.getAttribute("aria-describedby"))!.split(" ");
     await expect(dialog.locator(`[id="${describedBy.at(-1)}"]`)).toContainText(/no branch, tag or commit|does not exist/i);

@@ -87,15 +87,15 @@ test.describe("Rates on the dashboard", () => {
     await expect(oldRow).toHaveCount(1);
 
     await history.getByRole("button", { name: "Custom" }).click();
-    await history.getByLabel("From").fill(shiftDays(old, -1));
-    await history.getByLabel("To").fill(shiftDays(old, 1));
+    await history.getByLabel("From", { exact: true }).fill(shiftDays(old, -1));
+    await history.getByLabel("To", { exact: true }).fill(shiftDays(old, 1));
     await history.getByRole("button", { name: "Apply" }).click();
     await expect(history.getByRole("table").getByRole("row")).toHaveCount(2);
     await expect(oldRow).toHaveCount(1);
 
     // A range the API refuses shows its problem's detail in the panel.
-    await history.getByLabel("From").fill(today);
-    await history.getByLabel("To").fill(old);
+    await history.getByLabel("From", { exact: true }).fill(today);
+    await history.getByLabel("To", { exact: true }).fill(old);
     await history.getByRole("button", { name: "Apply" }).click();
     await expect(history.getByRole("alert")).toBeVisible();
   });

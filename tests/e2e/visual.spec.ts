@@ -30,7 +30,7 @@ test.describe("Screenshots of the dashboard and /docs", () => {
       }
 
       await page.getByRole("button", { name: "New build" }).click();
-      await expect(page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1")).toBeVisible();
+      await expect(page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1", { exact: true })).toBeVisible();
       await snapshot(page, testInfo, `new-build-form-${colorScheme}`);
     });
   }
