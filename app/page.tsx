@@ -10,7 +10,7 @@ export default function DashboardPage() {
   return (
     <main className="mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6">
       <h1 className="sr-only">Dashboard</h1>
-      <section aria-label="Exchange rates" className="grid gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
+      <section aria-label="Exchange rates" className="grid items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
         <LatestRateCard />
         <RateHistoryPanel />
       </section>

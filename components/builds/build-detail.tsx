@@ -101,7 +101,7 @@ export function BuildDetail({ buildId }: { buildId: string }) {
         </div>
       </div>
 
-      <div className="grid gap-4 lg:grid-cols-[14rem_minmax(0,1fr)]">
+      <div className="grid gap-4 lg:grid-cols-[16rem_minmax(0,1fr)]">
         <div>
           <h3 className="mb-1 text-sm font-semibold">Stages</h3>
           <StageTimeline stages={build.stages} selected={stage?.name ?? null} onSelect={setPinned} />

@@ -3,45 +3,50 @@
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from "recharts";
 import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
 import { formatDay, formatRate } from "@/components/ui/format";
+import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
+
+// Tailwind's indigo-600/400, slate-600/400 and slate-200/800: AA contrast on the panel in each scheme.
+const palettes = {
+  light: { line: "#4f46e5", text: "#475569", grid: "#e2e8f0" },
+  dark: { line: "#818cf8", text: "#94a3b8", grid: "#1e293b" },
+};
 
 /** The rate history as a line, oldest to newest; hovering or focusing a point shows its date and value. */
 export function RateChart({ rates }: { rates: Rate[] }) {
   // The API answers newest first; a time axis reads left to right.
   const data = [...rates].reverse();
+  const colors = palettes[usePrefersDark() ? "dark" : "light"];
   return (
-    <figure className="h-72 w-full text-slate-600 dark:text-slate-400" aria-label={`Line chart of ${rates.length} rates`}>
+    <figure className="h-72 w-full" aria-label={`Line chart of ${rates.length} rates`}>
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 4 }} accessibilityLayer>
-          <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
+          <CartesianGrid stroke={colors.grid} vertical={false} />
           <XAxis
             dataKey="date"
             tickFormatter={(date: string) => formatDay(date, "short")}
-            tick={{ fill: "currentColor", fontSize: 12 }}
-            stroke="currentColor"
-            strokeOpacity={0.3}
+            tick={{ fill: colors.text, fontSize: 12 }}
+            stroke={colors.grid}
             minTickGap={32}
           />
           <YAxis
             dataKey="dollar"
             domain={["auto", "auto"]}
             tickFormatter={(value: number) => formatRate(value)}
-            tick={{ fill: "currentColor", fontSize: 12 }}
-            stroke="currentColor"
-            strokeOpacity={0.3}
+            tick={{ fill: colors.text, fontSize: 12 }}
+            stroke={colors.grid}
             width={72}
           />
-          <Tooltip content={RateTooltip} cursor={{ stroke: "currentColor", strokeOpacity: 0.3 }} />
+          <Tooltip content={RateTooltip} cursor={{ stroke: colors.text, strokeOpacity: 0.4 }} />
           <Line
             type="monotone"
             dataKey="dollar"
             name="Bs per USD"
-            className="stroke-indigo-600 dark:stroke-indigo-400"
-            stroke="currentColor"
+            stroke={colors.line}
             strokeWidth={2}
             // Dots help on short ranges; on years of data they would only be noise.
-            dot={data.length <= 45 ? { r: 3, className: "fill-indigo-600 dark:fill-indigo-400" } : false}
-            activeDot={{ r: 5, className: "fill-indigo-600 dark:fill-indigo-400" }}
+            dot={data.length <= 45 ? { r: 3, fill: colors.line, stroke: colors.line } : false}
+            activeDot={{ r: 5, fill: colors.line, stroke: colors.line }}
             isAnimationActive={false}
           />
         </LineChart>

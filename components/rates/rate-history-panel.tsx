@@ -23,10 +23,10 @@ export function RateHistoryPanel() {
   let table: React.ReactNode;
   if (history.error) {
     chart = <PanelError error={history.error} onRetry={() => void history.mutate()} className="h-72" />;
-    table = <PanelEmpty className="h-72">No rates to list.</PanelEmpty>;
+    table = <PanelEmpty className="h-56 2xl:h-72">No rates to list.</PanelEmpty>;
   } else if (!history.data) {
     chart = <PanelLoading label="Loading the rate history" className="h-72" />;
-    table = <PanelLoading label="Loading the rates table" className="h-72" />;
+    table = <PanelLoading label="Loading the rates table" className="h-56 2xl:h-72" />;
   } else if (history.data.rates.length === 0) {
     const nothingStored = latest.data === null;
     chart = (
@@ -38,7 +38,7 @@ export function RateHistoryPanel() {
         </p>
       </PanelEmpty>
     );
-    table = <PanelEmpty className="h-72">No rates in this range.</PanelEmpty>;
+    table = <PanelEmpty className="h-56 2xl:h-72">No rates in this range.</PanelEmpty>;
   } else {
     chart = <RateChart rates={history.data.rates} />;
     table = <RateTable rates={history.data.rates} />;
@@ -49,7 +49,8 @@ export function RateHistoryPanel() {
       title="Rate history"
       actions={<RateRangePicker value={selection} onChange={setSelection} current={history.data ?? range} />}
     >
-      <div className="grid gap-4 xl:grid-cols-[minmax(0,2fr)_minmax(18rem,1fr)]">
+      {/* Side by side only where the table's three columns fit; otherwise the table goes under the chart. */}
+      <div className="grid gap-4 2xl:grid-cols-[minmax(0,3fr)_minmax(26rem,2fr)]">
         <div aria-busy={history.isValidating || undefined}>{chart}</div>
         <div className="flex flex-col gap-2">
           {table}

@@ -4,7 +4,7 @@ import type { Rate } from "@/lib/swr/types";
 /** The rates of the range, newest first, each with its change from the row below (the previous stored rate). */
 export function RateTable({ rates }: { rates: Rate[] }) {
   return (
-    <div className="h-72 overflow-y-auto rounded-lg border border-slate-200 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
+    <div className="h-56 overflow-y-auto 2xl:h-72 rounded-lg border border-slate-200 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
       <table className="w-full text-sm">
         <caption className="sr-only">Rates of the selected range, newest first</caption>
         <thead className="sticky top-0 bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
