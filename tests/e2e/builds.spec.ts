@@ -10,6 +10,16 @@ async function openNewBuildForm(page: Page) {
   return dialog;
 }
 
+/** Fills the New build form with these modules and starts it; answers the new build's id, open in the drawer. */
+async function startBuild(page: Page, modules: string[]) {
+  const form = await openNewBuildForm(page);
+  for (const name of modules) await form.getByRole("checkbox", { name, exact: true }).check();
+  await form.getByLabel("Time to live").selectOption("600");
+  await form.getByRole("button", { name: "Start build" }).click();
+  await expect(page).toHaveURL(/\?build=/);
+  return new URL(page.url()).searchParams.get("build")!;
+}
+
 test.describe("Builds on the dashboard", () => {
   test("the build form shows the API's validation errors next to their fields", async ({ page }) => {
     await page.goto("/");
@@ -114,6 +124,60 @@ test.describe("Builds on the dashboard", () => {
     await expect(page.getByTestId("build-row")).toContainText("destroyed");
     await page.getByLabel("Status").selectOption("running");
     await expect(page.getByTestId("build-row")).toHaveCount(0);
+  });
+
+  test("a failing build shows where and why it failed, and can be destroyed", async ({ page }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    await startBuild(page, ["alpha", "broken"]);
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+
+    await expect(drawer.getByTestId("build-status")).toHaveText("failed", { timeout: 60_000 });
+    await expect(drawer.getByTestId("failure-box")).toContainText("test");
+    await expect(drawer.getByTestId("stage-test")).toHaveAttribute("data-status", "failed");
+    await expect(drawer.getByTestId("stage-start")).toHaveAttribute("data-status", /skipped|canceled/);
+    // The viewer shows the failed stage's log, stderr included.
+    await expect(drawer.getByRole("heading", { name: "Log · test" })).toBeVisible();
+    await expect(drawer.getByTestId("stage-log")).toContainText("1 test failed: broken");
+    await expect(drawer.getByRole("button", { name: "Cancel build" })).toHaveCount(0);
+
+    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await expect(drawer.getByTestId("build-status")).toHaveText("destroyed");
+    await expect(page.getByTestId("counter-failed")).toHaveText(/^\d+$/);
+  });
+
+  test("a build can be canceled while it installs", async ({ page }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    await startBuild(page, ["slow"]);
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+
+    await expect(drawer.getByTestId("stage-install")).toHaveAttribute("data-status", "running", { timeout: 30_000 });
+    await expect(drawer.getByTestId("stage-log")).toContainText("still installing 2");
+    await expect(drawer.getByRole("button", { name: "Destroy" })).toHaveCount(0);
+    await drawer.getByRole("button", { name: "Cancel build" }).click();
+    await expect(drawer.getByTestId("build-status")).toHaveText("canceled", { timeout: 30_000 });
+    await expect(drawer.getByTestId("stage-install")).toHaveAttribute("data-status", /canceled|failed/);
+    await expect(drawer.getByTestId("log-live")).toHaveCount(0);
+  });
+
+  test("a log longer than the API's tail says that only its end is shown", async ({ page }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    const buildId = await startBuild(page, ["verbose"]);
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+    await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 90_000 });
+
+    // Opened afresh, a finished stage is read as the API's last 100,000 bytes.
+    await page.goto(`/?build=${buildId}`);
+    await drawer.getByTestId("stage-install").click();
+    const log = drawer.getByTestId("stage-log");
+    await expect(log).toContainText("verbose line 003000");
+    await expect(drawer.getByTestId("log-truncated")).toBeVisible();
+    await expect(log).not.toContainText("verbose line 000001 ");
+
+    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await expect(drawer.getByTestId("build-status")).toHaveText("destroyed");
   });
 
   test("signed out, the build actions are disabled with a hint", async ({ page }) => {

@@ -79,9 +79,14 @@ export default async function globalSetup(_config: FullConfig) {
  */
 function makeBuildsFixture(tempDir: string): string {
   const repo = path.join(tempDir, "demo-repo");
+  // alpha and beta build cleanly; the others steer the stage commands below: `slow` keeps install busy
+  // (to cancel it), `broken` fails the tests, `verbose` writes a log longer than the API's 100,000-byte tail.
   for (const [name, title] of [
     ["alpha", "Alpha"],
     ["beta", "Beta"],
+    ["broken", "Broken"],
+    ["slow", "Slow"],
+    ["verbose", "Verbose"],
   ]) {
     fs.mkdirSync(path.join(repo, "modules", name), { recursive: true });
     fs.writeFileSync(path.join(repo, "modules", name, "module.json"), JSON.stringify({ name: title }) + "\n");
@@ -115,8 +120,14 @@ ports: { start: 21000, end: 21099 }
 stage_timeout_seconds: 120
 runtime:
   driver: process
-  install: 'echo "installing $MODULES"; sleep 1; printf "\\033[32minstalled\\033[0m %s\\n" "$MODULES"'
-  test: 'for i in 1 2 3 4 5 6; do printf "\\033[36mtest %s\\033[0m <b>ok</b>\\n" "$i"; sleep 1; done'
+  install: >-
+    echo "installing $MODULES";
+    case ",$MODULES," in *,slow,*) for i in $(seq 1 60); do echo "still installing $i"; sleep 1; done;; esac;
+    case ",$MODULES," in *,verbose,*) seq -f "verbose line %06g ................................................" 1 3000;; esac;
+    sleep 1; printf "\\033[32minstalled\\033[0m %s\\n" "$MODULES"
+  test: >-
+    case ",$MODULES," in *,broken,*) echo "1 test failed: broken" >&2; exit 3;; esac;
+    for i in 1 2 3 4 5 6; do printf "\\033[36mtest %s\\033[0m <b>ok</b>\\n" "$i"; sleep 1; done
   start: 'echo "serving on $PORT"; exec node "$(dirname "$ADDONS_PATH")/preview-server.cjs"'
   healthcheck: { path: "/", timeout_seconds: 30 }
 repositories:
