@@ -331,14 +331,15 @@ async function failBuild(buildId: string, stage: StageName | "recovery", message
     const moved = await moveBuild(buildId, status, "failed", { failureStage: stage, failureMessage: message, finishedAt: now });
     if (moved) break;
   }
-  await closeOpenStages(buildId, "failed", "skipped", now);
+  // Destroy first: it stops the process groups that the open stages still record.
   await destroyRuntime(buildId);
+  await closeOpenStages(buildId, "failed", "skipped", now);
 }
 
 /** The executor's part of a cancel (the status was set by the cancel): close the stages, destroy the runtime. */
 async function closeCanceledBuild(buildId: string): Promise<void> {
-  await closeOpenStages(buildId, "canceled", "canceled", new Date());
   await destroyRuntime(buildId);
+  await closeOpenStages(buildId, "canceled", "canceled", new Date());
 }
 
 /**

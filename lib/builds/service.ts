@@ -78,8 +78,8 @@ export async function cancelBuild(buildId: string): Promise<BuildView> {
     const stopped = status !== "queued" && (await stopActiveBuild(buildId));
     if (!stopped) {
       // Nobody is working on it (queued, or between two steps): close it here.
-      await closeOpenStages(buildId, "canceled", "canceled", new Date());
       await destroyRuntime(buildId);
+      await closeOpenStages(buildId, "canceled", "canceled", new Date());
     }
     return getBuild(buildId);
   }
