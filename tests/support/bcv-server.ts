@@ -40,6 +40,8 @@ export interface BcvServer {
   setRate(rate: BcvRate | undefined): void;
   /** How many times the page was requested (control requests not counted). */
   readonly requests: number;
+  /** The User-Agent of the last page request. */
+  readonly lastUserAgent: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -54,11 +56,13 @@ export async function startBcvServer(options: BcvServerOptions = {}): Promise<Bc
     scenario: options.scenario ?? "ok",
     requests: 0,
   };
+  let lastUserAgent: string | undefined;
 
   const server = http.createServer((request, response) => {
     const pathname = new URL(request.url ?? "/", "http://localhost").pathname;
     if (pathname === CONTROL_PATH) return void handleControl(request, response, state);
     state.requests++;
+    lastUserAgent = request.headers["user-agent"];
     const send = (status: number, body: string) => {
       response.writeHead(status, { "Content-Type": "text/html; charset=utf-8" });
       response.end(body);
@@ -94,6 +98,9 @@ export async function startBcvServer(options: BcvServerOptions = {}): Promise<Bc
     },
     get requests() {
       return state.requests;
+    },
+    get lastUserAgent() {
+      return lastUserAgent;
     },
     stop: () =>
       new Promise<void>((resolve) => {
