@@ -116,7 +116,8 @@ describe("GET /users/me", () => {
   });
 
   it("answers 401 with WWW-Authenticate for a missing, malformed or forged token", async () => {
-    for (const headers of [{}, { Authorization: "Basic abc" }, { Authorization: "Bearer not-a-token" }]) {
+    const attempts: Record<string, string>[] = [{}, { Authorization: "Basic abc" }, { Authorization: "Bearer not-a-token" }];
+    for (const headers of attempts) {
       const response = await app.fetch("/users/me", { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);

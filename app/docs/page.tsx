@@ -1,0 +1,8 @@
+import type { Metadata } from "next";
+import { SwaggerDocs } from "@/components/docs/swagger-docs";
+
+export const metadata: Metadata = { title: "API documentation · BCV rates & builds" };
+
+export default function DocsPage() {
+  return <SwaggerDocs />;
+}

@@ -1,0 +1,116 @@
+import path from "node:path";
+import { createSwaggerSpec } from "next-swagger-doc";
+import { z } from "zod";
+import "./schema-modules";
+
+const problemSchema = z
+  .object({
+    type: z.string().describe("A URI reference identifying the problem type; about:blank for plain HTTP statuses"),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().describe("What went wrong, in a sentence a person can act on"),
+    errors: z
+      .array(z.object({ field: z.string().describe("Where: body.email, query.start_date, path.date, form.password"), message: z.string() }))
+      .optional()
+      .describe("For invalid input: each bad field"),
+  })
+  .meta({ id: "Problem" });
+
+const problemResponses: Record<string, [string, number, string?]> = {
+  BadRequest: ["The request breaks a rule of this endpoint (the detail names it)", 400],
+  Unauthorized: ["Missing, malformed, expired or revoked credentials", 401, "WWW-Authenticate"],
+  NotFound: ["The resource does not exist", 404],
+  Conflict: ["The request conflicts with the resource's current state", 409],
+  ValidationError: ["The request's shape is invalid: each bad field is listed in `errors`", 422],
+  TooManyRequests: ["Too many attempts; wait for Retry-After seconds", 429, "Retry-After"],
+  BadGateway: ["The upstream source answered with an error or a page that cannot be read", 502],
+  ServiceUnavailable: ["Temporarily unable to take the request; retry after Retry-After seconds", 503, "Retry-After"],
+  GatewayTimeout: ["The upstream source did not answer in time", 504],
+};
+
+function responseComponents() {
+  const responses: Record<string, object> = {
+    NotModified: { description: "The representation matches If-None-Match; no body" },
+  };
+  for (const [name, [description, , header]] of Object.entries(problemResponses)) {
+    responses[name] = {
+      description,
+      ...(header && { headers: { [header]: { schema: { type: "string" } } } }),
+      content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+    };
+  }
+  return responses;
+}
+
+/** Component schemas generated from every zod schema registered with `.meta({ id })`. */
+function schemaComponents(): Record<string, object> {
+  // The problem schema is declared above, so it is registered before this runs.
+  void problemSchema;
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    // Requests are described as clients send them (before defaults and transforms apply).
+    io: "input",
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  for (const schema of Object.values(schemas)) {
+    delete (schema as Record<string, unknown>).$schema;
+    delete (schema as Record<string, unknown>).$id;
+  }
+  return schemas;
+}
+
+type Operation = { security?: Record<string, string[]>[] };
+
+/**
+ * Routes declare `security: [{ bearerAuth: [] }]`; each such operation also accepts the password form, so
+ * Swagger UI's "Authorize" can take either a pasted token or an email and password.
+ */
+function offerPasswordFormWhereBearerIsAccepted(document: { paths?: Record<string, Record<string, Operation>> }) {
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation.security?.some((requirement) => "bearerAuth" in requirement)) {
+        operation.security.push({ passwordForm: [] });
+      }
+    }
+  }
+  return document;
+}
+
+let cached: object | undefined;
+
+/**
+ * The OpenAPI 3.1 description of the API: paths from the @swagger JSDoc blocks beside each route handler
+ * (next-swagger-doc), component schemas from the zod schemas that validate the requests. Built once per process.
+ */
+export function getOpenApiDocument(): object {
+  cached ??= offerPasswordFormWhereBearerIsAccepted(createSwaggerSpec({
+    apiFolder: "app",
+    // Only the route handlers' sources: the default globs also read build output and public/, and trip over
+    // folders named like files (app/openapi.json/).
+    apis: [path.join(process.cwd(), "app", "**", "route.ts")],
+    definition: {
+      openapi: "3.1.0",
+      info: {
+        title: "BCV rates and preview builds",
+        version: "0.2.0",
+        description:
+          "Official US dollar rates of the Banco Central de Venezuela, and preview builds of configured git " +
+          "repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
+          "from POST /users/token (or the signed-in browser session).",
+      },
+      components: {
+        schemas: schemaComponents() as never,
+        responses: responseComponents() as never,
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },
+          passwordForm: {
+            type: "oauth2",
+            description: "Email and password; Swagger UI exchanges them at /users/token",
+            flows: { password: { tokenUrl: "/users/token", scopes: {} } },
+          },
+        },
+      },
+    },
+  }) as never);
+  return cached;
+}

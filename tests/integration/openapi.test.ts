@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import path from "node:path";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import type { OpenAPIV3_1 } from "openapi-types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+
+let app: AppServer;
+let document: OpenAPIV3_1.Document;
+beforeAll(async () => {
+  app = await startAppServer();
+  document = (await (await app.fetch("/openapi.json")).json()) as OpenAPIV3_1.Document;
+});
+afterAll(() => app?.stop());
+
+const appFolder = path.resolve(import.meta.dirname, "..", "..", "app");
+const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** Every API route handler in app/ with its OpenAPI path (`app/rates/[date]/route.ts` -> `/rates/{date}`). */
+function apiRoutes(): { path: string; methods: string[] }[] {
+  const files = fs
+    .readdirSync(appFolder, { recursive: true, encoding: "utf8" })
+    .filter((file) => path.basename(file) === "route.ts" && !file.startsWith("api/auth"));
+  return files
+    .filter((file) => file !== "openapi.json/route.ts")
+    .map((file) => {
+      const source = fs.readFileSync(path.join(appFolder, file), "utf8");
+      const segments = path.dirname(file).split(path.sep).filter((segment) => segment !== ".");
+      const routePath = "/" + segments.map((segment) => segment.replace(/^\[(.+)\]$/, "{$1}")).join("/");
+      const methods = httpMethods.filter((method) => new RegExp(`export const ${method}\\b`).test(source));
+      return { path: routePath, methods };
+    });
+}
+
+describe("GET /openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document whose references all resolve", async () => {
+    expect(document.openapi).toBe("3.1.0");
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
+  });
+
+  it("describes every method of every route handler", () => {
+    const documented = document.paths ?? {};
+    for (const route of apiRoutes()) {
+      const item = documented[route.path] ?? documented[`${route.path}/`];
+      expect(item, `${route.path} is not in the document`).toBeDefined();
+      for (const method of route.methods) {
+        expect(item?.[method.toLowerCase() as "get"], `${method} ${route.path} is not documented`).toBeDefined();
+      }
+    }
+  });
+
+  it("generates its schemas from the zod schemas that validate requests", () => {
+    const registerUser = document.components?.schemas?.RegisterUser as OpenAPIV3_1.SchemaObject;
+    expect(registerUser.required).toEqual(["email", "password"]);
+    expect(registerUser.properties?.password).toMatchObject({ minLength: 8 });
+  });
+
+  it("declares the bearer scheme on protected operations", () => {
+    expect(document.components?.securitySchemes?.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(document.paths?.["/users/me"]?.get?.security).toContainEqual({ bearerAuth: [] });
+  });
+});
+
+describe("GET /docs", () => {
+  it("serves the Swagger UI page", async () => {
+    const response = await app.fetch("/docs");
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("Loading the API description");
+  });
+});

@@ -1,0 +1,69 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getEnv, InvalidEnvironmentError, resetEnvCache } from "@/lib/env";
+
+const original = { ...process.env };
+let dataDir: string;
+
+beforeEach(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "env-test-"));
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(process.env, { PATH: original.PATH, DATABASE_URL: `file:${dataDir}/app.db` });
+  resetEnvCache();
+});
+
+afterEach(() => {
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(process.env, original);
+  resetEnvCache();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("lib/env", () => {
+  it("has defaults that run on a fresh machine", () => {
+    const env = getEnv();
+    expect(env).toMatchObject({
+      PORT: 3000,
+      ACCESS_TOKEN_EXPIRE_MINUTES: 30,
+      RATES_TIMEZONE: "America/Caracas",
+      BCV_URL: "https://www.bcv.org.ve/",
+      BCV_TIMEOUT_MS: 10_000,
+      DATA_DIR: dataDir,
+    });
+  });
+
+  it("resolves the default database to ./data/app.db under the working directory", () => {
+    delete process.env.DATABASE_URL;
+    expect(getEnv().DATABASE_URL).toBe(`file:${path.resolve("data/app.db")}`);
+  });
+
+  it("generates a secret once, keeps it with mode 0600 and reads it back", () => {
+    const first = getEnv().NEXTAUTH_SECRET;
+    const file = path.join(dataDir, "nextauth-secret");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    resetEnvCache();
+    expect(getEnv().NEXTAUTH_SECRET).toBe(first);
+    expect(first.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it("uses NEXTAUTH_SECRET when it is set and writes no file", () => {
+    process.env.NEXTAUTH_SECRET = "x".repeat(40);
+    expect(getEnv().NEXTAUTH_SECRET).toBe("x".repeat(40));
+    expect(fs.existsSync(path.join(dataDir, "nextauth-secret"))).toBe(false);
+  });
+
+  it.each([
+    ["PORT", "eighty", /PORT/],
+    ["RATES_TIMEZONE", "Mars/Olympus", /RATES_TIMEZONE: must be an IANA time zone/],
+    ["BCV_URL", "not a url", /BCV_URL/],
+    ["ACCESS_TOKEN_EXPIRE_MINUTES", "-5", /ACCESS_TOKEN_EXPIRE_MINUTES/],
+    ["DATABASE_URL", "postgres://db/app", /DATABASE_URL: DATABASE_URL must be a SQLite file URL/],
+    ["NEXTAUTH_SECRET", "short", /NEXTAUTH_SECRET: must be at least 32 characters/],
+  ])("stops with a message naming %s when it is invalid", (name, value, message) => {
+    process.env[name] = value;
+    expect(() => getEnv()).toThrow(InvalidEnvironmentError);
+    expect(() => getEnv()).toThrow(message);
+  });
+});
