@@ -18,10 +18,10 @@ export function cacheableJson(request: Request, body: unknown, options: CacheOpt
   const { maxAgeSeconds = 60, scope = "public" } = options;
   const text = JSON.stringify(body);
   const headers = { ETag: etag(text), "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
-  const conditional = {
-    "if-none-match": request.headers.get("if-none-match") ?? undefined,
-    "cache-control": request.headers.get("cache-control") ?? undefined,
-  };
+  // Only If-None-Match is passed on: `fresh` answers "stale" to any request with Cache-Control: no-cache,
+  // which fetch() adds by itself to every request carrying If-None-Match. That directive is for caches on
+  // the way; the origin evaluates the precondition regardless (RFC 9110, 13.2.1).
+  const conditional = { "if-none-match": request.headers.get("if-none-match") ?? undefined };
   if (fresh(conditional, { etag: headers.ETag })) return new Response(null, { status: 304, headers });
   return new Response(text, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
 }
