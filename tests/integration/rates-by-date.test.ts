@@ -56,6 +56,13 @@ describe("GET /rates/{date}", () => {
     },
   );
 
+  it.each(["%", "%E0%A4%A", "2026-11-2%"])("answers 400, not 500, for the undecodable path /rates/%s", async (date) => {
+    const response = await app.fetch(`/rates/${date}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect((await response.json()).detail).toMatch(/not valid percent-encoding/);
+  });
+
   it("sends ETag and Cache-Control, and 304 for a matching If-None-Match", async () => {
     const etag = await expectConditionalGet(app, "/rates/2026-11-23");
     const otherDate = await app.fetch("/rates/2026-11-20", { headers: { "If-None-Match": etag } });

@@ -39,7 +39,8 @@ const fetchRate = (headers: Record<string, string> = authorization) =>
 describe("POST /rates/ authentication", () => {
   it("answers 401 with WWW-Authenticate without a token, and does not ask the central bank", async () => {
     const requestsBefore = bcv.requests;
-    for (const headers of [{}, { Authorization: "Bearer forged" }, { Authorization: "Token abc" }]) {
+    const attempts: Record<string, string>[] = [{}, { Authorization: "Bearer forged" }, { Authorization: "Token abc" }];
+    for (const headers of attempts) {
       const response = await fetchRate(headers);
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
