@@ -11,14 +11,16 @@ import { getRateByDate } from "@/lib/rates/service";
  *     tags: [Rates]
  *     summary: The rate of one date
  *     description: >
- *       404 when that date has no rate; the detail names the nearest earlier date that has one.
+ *       404 when that date has no rate; the detail names the nearest earlier date that has one. A path that is
+ *       not valid percent-encoding answers 400.
  *       Send the ETag back in If-None-Match to get 304 while it is unchanged.
  *     parameters:
  *       - in: path
  *         name: date
  *         required: true
  *         description: A calendar date, YYYY-MM-DD
- *         schema: { type: string, format: date, example: "2026-11-23" }
+ *         schema: { $ref: "#/components/schemas/RateDateParams/properties/date" }
+ *         example: "2026-11-23"
  *     responses:
  *       200:
  *         description: The rate of that date
@@ -29,6 +31,7 @@ import { getRateByDate } from "@/lib/rates/service";
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Rate" }
  *       304: { $ref: "#/components/responses/NotModified" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */

@@ -20,12 +20,14 @@ import { getRateHistory } from "@/lib/rates/service";
  *         name: start_date
  *         required: false
  *         description: First date of the range, YYYY-MM-DD
- *         schema: { type: string, format: date, example: "2026-10-24" }
+ *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/start_date" }
+ *         example: "2026-10-24"
  *       - in: query
  *         name: end_date
  *         required: false
  *         description: Last date of the range, YYYY-MM-DD
- *         schema: { type: string, format: date, example: "2026-11-23" }
+ *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/end_date" }
+ *         example: "2026-11-23"
  *     responses:
  *       200:
  *         description: The range used and its rates
