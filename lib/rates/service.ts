@@ -1,6 +1,6 @@
 import { getEnv } from "../env";
 import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/problem";
-import { fetchOfficialRate, RateSourceError } from "./bcv-client";
+import { fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
 import {
   findLatestRate,
@@ -82,7 +82,7 @@ export async function getRateHistory(query: RateHistoryQuery): Promise<RateHisto
  * the page cannot be fetched or read: 504 for a timeout, 502 otherwise.
  */
 export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; created: boolean }> {
-  let published;
+  let published: PublishedRate;
   try {
     published = await fetchOfficialRate();
   } catch (error) {
