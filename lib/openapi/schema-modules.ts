@@ -5,3 +5,4 @@
  */
 import "../users/schemas";
 import "../rates/schemas";
+import "../builds/schemas";
