@@ -43,6 +43,8 @@ const envSchema = z.object({
   BCV_URL: z.url().default("https://www.bcv.org.ve/"),
   BCV_TIMEOUT_MS: positiveInt(10_000),
   BCV_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  // The wait before the first retry of the central bank's page; each further retry waits twice as long.
+  BCV_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
 });
 

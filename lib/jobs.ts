@@ -2,9 +2,11 @@
  * The one place background work starts and stops: each job is a small module with a start and a stop.
  * Started from instrumentation.ts when the server boots.
  */
+import { buildJobs } from "./builds/jobs";
+
 type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> | void };
 
-const jobs: Job[] = [];
+const jobs: Job[] = [...buildJobs];
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
 

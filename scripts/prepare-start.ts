@@ -1,18 +1,21 @@
 /**
- * Runs before the server starts (`npm start`, `npm run dev`): validates the environment, creates the data
- * folder and migrates the SQLite database. Any problem stops the start with a message that names it.
+ * Runs before the server starts (`npm start`, `npm run dev`): validates the environment and the builds
+ * configuration, creates the data folder and migrates the SQLite database. Any problem stops the start with a
+ * message that names it.
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { databaseFilePath } from "../lib/database-url";
+import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
 import { getEnv, InvalidEnvironmentError } from "../lib/env";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 function main() {
   const env = getEnv();
+  loadBuildsConfig(env.BUILDS_CONFIG);
   const dbFile = databaseFilePath(env.DATABASE_URL);
   // WAL lets the server, the migration step and test processes read while one of them writes.
   const database = new Database(dbFile);
@@ -28,7 +31,7 @@ function main() {
 try {
   main();
 } catch (error) {
-  if (error instanceof InvalidEnvironmentError) {
+  if (error instanceof InvalidEnvironmentError || error instanceof InvalidBuildsConfigError) {
     console.error(error.message);
   } else {
     console.error(`Could not prepare the database: ${(error as Error).message}`);

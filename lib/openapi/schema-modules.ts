@@ -4,3 +4,5 @@
  * OpenAPI components: the same schemas that validate the requests.
  */
 import "../users/schemas";
+import "../rates/schemas";
+import "../builds/schemas";

@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startAppServer } from "../support/app-server";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
@@ -36,9 +37,12 @@ describe("starting the application", () => {
   });
 
   it("answers an unexpected fault with a 500 problem that shows no internals", async () => {
-    // A database file without the application's tables: every query fails inside the server.
+    // A database that lost its users table: registration fails deep inside the server.
     const broken = `${dir}/broken.db`;
-    fs.writeFileSync(broken, "");
+    fs.copyFileSync(inject("templateDatabase"), broken);
+    const database = new Database(broken);
+    database.exec("DROP TABLE User");
+    database.close();
     const app = await startAppServer({ DATABASE_URL: `file:${broken}` });
     try {
       const response = await app.fetch("/users/", {

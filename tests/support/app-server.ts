@@ -14,6 +14,8 @@ export interface AppServer {
   databaseFile: string;
   fetch(pathname: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
+  /** Ends the server's process group (SIGTERM, or SIGKILL for a crash) and keeps its data, for a restart. */
+  stopProcess(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
 }
 
 export async function freePort(): Promise<number> {
@@ -65,6 +67,7 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
       await stopProcessGroup(child);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
+    stopProcess: (signal = "SIGTERM") => stopProcessGroup(child, signal),
   };
 }
 
@@ -84,12 +87,12 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: st
   throw new Error(`The app did not answer within 60 s:\n${output.join("")}`);
 }
 
-/** SIGTERM to the server's process group, SIGKILL if it is still there after 10 s. */
-export async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.pid === undefined) return;
+/** SIGTERM (or `signal`) to the server's process group, SIGKILL if it is still there after 10 s. */
+export async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   try {
-    process.kill(-child.pid, "SIGTERM");
+    process.kill(-child.pid, signal);
   } catch {
     return;
   }

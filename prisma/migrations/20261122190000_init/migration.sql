@@ -23,6 +23,51 @@ CREATE TABLE "Rate" (
     "updatedAt" DATETIME NOT NULL
 );
 
+-- CreateTable
+CREATE TABLE "Build" (
+    "seq" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "id" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "modules" TEXT NOT NULL,
+    "ttlSeconds" INTEGER NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "startedAt" DATETIME,
+    "finishedAt" DATETIME,
+    "expiresAt" DATETIME NOT NULL,
+    "failureStage" TEXT,
+    "failureMessage" TEXT,
+    "createdById" INTEGER NOT NULL,
+    "createdBy" TEXT NOT NULL,
+    "port" INTEGER,
+    "runtimePgid" INTEGER
+);
+
+-- CreateTable
+CREATE TABLE "BuildRepository" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "buildId" TEXT NOT NULL,
+    "position" INTEGER NOT NULL,
+    "alias" TEXT NOT NULL,
+    "ref" TEXT NOT NULL,
+    "commitSha" TEXT NOT NULL,
+    CONSTRAINT "BuildRepository_buildId_fkey" FOREIGN KEY ("buildId") REFERENCES "Build" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
+-- CreateTable
+CREATE TABLE "BuildStage" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "buildId" TEXT NOT NULL,
+    "position" INTEGER NOT NULL,
+    "name" TEXT NOT NULL,
+    "status" TEXT NOT NULL,
+    "startedAt" DATETIME,
+    "finishedAt" DATETIME,
+    "exitCode" INTEGER,
+    "pgid" INTEGER,
+    "logFile" TEXT,
+    CONSTRAINT "BuildStage_buildId_fkey" FOREIGN KEY ("buildId") REFERENCES "Build" ("id") ON DELETE CASCADE ON UPDATE CASCADE
+);
+
 -- CreateIndex
 CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
 
@@ -31,4 +76,16 @@ CREATE INDEX "LoginFailure_email_createdAt_idx" ON "LoginFailure"("email", "crea
 
 -- CreateIndex
 CREATE UNIQUE INDEX "Rate_date_key" ON "Rate"("date");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Build_id_key" ON "Build"("id");
+
+-- CreateIndex
+CREATE INDEX "Build_status_seq_idx" ON "Build"("status", "seq");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "BuildRepository_buildId_alias_key" ON "BuildRepository"("buildId", "alias");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "BuildStage_buildId_name_key" ON "BuildStage"("buildId", "name");
 

@@ -1,0 +1,21 @@
+import { json, route } from "@/lib/http/route";
+import { getAppConfig } from "@/lib/builds/service";
+
+// Readiness changes while the server runs: never prerender this at build time.
+export const dynamic = "force-dynamic";
+
+/**
+ * @swagger
+ * /app-config:
+ *   get:
+ *     tags: [Builds]
+ *     summary: The build service's settings, for the build form
+ *     description: The configured repositories with their readiness and modules at the default ref (never their URLs), TTL bounds and limits.
+ *     responses:
+ *       200:
+ *         description: The settings
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/AppConfig" }
+ */
+export const GET = route(async () => json(await getAppConfig(), { headers: { "Cache-Control": "no-store" } }));

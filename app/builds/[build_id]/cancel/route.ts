@@ -1,0 +1,36 @@
+import { requireUser } from "@/lib/auth/guard";
+import { parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { buildIdParamsSchema } from "@/lib/builds/schemas";
+import { cancelBuild } from "@/lib/builds/service";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}/cancel:
+ *   post:
+ *     tags: [Builds]
+ *     summary: Cancel a queued or in-progress build
+ *     description: >
+ *       SIGTERM to the running stage's process group (SIGKILL after 10 s), then the runtime is destroyed.
+ *       Answers once the processes are gone. 409 when the build is already over (a running build is
+ *       destroyed with DELETE instead).
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *     responses:
+ *       200:
+ *         description: The canceled build
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       409: { $ref: "#/components/responses/Conflict" }
+ */
+export const POST = route<Context>(async (request, { params }) => {
+  await requireUser(request);
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  return json(await cancelBuild(build_id));
+});

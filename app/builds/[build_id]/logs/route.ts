@@ -1,0 +1,35 @@
+import { parseParams, parseQuery } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { readBuildLog } from "@/lib/builds/logs";
+import { buildIdParamsSchema, buildLogQuerySchema } from "@/lib/builds/schemas";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}/logs:
+ *   get:
+ *     tags: [Builds]
+ *     summary: A window of at most 100,000 bytes of a build's log
+ *     description: >
+ *       Without `offset`, the last 100,000 bytes; with it, the bytes from there. Without `stage`, all stages,
+ *       each under a `== <stage> ==` heading.
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *       - { in: query, name: stage, schema: { type: string, enum: [checkout, install, test, start, healthcheck] } }
+ *       - { in: query, name: offset, schema: { type: integer, minimum: 0 } }
+ *     responses:
+ *       200:
+ *         description: The log window
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/BuildLog" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const GET = route<Context>(async (request, { params }) => {
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  const query = parseQuery(request, buildLogQuerySchema);
+  return json(await readBuildLog(build_id, query), { headers: { "Cache-Control": "no-store" } });
+});

@@ -1,0 +1,56 @@
+import { requireUser } from "@/lib/auth/guard";
+import { parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { buildIdParamsSchema } from "@/lib/builds/schemas";
+import { destroyBuild, getBuild } from "@/lib/builds/service";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}:
+ *   get:
+ *     tags: [Builds]
+ *     summary: A build with its stages
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *     responses:
+ *       200:
+ *         description: The build
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ */
+export const GET = route<Context>(async (_request, { params }) => {
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  return json(await getBuild(build_id), { headers: { "Cache-Control": "no-store" } });
+});
+
+/**
+ * @swagger
+ * /builds/{build_id}:
+ *   delete:
+ *     tags: [Builds]
+ *     summary: Destroy a build's runtime
+ *     description: >
+ *       Stops its processes, frees its port and removes its runtime files; the logs stay. 409 while the build
+ *       is queued or in progress (cancel it first). Deleting a destroyed build answers it again.
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *     responses:
+ *       200:
+ *         description: The build, destroyed
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       409: { $ref: "#/components/responses/Conflict" }
+ */
+export const DELETE = route<Context>(async (request, { params }) => {
+  await requireUser(request);
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  return json(await destroyBuild(build_id));
+});

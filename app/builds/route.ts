@@ -1,0 +1,66 @@
+import { requireUser } from "@/lib/auth/guard";
+import { parseJson, parseQuery } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { createBuild, parseCreateBuild } from "@/lib/builds/create";
+import { listBuildsQuerySchema } from "@/lib/builds/schemas";
+import { listBuilds } from "@/lib/builds/service";
+import { z } from "zod";
+
+/**
+ * @swagger
+ * /builds:
+ *   get:
+ *     tags: [Builds]
+ *     summary: Builds, newest first
+ *     parameters:
+ *       - { in: query, name: status, schema: { type: string, enum: [queued, checking_out, installing, testing, starting, running, failed, canceled, expired, destroying, destroyed] } }
+ *       - { in: query, name: limit, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
+ *       - { in: query, name: cursor, description: "next_cursor of the previous page", schema: { type: string } }
+ *     responses:
+ *       200:
+ *         description: One page of builds, without their stages
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/BuildList" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const GET = route(async (request) => {
+  const query = parseQuery(request, listBuildsQuerySchema);
+  return json(await listBuilds(query), { headers: { "Cache-Control": "no-store" } });
+});
+
+/**
+ * @swagger
+ * /builds:
+ *   post:
+ *     tags: [Builds]
+ *     summary: Start a build
+ *     description: >
+ *       Resolves every ref to a commit, stores the build and queues it. Either `repositories` or the legacy
+ *       `repository` and `ref`. Wrong JSON types answer 422; the rules of the build service (unknown fields,
+ *       unknown or duplicate repositories, unsafe or missing refs, invalid or missing modules, ttl bounds) 400.
+ *     security: [{ bearerAuth: [] }]
+ *     requestBody:
+ *       required: true
+ *       content:
+ *         application/json:
+ *           schema: { $ref: "#/components/schemas/CreateBuild" }
+ *     responses:
+ *       202:
+ *         description: The queued build
+ *         headers:
+ *           Location: { description: "/builds/{build_id}", schema: { type: string } }
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
+ */
+export const POST = route(async (request) => {
+  const user = await requireUser(request);
+  const input = parseCreateBuild(await parseJson(request, z.unknown()));
+  const build = await createBuild(user, input);
+  return json(build, { status: 202, headers: { Location: `/builds/${build.build_id}` } });
+});

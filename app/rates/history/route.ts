@@ -1,0 +1,47 @@
+import { cacheableJson } from "@/lib/http/cache";
+import { parseQuery } from "@/lib/http/request";
+import { route } from "@/lib/http/route";
+import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
+import { getRateHistory } from "@/lib/rates/service";
+
+/**
+ * @swagger
+ * /rates/history:
+ *   get:
+ *     tags: [Rates]
+ *     summary: The stored rates of a date range, newest first
+ *     description: >
+ *       "Today" is today in RATES_TIMEZONE (default America/Caracas). With neither date the range is
+ *       today - 30 days .. today; with only start_date, start_date .. today; with only end_date,
+ *       end_date - 30 days .. end_date. start_date and end_date in the answer echo the range used.
+ *       At most 3660 days from start_date to end_date.
+ *     parameters:
+ *       - in: query
+ *         name: start_date
+ *         required: false
+ *         description: First date of the range, YYYY-MM-DD
+ *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/start_date" }
+ *         example: "2026-10-24"
+ *       - in: query
+ *         name: end_date
+ *         required: false
+ *         description: Last date of the range, YYYY-MM-DD
+ *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/end_date" }
+ *         example: "2026-11-23"
+ *     responses:
+ *       200:
+ *         description: The range used and its rates
+ *         headers:
+ *           ETag: { schema: { type: string } }
+ *           Cache-Control: { schema: { type: string } }
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/RateHistory" }
+ *       304: { $ref: "#/components/responses/NotModified" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const GET = route(async (request) => {
+  const query = parseQuery(request, rateHistoryQuerySchema);
+  return cacheableJson(request, await getRateHistory(query));
+});

@@ -1,0 +1,21 @@
+// The demo's runtime: a page listing the build's modules, on 127.0.0.1:$PORT.
+import fs from "node:fs";
+import http from "node:http";
+import { installedFile } from "./modules.mjs";
+
+const { build_id: buildId, modules } = JSON.parse(fs.readFileSync(installedFile(), "utf8"));
+const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const page = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Build ${escape(buildId)}</title></head>
+<body><h1>Build ${escape(buildId)}</h1><ul>
+${modules.map(({ name, manifest }) => `<li><strong>${escape(name)}</strong> ${escape(manifest.version)}: ${escape(manifest.summary)}</li>`).join("\n")}
+</ul></body></html>
+`;
+
+const server = http.createServer((request, response) => {
+  console.log(`${request.method} ${request.url}`);
+  response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+  response.end(page);
+});
+server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log(`serving build ${buildId} on port ${process.env.PORT}`));
+for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => server.close(() => process.exit(0)));

@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { getEnv } from "../env";
+import { REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
+
+/**
+ * The operator's description of the build service (BUILDS_CONFIG, a YAML file). Validated once at start:
+ * an invalid file stops the start with a message naming the key (`builds.config.yaml: ttl.min_seconds: ...`).
+ * Relative paths and repository URLs are resolved against the file's folder, so `url: .` is the folder of
+ * the configuration itself.
+ */
+
+const positiveSeconds = z.number().positive("must be a positive number of seconds");
+const wholeSeconds = z.number().int("must be a whole number of seconds").positive("must be positive");
+const port = z.number().int("must be an integer").min(1024, "must be at least 1024").max(65535, "must be at most 65535");
+const command = z.string().trim().min(1, "must be a non-empty shell command").optional();
+
+const repositorySchema = z.strictObject({
+  alias: z.string().regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`),
+  url: z.string().trim().min(1, "must be a local path or a git URL"),
+  default_ref: z
+    .string()
+    .default("main")
+    .superRefine((ref, ctx) => {
+      const problem = refProblem(ref);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  allow_request_ref: z.boolean().default(true),
+  priority: z.number().int("must be an integer").default(10),
+  modules_path: z
+    .string()
+    .default(".")
+    .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes(".."), "must be a path inside the repository"),
+  module_manifest: z
+    .string()
+    .default("__manifest__.py")
+    .refine((name) => /^[^/\\]+$/.test(name) && name !== "." && name !== "..", "must be a file name"),
+});
+
+const configSchema = z
+  .strictObject({
+    builds_root: z.string().min(1).default("./data/builds"),
+    max_concurrent_builds: z.number().int("must be an integer").min(1, "must be at least 1").max(64).default(2),
+    max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
+    ttl: z
+      .strictObject({
+        default_seconds: wholeSeconds.default(14400),
+        min_seconds: wholeSeconds.default(300),
+        max_seconds: wholeSeconds.default(604800),
+        choices: z.array(wholeSeconds).default([3600, 14400, 28800, 86400]),
+      })
+      .prefault({})
+      .superRefine((ttl, ctx) => {
+        const issue = (key: string, message: string) => ctx.addIssue({ code: "custom", path: [key], message });
+        if (ttl.min_seconds > ttl.max_seconds) issue("min_seconds", "must not be greater than ttl.max_seconds");
+        if (ttl.default_seconds < ttl.min_seconds || ttl.default_seconds > ttl.max_seconds) {
+          issue("default_seconds", "must be between ttl.min_seconds and ttl.max_seconds");
+        }
+        ttl.choices.forEach((choice, index) => {
+          if (choice < ttl.min_seconds || choice > ttl.max_seconds) {
+            ctx.addIssue({ code: "custom", path: ["choices", index], message: "must be between ttl.min_seconds and ttl.max_seconds" });
+          }
+        });
+      }),
+    ports: z
+      .strictObject({ start: port.default(18000), end: port.default(19999) })
+      .prefault({})
+      .refine((ports) => ports.start <= ports.end, { path: ["end"], message: "must not be less than ports.start" }),
+    stage_timeout_seconds: positiveSeconds.default(1800),
+    // How often the reaper looks for expired builds; small values are for tests.
+    reaper_interval_seconds: positiveSeconds.default(30),
+    runtime: z
+      .strictObject({
+        driver: z.literal("process", { error: 'must be "process" (the only driver for now)' }).default("process"),
+        install: command,
+        test: command,
+        start: command,
+        healthcheck: z
+          .strictObject({
+            path: z.string().startsWith("/", "must start with /").default("/"),
+            timeout_seconds: positiveSeconds.default(120),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    repositories: z.array(repositorySchema).default([]),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Set<string>();
+    config.repositories.forEach((repository, index) => {
+      if (seen.has(repository.alias)) {
+        ctx.addIssue({ code: "custom", path: ["repositories", index, "alias"], message: `duplicates the alias "${repository.alias}"` });
+      }
+      seen.add(repository.alias);
+    });
+  });
+
+type ParsedConfig = z.output<typeof configSchema>;
+export type RepositoryConfig = ParsedConfig["repositories"][number] & {
+  /** A local absolute path or a URL git understands. */
+  resolvedUrl: string;
+};
+export type BuildsConfig = Omit<ParsedConfig, "repositories" | "builds_root"> & {
+  /** The configuration file, absolute. */
+  file: string;
+  /** builds_root, absolute. */
+  builds_root: string;
+  /** Sorted by priority, then alias: the order of ADDONS_PATH. */
+  repositories: RepositoryConfig[];
+};
+
+export class InvalidBuildsConfigError extends Error {}
+
+/** Reads and validates a builds configuration file. Throws InvalidBuildsConfigError naming the key. */
+export function loadBuildsConfig(file: string): BuildsConfig {
+  const absolute = path.resolve(file);
+  const label = path.basename(absolute);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, "utf8");
+  } catch (error) {
+    throw new InvalidBuildsConfigError(`${label}: cannot read ${absolute}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) ?? {};
+  } catch (error) {
+    throw new InvalidBuildsConfigError(`${label}: not valid YAML: ${(error as Error).message}`);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const key = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : String(part))).join(".");
+      const keys = issue.code === "unrecognized_keys" ? [key, issue.keys.join(", ")].filter(Boolean).join(".") : key;
+      return `${label}: ${(keys || "(root)").replace(/\.\[/g, "[")}: ${issue.message}`;
+    });
+    throw new InvalidBuildsConfigError(lines.join("\n"));
+  }
+  const folder = path.dirname(absolute);
+  const repositories = parsed.data.repositories
+    .map((repository) => ({ ...repository, resolvedUrl: resolveRepositoryUrl(repository.url, folder) }))
+    .sort((a, b) => a.priority - b.priority || a.alias.localeCompare(b.alias));
+  return { ...parsed.data, file: absolute, builds_root: path.resolve(folder, parsed.data.builds_root), repositories };
+}
+
+/** URLs (https, ssh, file, scp-like user@host:path) stay as they are; anything else is a path. */
+function resolveRepositoryUrl(url: string, folder: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^/\\]+:/.test(url)) return url;
+  return path.resolve(folder, url);
+}
+
+const globalForConfig = globalThis as unknown as { buildsConfig?: BuildsConfig };
+
+/** The configuration at BUILDS_CONFIG, read once per process. */
+export function getBuildsConfig(): BuildsConfig {
+  globalForConfig.buildsConfig ??= loadBuildsConfig(getEnv().BUILDS_CONFIG);
+  return globalForConfig.buildsConfig;
+}

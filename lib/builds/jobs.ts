@@ -1,0 +1,8 @@
+import { startExecutor, stopExecutor } from "./executor";
+import { startReaper, stopReaper } from "./reaper";
+
+/** The build service's background work, registered in lib/jobs.ts. The reaper starts after the recovery. */
+export const buildJobs = [
+  { name: "build executor", start: startExecutor, stop: stopExecutor },
+  { name: "build reaper", start: startReaper, stop: stopReaper },
+];

@@ -1,0 +1,217 @@
+import fs from "node:fs";
+import { badRequest, notFound } from "../http/problem";
+import { getBuildsConfig } from "./config";
+import { sleep } from "./processes";
+import type { BuildRecord } from "./repository";
+import { findBuild } from "./repository";
+import { LOG_WINDOW_BYTES, type BuildLogView } from "./schemas";
+import { requireBuild } from "./service";
+import { isStageOver, type BuildStatus, type StageName, type StageStatus } from "./status";
+import { recordedLogPath } from "./workspace";
+
+/**
+ * Reading stage logs by byte offsets, as JSON windows and as Server-Sent Events. Only the log files a build
+ * recorded in its stages (below its own logs folder) are ever opened.
+ */
+type StageRecord = BuildRecord["stages"][number];
+
+/** A part of a log document: a stage's file, or the `== stage ==` heading of the combined log. */
+interface Segment {
+  length: number;
+  read(from: number, to: number): Buffer;
+}
+
+function fileSegment(file: string | null): Segment {
+  if (!file) return { length: 0, read: () => Buffer.alloc(0) };
+  let length = 0;
+  try {
+    length = fs.statSync(file).size;
+  } catch {
+    /* not written yet */
+  }
+  return {
+    length,
+    read(from, to) {
+      const buffer = Buffer.alloc(to - from);
+      const fd = fs.openSync(file, "r");
+      try {
+        const bytesRead = fs.readSync(fd, buffer, 0, buffer.length, from);
+        return buffer.subarray(0, bytesRead);
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+  };
+}
+
+function textSegment(text: string): Segment {
+  const bytes = Buffer.from(text);
+  return { length: bytes.length, read: (from, to) => bytes.subarray(from, to) };
+}
+
+function readSegments(segments: Segment[], from: number, to: number): Buffer {
+  const parts: Buffer[] = [];
+  let base = 0;
+  for (const segment of segments) {
+    const start = Math.max(from, base);
+    const end = Math.min(to, base + segment.length);
+    if (start < end) parts.push(segment.read(start - base, end - base));
+    base += segment.length;
+  }
+  return Buffer.concat(parts);
+}
+
+/** Bytes at the start that continue a character begun before the window. */
+function leadingContinuationBytes(bytes: Buffer): number {
+  let count = 0;
+  while (count < Math.min(3, bytes.length) && (bytes[count] & 0xc0) === 0x80) count++;
+  return count;
+}
+
+/** The length of `bytes` without a trailing character that is cut short (the rest comes with the next read). */
+function completeCharactersLength(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(4, bytes.length); back++) {
+    const byte = bytes[bytes.length - back];
+    if ((byte & 0xc0) === 0x80) continue;
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needed > back ? bytes.length - back : bytes.length;
+  }
+  return bytes.length;
+}
+
+/** Up to `limit` bytes of the document from `offset`, or its tail without one; never a split character. */
+function readWindow(segments: Segment[], offset: number | undefined, limit = LOG_WINDOW_BYTES) {
+  const size = segments.reduce((sum, segment) => sum + segment.length, 0);
+  if (offset !== undefined && offset > size) {
+    throw badRequest(`offset ${offset} is past the end of the log (${size} bytes).`, [
+      { field: "query.offset", message: `must be at most ${size}` },
+    ]);
+  }
+  let start = offset ?? Math.max(0, size - limit);
+  const end = Math.min(size, start + limit);
+  let bytes = readSegments(segments, start, end);
+  if (offset === undefined && start > 0) {
+    const skip = leadingContinuationBytes(bytes);
+    start += skip;
+    bytes = bytes.subarray(skip);
+  }
+  bytes = bytes.subarray(0, completeCharactersLength(bytes));
+  return { start, bytes, size };
+}
+
+/** Whether a stage's log can still grow. The start log is the runtime's output: it grows while the runtime lives. */
+function isLogComplete(build: BuildRecord, stage: StageRecord): boolean {
+  if (!isStageOver(stage.status as StageStatus)) return false;
+  const runtimeMayWrite: BuildStatus[] = ["starting", "running", "destroying"];
+  return !(stage.name === "start" && runtimeMayWrite.includes(build.status as BuildStatus));
+}
+
+function requireStage(build: BuildRecord, name: string): StageRecord {
+  const stage = build.stages.find((candidate) => candidate.name === name);
+  if (!stage) {
+    throw notFound(`Build ${build.id} has no stage "${name}"; its stages are ${build.stages.map((s) => s.name).join(", ")}.`);
+  }
+  return stage;
+}
+
+function stageSegment(build: BuildRecord, stage: StageRecord): Segment {
+  return fileSegment(recordedLogPath(getBuildsConfig(), build.id, stage.logFile));
+}
+
+/** GET /builds/{id}/logs: one stage's log, or all of them each under a `== stage ==` heading. */
+export async function readBuildLog(buildId: string, query: { stage?: string; offset?: number }): Promise<BuildLogView> {
+  const build = await requireBuild(buildId);
+  let segments: Segment[];
+  let complete: boolean;
+  if (query.stage !== undefined) {
+    const stage = requireStage(build, query.stage);
+    segments = [stageSegment(build, stage)];
+    complete = isLogComplete(build, stage);
+  } else {
+    const written = build.stages.filter((stage) => stage.logFile !== null);
+    segments = written.flatMap((stage) => [textSegment(`== ${stage.name} ==\n`), stageSegment(build, stage)]);
+    complete = build.stages.every((stage) => isLogComplete(build, stage));
+  }
+  const { start, bytes, size } = readWindow(segments, query.offset);
+  const end = start + bytes.length;
+  return {
+    build_id: build.id,
+    stage: (query.stage as StageName | undefined) ?? null,
+    offset: start,
+    next_offset: end,
+    size,
+    content: bytes.toString("utf8"),
+    truncated: query.offset === undefined ? start > 0 : end < size,
+    complete,
+  };
+}
+
+const SSE_POLL_MS = 300;
+const SSE_PING_MS = 15_000;
+const SSE_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * GET /builds/{id}/logs/stream: a stage's log as Server-Sent Events. Each event carries the bytes after the
+ * previous one as `data` lines, with `id` the byte offset after it, so `Last-Event-ID` resumes exactly; a
+ * `: ping` comment keeps idle connections open; an `end` event follows the last bytes once the stage is over.
+ * Polls the file and the build while the client is connected, and stops when it goes away.
+ */
+export async function streamBuildLog(
+  buildId: string,
+  stageName: string,
+  lastEventId: string | null,
+  signal: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  const first = await requireBuild(buildId);
+  requireStage(first, stageName);
+  const resumeFrom = lastEventId !== null && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
+  const encoder = new TextEncoder();
+  const stopped = new AbortController();
+  const stop = () => stopped.abort();
+  signal.addEventListener("abort", stop, { once: true });
+
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => controller.enqueue(encoder.encode(text));
+      void (async () => {
+        let offset = resumeFrom;
+        let lastSent = Date.now();
+        try {
+          while (!stopped.signal.aborted) {
+            const build = await findBuild(buildId);
+            if (!build) break;
+            const stage = requireStage(build, stageName);
+            // Completion is read before the file, so every byte written before the stage ended gets sent.
+            const complete = isLogComplete(build, stage);
+            const segment = stageSegment(build, stage);
+            offset = Math.min(offset, segment.length);
+            while (offset < segment.length && !stopped.signal.aborted) {
+              const raw = segment.read(offset, Math.min(segment.length, offset + SSE_CHUNK_BYTES));
+              const bytes = raw.subarray(0, completeCharactersLength(raw));
+              if (bytes.length === 0) break;
+              offset += bytes.length;
+              const data = bytes.toString("utf8").split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
+              send(`id: ${offset}\n${data}\n`);
+              lastSent = Date.now();
+            }
+            if (complete && offset >= segment.length) {
+              send(`event: end\nid: ${offset}\ndata: ${JSON.stringify({ stage: stage.name, status: stage.status, size: offset })}\n\n`);
+              break;
+            }
+            if (Date.now() - lastSent >= SSE_PING_MS) {
+              send(": ping\n\n");
+              lastSent = Date.now();
+            }
+            await sleep(SSE_POLL_MS, stopped.signal);
+          }
+          if (!stopped.signal.aborted) controller.close();
+        } catch (error) {
+          if (!stopped.signal.aborted) controller.error(error);
+        } finally {
+          signal.removeEventListener("abort", stop);
+        }
+      })();
+    },
+    cancel: stop,
+  });
+}

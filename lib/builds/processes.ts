@@ -1,0 +1,141 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+
+/**
+ * Child processes of the builds. Every one runs in its own process group (detached), so that stopping a
+ * stage reaches whatever its shell started, and so that the server's own process group can stop without
+ * taking running previews down with it.
+ */
+export interface LoggedProcess {
+  /** The process id, which is also its process group id. */
+  pgid: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface SpawnLoggedOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** stdout and stderr both append to this file, interleaved as they come. */
+  logPath: string;
+}
+
+export function spawnLogged({ file, args, cwd, env, logPath }: SpawnLoggedOptions): LoggedProcess {
+  const fd = fs.openSync(logPath, "a");
+  try {
+    const child = spawn(file, args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", fd, fd], detached: true });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once("error", (error) => {
+        fs.appendFileSync(logPath, `\n[builds] could not start ${file}: ${error.message}\n`);
+        resolve({ code: 127, signal: null });
+      });
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+    });
+    // The child holds its own copy of the descriptor; the server must not keep the parent's open.
+    child.unref();
+    if (child.pid === undefined) return { pgid: -1, exited };
+    return { pgid: child.pid, exited };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Whether any live (non-zombie) process remains in a process group. `kill(-pgid, 0)` alone is not enough:
+ * orphaned zombies keep a group "existing" where PID 1 does not reap them, as in some containers.
+ */
+export function isProcessGroupAlive(pgid: number): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 1) return false;
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command: state, ppid, pgrp, ...
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
+  }
+  return false;
+}
+
+/** SIGTERM to a process group, SIGKILL once `graceMs` has passed; resolves when no process of it is left. */
+export async function stopProcessGroup(pgid: number, graceMs = 10_000): Promise<void> {
+  if (!isProcessGroupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const killAt = Date.now() + graceMs;
+  let killed = false;
+  while (isProcessGroupAlive(pgid)) {
+    if (!killed && Date.now() >= killAt) {
+      signalGroup(pgid, "SIGKILL");
+      killed = true;
+    }
+    await sleep(50);
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    /* the group is already gone */
+  }
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+export type RunOutcome =
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: "aborted" }
+  | { kind: "timed_out" };
+
+/**
+ * Runs a logged process to its end. Aborting the signal or passing `timeoutMs` stops its whole process
+ * group (SIGTERM, SIGKILL after 10 s) and resolves only once the group is gone.
+ */
+export async function runToCompletion(
+  options: SpawnLoggedOptions,
+  control: { signal: AbortSignal; timeoutMs: number; onStarted?: (pgid: number) => Promise<unknown> },
+): Promise<RunOutcome> {
+  if (control.signal.aborted) return { kind: "aborted" };
+  const child = spawnLogged(options);
+  await control.onStarted?.(child.pgid);
+  let stoppedFor: "aborted" | "timed_out" | null = null;
+  const stop = (reason: "aborted" | "timed_out") => {
+    stoppedFor ??= reason;
+    void stopProcessGroup(child.pgid);
+  };
+  const onAbort = () => stop("aborted");
+  control.signal.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => stop("timed_out"), control.timeoutMs);
+  try {
+    const exit = await child.exited;
+    // The shell may be gone while what it started lives on in the group: the stage is over only when all are.
+    if (stoppedFor) await stopProcessGroup(child.pgid);
+    else if (isProcessGroupAlive(child.pgid)) await stopProcessGroup(child.pgid);
+    if (stoppedFor) return { kind: stoppedFor };
+    return { kind: "exited", ...exit };
+  } finally {
+    clearTimeout(timer);
+    control.signal.removeEventListener("abort", onAbort);
+  }
+}

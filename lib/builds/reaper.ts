@@ -1,0 +1,33 @@
+import { getBuildsConfig } from "./config";
+import { destroyRuntime } from "./executor";
+import { listExpiredRunningBuilds, moveBuild } from "./repository";
+
+/**
+ * The reaper: independent of requests, it moves running builds past their expiry to `expired` and destroys
+ * their runtime. Its first pass runs at start, which catches builds that expired while the server was down.
+ */
+const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> } };
+
+export async function reapExpiredBuilds(now = new Date()): Promise<void> {
+  for (const build of await listExpiredRunningBuilds(now)) {
+    if (await moveBuild(build.id, "running", "expired")) await destroyRuntime(build.id);
+  }
+}
+
+export async function startReaper(): Promise<void> {
+  const state = (globalForReaper.buildReaper ??= { timer: null, pass: Promise.resolve() });
+  const pass = () => {
+    // One pass at a time: a slow destroy must not let the next tick start the same work again.
+    state.pass = state.pass.then(() => reapExpiredBuilds()).catch((error) => console.error("builds: the reaper failed:", error));
+    return state.pass;
+  };
+  await pass();
+  state.timer = setInterval(pass, getBuildsConfig().reaper_interval_seconds * 1000);
+  state.timer.unref();
+}
+
+export function stopReaper(): void {
+  const state = globalForReaper.buildReaper;
+  if (state?.timer) clearInterval(state.timer);
+  if (state) state.timer = null;
+}

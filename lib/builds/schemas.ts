@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { BUILD_STATUSES, STAGE_NAMES, STAGE_STATUSES } from "./status";
+
+/**
+ * The build service's request and response shapes: they validate requests and generate the OpenAPI
+ * components (those with `.meta({ id })`). Wrong JSON types answer 422; the domain rules of POST /builds
+ * (lib/builds/create.ts), unknown fields included, answer 400.
+ */
+export const MAX_REPOSITORIES = 10;
+export const MAX_MODULES = 100;
+export const LOG_WINDOW_BYTES = 100_000;
+
+export const buildRepositoryRequestSchema = z
+  .strictObject({
+    repository: z.string().describe("A configured repository alias"),
+    ref: z.string().optional().describe("A branch, tag or full commit id; the repository's default_ref when omitted"),
+  })
+  .meta({ id: "BuildRepositoryRequest" });
+
+export const createBuildSchema = z
+  .strictObject({
+    repositories: z.array(buildRepositoryRequestSchema).optional().describe(`1 to ${MAX_REPOSITORIES} repositories`),
+    repository: z.string().optional().describe("Legacy form: one repository alias (not with `repositories`)"),
+    ref: z.string().optional().describe("Legacy form: its ref"),
+    modules: z.array(z.string()).describe(`1 to ${MAX_MODULES} module names`),
+    ttl_seconds: z.number().int().optional().describe("Within the configured bounds; the configured default when omitted"),
+  })
+  .meta({ id: "CreateBuild" });
+
+export type CreateBuildInput = z.output<typeof createBuildSchema>;
+
+const timestamp = z.iso.datetime();
+
+export const buildStageSchema = z
+  .object({
+    name: z.enum(STAGE_NAMES),
+    status: z.enum(STAGE_STATUSES),
+    started_at: timestamp.nullable(),
+    finished_at: timestamp.nullable(),
+    duration_ms: z.number().int().nullable(),
+    exit_code: z.number().int().nullable(),
+  })
+  .meta({ id: "BuildStage" });
+
+export const buildRepositorySchema = z
+  .object({ repository: z.string(), ref: z.string(), commit_sha: z.string() })
+  .meta({ id: "BuildRepository" });
+
+export const buildSummarySchema = z
+  .object({
+    build_id: z.string(),
+    status: z.enum(BUILD_STATUSES),
+    repositories: z.array(buildRepositorySchema),
+    modules: z.array(z.string()),
+    ttl_seconds: z.number().int(),
+    created_at: timestamp,
+    started_at: timestamp.nullable(),
+    finished_at: timestamp.nullable().describe("When the build stopped working: it reached running, failed or was canceled"),
+    expires_at: timestamp,
+    queue_position: z.number().int().nullable().describe("1 for the next build to run; null unless queued"),
+    preview_url: z.string().nullable().describe("Null unless running"),
+    failure_stage: z.string().nullable().describe("A stage name, or `recovery` for a build a restart interrupted"),
+    failure_message: z.string().nullable(),
+    created_by: z.string().describe("The email of the user who asked for the build"),
+  })
+  .meta({ id: "BuildSummary" });
+
+export const buildSchema = buildSummarySchema.extend({ stages: z.array(buildStageSchema) }).meta({ id: "Build" });
+
+export const buildListSchema = z
+  .object({
+    builds: z.array(buildSummarySchema),
+    next_cursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last page"),
+  })
+  .meta({ id: "BuildList" });
+
+export const listBuildsQuerySchema = z.object({
+  status: z.enum(BUILD_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(64).optional(),
+});
+
+// A well-formed name the build lacks answers 404; anything else (path tricks, capitals) is malformed: 422.
+const stageParameter = z.string().regex(/^[a-z][a-z_]{0,31}$/, "must be a stage name such as install");
+
+export const buildLogQuerySchema = z.object({
+  stage: stageParameter.optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+export const buildLogStreamQuerySchema = z.object({ stage: stageParameter });
+
+export const buildLogSchema = z
+  .object({
+    build_id: z.string(),
+    stage: z.enum(STAGE_NAMES).nullable().describe("Null for all stages"),
+    offset: z.number().int(),
+    next_offset: z.number().int(),
+    size: z.number().int(),
+    content: z.string(),
+    truncated: z.boolean().describe("True when bytes before `offset` were left out of a tail read"),
+    complete: z.boolean().describe("True when the stage is over and the log will not grow"),
+  })
+  .meta({ id: "BuildLog" });
+
+export const buildIdParamsSchema = z.object({ build_id: z.string() });
+
+export const appConfigSchema = z
+  .object({
+    version: z.string(),
+    repositories: z.array(
+      z.object({
+        alias: z.string(),
+        default_ref: z.string(),
+        allow_request_ref: z.boolean(),
+        priority: z.number().int(),
+        ready: z.boolean(),
+        modules: z.array(z.string()).describe("At the default ref; empty while the repository is not ready"),
+      }),
+    ),
+    ttl: z.object({
+      default_seconds: z.number().int(),
+      min_seconds: z.number().int(),
+      max_seconds: z.number().int(),
+      choices: z.array(z.number().int()),
+    }),
+    max_concurrent_builds: z.number().int(),
+    max_repositories: z.number().int(),
+    max_modules: z.number().int(),
+  })
+  .meta({ id: "AppConfig" });
+
+export type BuildView = z.infer<typeof buildSchema>;
+export type BuildSummaryView = z.infer<typeof buildSummarySchema>;
+export type BuildLogView = z.infer<typeof buildLogSchema>;
+export type AppConfigView = z.infer<typeof appConfigSchema>;

@@ -1,0 +1,128 @@
+import { conflict, notFound, unprocessable } from "../http/problem";
+import { getBuildsConfig } from "./config";
+import { destroyRuntime, stopActiveBuild } from "./executor";
+import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
+import {
+  closeOpenStages,
+  findBuild,
+  findBuildSeq,
+  listBuildRecords,
+  listQueuedSeqs,
+  moveBuild,
+  type BuildRecord,
+} from "./repository";
+import {
+  MAX_MODULES,
+  MAX_REPOSITORIES,
+  type AppConfigView,
+  type BuildView,
+  type listBuildsQuerySchema,
+} from "./schemas";
+import { isInProgress, type BuildStatus } from "./status";
+import { toBuildSummary, toBuildView } from "./views";
+import type { z } from "zod";
+
+export const APP_VERSION = "0.2.0";
+
+/** A build with its queue position (1 = next to run) while it is queued. */
+export async function presentBuild(build: BuildRecord): Promise<BuildView> {
+  const position = build.status === "queued" ? (await listQueuedSeqs()).indexOf(build.seq) + 1 || null : null;
+  return toBuildView(build, position);
+}
+
+export async function requireBuild(buildId: string): Promise<BuildRecord> {
+  const build = await findBuild(buildId);
+  if (!build) throw notFound(`There is no build ${JSON.stringify(buildId.slice(0, 80))}.`);
+  return build;
+}
+
+export async function getBuild(buildId: string): Promise<BuildView> {
+  return presentBuild(await requireBuild(buildId));
+}
+
+/** Builds newest first, without stages; `cursor` is the last build_id of the previous page. */
+export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>) {
+  let beforeSeq: number | undefined;
+  if (query.cursor !== undefined) {
+    const seq = await findBuildSeq(query.cursor);
+    if (seq === null) {
+      throw unprocessable("The cursor does not name a build; use the next_cursor of the previous page.", [
+        { field: "query.cursor", message: "unknown build_id" },
+      ]);
+    }
+    beforeSeq = seq;
+  }
+  const records = await listBuildRecords({ status: query.status, limit: query.limit + 1, beforeSeq });
+  const page = records.slice(0, query.limit);
+  const queued = await listQueuedSeqs();
+  return {
+    builds: page.map((build) => toBuildSummary(build, queued.indexOf(build.seq) + 1 || null)),
+    next_cursor: records.length > query.limit ? page[page.length - 1].id : null,
+  };
+}
+
+/**
+ * POST /builds/{id}/cancel: stops a queued or in-progress build. The status becomes `canceled` first, so the
+ * executor cannot move it further; then the executor stops the stage's process group and destroys the runtime.
+ */
+export async function cancelBuild(buildId: string): Promise<BuildView> {
+  for (;;) {
+    const build = await requireBuild(buildId);
+    const status = build.status as BuildStatus;
+    if (status !== "queued" && !isInProgress(status)) {
+      const hint = status === "running" ? " It is running: DELETE /builds/{id} destroys its runtime." : "";
+      throw conflict(`Build ${buildId} is already over (${status}); there is nothing to cancel.${hint}`.replace("{id}", buildId));
+    }
+    // Only from the status just read: if the executor moved the build meanwhile, read it again.
+    if (!(await moveBuild(buildId, status, "canceled", { finishedAt: new Date() }))) continue;
+    const stopped = status !== "queued" && (await stopActiveBuild(buildId));
+    if (!stopped) {
+      // Nobody is working on it (queued, or between two steps): close it here.
+      await destroyRuntime(buildId);
+      await closeOpenStages(buildId, "canceled", "canceled", new Date());
+    }
+    return getBuild(buildId);
+  }
+}
+
+/**
+ * DELETE /builds/{id}: destroys the runtime of a build that is over (stops its processes, frees its port,
+ * removes its runtime files, keeps the logs). Deleting a destroyed build answers it again.
+ */
+export async function destroyBuild(buildId: string): Promise<BuildView> {
+  for (;;) {
+    const build = await requireBuild(buildId);
+    const status = build.status as BuildStatus;
+    if (status === "destroyed") return presentBuild(build);
+    if (status === "queued" || isInProgress(status)) {
+      throw conflict(`Build ${buildId} is ${status}; cancel it first with POST /builds/${buildId}/cancel.`);
+    }
+    if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
+    await destroyRuntime(buildId);
+    await moveBuild(buildId, "destroying", "destroyed");
+    return getBuild(buildId);
+  }
+}
+
+/** GET /app-config: what a client needs to offer a build; never the repositories' URLs. */
+export async function getAppConfig(): Promise<AppConfigView> {
+  const config = getBuildsConfig();
+  const repositories = await Promise.all(
+    config.repositories.map(async (repository) => ({
+      alias: repository.alias,
+      default_ref: repository.default_ref,
+      allow_request_ref: repository.allow_request_ref,
+      priority: repository.priority,
+      ready: isRepositoryReady(repository.alias),
+      modules: (await modulesAtDefaultRef(config, repository).catch(() => null)) ?? [],
+    })),
+  );
+  return {
+    version: APP_VERSION,
+    repositories,
+    ttl: { ...config.ttl },
+    max_concurrent_builds: config.max_concurrent_builds,
+    max_repositories: MAX_REPOSITORIES,
+    max_modules: MAX_MODULES,
+  };
+}

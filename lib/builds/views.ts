@@ -1,0 +1,43 @@
+import type { Build, BuildRepository, BuildStage } from "@prisma/client";
+import type { BuildStatus, StageName, StageStatus } from "./status";
+import type { BuildSummaryView, BuildView } from "./schemas";
+
+/** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function toBuildSummary(build: Build & { repositories: BuildRepository[] }, queuePosition: number | null = null): BuildSummaryView {
+  const status = build.status as BuildStatus;
+  return {
+    build_id: build.id,
+    status,
+    repositories: build.repositories.map((r) => ({ repository: r.alias, ref: r.ref, commit_sha: r.commitSha })),
+    modules: build.modules === "" ? [] : build.modules.split(","),
+    ttl_seconds: build.ttlSeconds,
+    created_at: build.createdAt.toISOString(),
+    started_at: iso(build.startedAt),
+    finished_at: iso(build.finishedAt),
+    expires_at: build.expiresAt.toISOString(),
+    queue_position: status === "queued" ? queuePosition : null,
+    preview_url: status === "running" && build.port != null ? `http://127.0.0.1:${build.port}/` : null,
+    failure_stage: build.failureStage,
+    failure_message: build.failureMessage,
+    created_by: build.createdBy,
+  };
+}
+
+export function toBuildView(
+  build: Build & { repositories: BuildRepository[]; stages: BuildStage[] },
+  queuePosition: number | null = null,
+): BuildView {
+  return {
+    ...toBuildSummary(build, queuePosition),
+    stages: build.stages.map((stage) => ({
+      name: stage.name as StageName,
+      status: stage.status as StageStatus,
+      started_at: iso(stage.startedAt),
+      finished_at: iso(stage.finishedAt),
+      duration_ms: stage.startedAt && stage.finishedAt ? stage.finishedAt.getTime() - stage.startedAt.getTime() : null,
+      exit_code: stage.exitCode,
+    })),
+  };
+}

@@ -1,0 +1,27 @@
+import etag from "etag";
+import fresh from "fresh";
+
+export interface CacheOptions {
+  /** How long a client or proxy may reuse the response without asking again. */
+  maxAgeSeconds?: number;
+  /** "public" lets shared caches keep it too; use "private" for anything tied to a user. */
+  scope?: "public" | "private";
+}
+
+/**
+ * A 200 JSON response that clients can revalidate: an ETag derived from the body and a short
+ * Cache-Control. A request whose If-None-Match matches that ETag (weak or strong, one tag of a list, or `*`)
+ * gets 304 Not Modified with the same headers and no body. The body is computed either way; what is saved
+ * is the transfer and the client's work.
+ */
+export function cacheableJson(request: Request, body: unknown, options: CacheOptions = {}): Response {
+  const { maxAgeSeconds = 60, scope = "public" } = options;
+  const text = JSON.stringify(body);
+  const headers = { ETag: etag(text), "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
+  // Only If-None-Match is passed on: `fresh` answers "stale" to any request with Cache-Control: no-cache,
+  // which fetch() adds by itself to every request carrying If-None-Match. That directive is for caches on
+  // the way; the origin evaluates the precondition regardless (RFC 9110, 13.2.1).
+  const conditional = { "if-none-match": request.headers.get("if-none-match") ?? undefined };
+  if (fresh(conditional, { etag: headers.ETag })) return new Response(null, { status: 304, headers });
+  return new Response(text, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
+}

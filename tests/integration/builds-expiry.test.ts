@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  expectAllDead,
+  fixtureConfig,
+  makeBuildsFixture,
+  pidsOfBuild,
+  startBuildsApp,
+  tearDownBuilds,
+  type BuildJson,
+  type BuildsApp,
+} from "../support/builds";
+
+// Short lives and a short stage timeout; the reaper looks every half second.
+let builds: BuildsApp;
+beforeAll(async () => {
+  builds = await startBuildsApp(
+    makeBuildsFixture((fixture) =>
+      fixtureConfig(fixture, { ttl: "{ default_seconds: 60, min_seconds: 1, max_seconds: 600, choices: [60] }", stageTimeout: 3 }),
+    ),
+  );
+});
+afterAll(() => tearDownBuilds(builds));
+
+describe("time to live", () => {
+  it("a running build past expires_at is expired by the reaper and its runtime destroyed", async () => {
+    const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"], ttl_seconds: 4 })).json()) as BuildJson;
+    const running = await builds.waitForStatus(created.build_id, ["running", "failed"]);
+    expect(running.status).toBe("running");
+    expect((await fetch(running.preview_url!)).status).toBe(200);
+    const pids = await pidsOfBuild(builds, created.build_id);
+    const expired = await builds.waitForStatus(created.build_id, ["expired"], 10_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(new Date(expired.expires_at as string).getTime());
+    expect(expired.preview_url).toBeNull();
+    await expectAllDead(pids);
+    await expect(fetch(running.preview_url!)).rejects.toThrow();
+    // The start log is over once the runtime is gone.
+    expect((await (await builds.get(`/builds/${created.build_id}/logs?stage=start`)).json()).complete).toBe(true);
+    const destroyed = await builds.app.fetch(`/builds/${created.build_id}`, { method: "DELETE", headers: builds.authorization });
+    expect((await destroyed.json()).status).toBe("destroyed");
+  });
+});
+
+describe("stage_timeout_seconds", () => {
+  it("kills a stage that runs too long and fails the build saying so", async () => {
+    const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+    const failed = await builds.waitForStatus(created.build_id, ["failed", "running"], 20_000);
+    expect(failed).toMatchObject({ status: "failed", failure_stage: "install" });
+    expect(failed.failure_message).toMatch(/ran past stage_timeout_seconds \(3 s\) and was killed/);
+    expect(failed.stages.find((stage) => stage.name === "install")!.duration_ms).toBeGreaterThanOrEqual(3000);
+    await expectAllDead(await pidsOfBuild(builds, created.build_id));
+  });
+});

@@ -1,0 +1,80 @@
+import { expect } from "vitest";
+import Database from "better-sqlite3";
+import type { AppServer } from "./app-server";
+
+export interface RateRow {
+  id: number;
+  date: string;
+  dollar: string;
+}
+
+/** Stores rates straight into the app's SQLite file (replacing the value of a date already there). */
+export function seedRates(app: AppServer, rates: { date: string; dollar: string }[]): void {
+  const database = new Database(app.databaseFile);
+  try {
+    const upsert = database.prepare(
+      `INSERT INTO Rate (date, dollar, updatedAt) VALUES (?, ?, ?)
+       ON CONFLICT(date) DO UPDATE SET dollar = excluded.dollar, updatedAt = excluded.updatedAt`,
+    );
+    database.transaction(() => {
+      for (const rate of rates) upsert.run(rate.date, rate.dollar, Date.now());
+    })();
+  } finally {
+    database.close();
+  }
+}
+
+/** Every stored rate, as the database holds it, by date. */
+export function readStoredRates(app: AppServer): RateRow[] {
+  const database = new Database(app.databaseFile, { readonly: true });
+  try {
+    return database.prepare("SELECT id, date, dollar FROM Rate ORDER BY date").all() as RateRow[];
+  } finally {
+    database.close();
+  }
+}
+
+export function deleteAllRates(app: AppServer): void {
+  const database = new Database(app.databaseFile);
+  try {
+    database.prepare("DELETE FROM Rate").run();
+  } finally {
+    database.close();
+  }
+}
+
+/** Today's calendar date at a fixed UTC offset, computed without the app's helpers. */
+export function todayAtOffset(offsetHours: number, now = Date.now()): string {
+  return new Date(now + offsetHours * 3_600_000).toISOString().slice(0, 10);
+}
+
+/** A YYYY-MM-DD date moved by whole days, computed without the app's helpers. */
+export function shiftDate(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Checks the caching contract of a rate read at `path`: ETag and a short public Cache-Control on 200, and 304
+ * without a body for an If-None-Match that matches (strong, weak, or one tag of a list). Returns the ETag.
+ */
+export async function expectConditionalGet(app: AppServer, path: string): Promise<string> {
+  const first = await app.fetch(path);
+  expect(first.status).toBe(200);
+  const body = await first.text();
+  const etag = first.headers.get("etag");
+  expect(etag).toMatch(/^(W\/)?"[^"]+"$/);
+  expect(first.headers.get("cache-control")).toMatch(/^public, max-age=([1-9]\d{0,2})$/);
+
+  const strongTag = etag!.replace(/^W\//, "");
+  for (const ifNoneMatch of [etag!, `W/${strongTag}`, `"something-else", ${etag}`, "*"]) {
+    const again = await app.fetch(path, { headers: { "If-None-Match": ifNoneMatch } });
+    expect(again.status, `If-None-Match: ${ifNoneMatch}`).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(again.headers.get("cache-control")).toBe(first.headers.get("cache-control"));
+    expect(await again.text()).toBe("");
+  }
+  const changed = await app.fetch(path, { headers: { "If-None-Match": '"something-else"' } });
+  expect(changed.status).toBe(200);
+  expect(await changed.text()).toBe(body);
+  return etag!;
+}

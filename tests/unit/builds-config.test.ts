@@ -1,0 +1,99 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { InvalidBuildsConfigError, loadBuildsConfig } from "@/lib/builds/config";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-config-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function configFile(yaml: string, name = "builds.config.yaml") {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, yaml);
+  return file;
+}
+
+function errorOf(yaml: string): string {
+  try {
+    loadBuildsConfig(configFile(yaml));
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidBuildsConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("the configuration was accepted");
+}
+
+describe("loadBuildsConfig", () => {
+  it("fills the defaults and resolves paths against the file's folder", () => {
+    const config = loadBuildsConfig(
+      configFile(`
+repositories:
+  - { alias: second, url: ../elsewhere, priority: 20 }
+  - { alias: demo, url: ., default_ref: main }
+  - { alias: remote, url: "https://example.com/repo.git", priority: 20 }
+  - { alias: scp, url: "git@example.com:org/repo.git", priority: 30 }
+`),
+    );
+    expect(config.builds_root).toBe(path.join(dir, "data", "builds"));
+    expect(config).toMatchObject({
+      max_concurrent_builds: 2,
+      max_queued_builds: 50,
+      ttl: { default_seconds: 14400, min_seconds: 300, max_seconds: 604800, choices: [3600, 14400, 28800, 86400] },
+      ports: { start: 18000, end: 19999 },
+      stage_timeout_seconds: 1800,
+      runtime: { driver: "process", healthcheck: { path: "/", timeout_seconds: 120 } },
+    });
+    // Sorted by priority, then alias: the order of ADDONS_PATH.
+    expect(config.repositories.map((r) => [r.alias, r.resolvedUrl])).toEqual([
+      ["demo", dir],
+      ["remote", "https://example.com/repo.git"],
+      ["second", path.resolve(dir, "../elsewhere")],
+      ["scp", "git@example.com:org/repo.git"],
+    ]);
+    expect(config.repositories[0]).toMatchObject({ allow_request_ref: true, modules_path: ".", module_manifest: "__manifest__.py" });
+  });
+
+  it("accepts the configuration the project ships", () => {
+    const shipped = loadBuildsConfig(path.resolve("builds.config.yaml"));
+    expect(shipped.repositories).toMatchObject([{ alias: "demo", resolvedUrl: path.resolve("."), default_ref: "main" }]);
+    expect(shipped.builds_root).toBe(path.resolve("data/builds"));
+  });
+
+  it.each([
+    ["ttl: { min_seconds: 0 }", /builds\.config\.yaml: ttl\.min_seconds: must be positive/],
+    ["ttl: { min_seconds: 900, max_seconds: 600, default_seconds: 700, choices: [] }", /ttl\.min_seconds: must not be greater than ttl\.max_seconds/],
+    ["ttl: { choices: [60] }", /ttl\.choices\[0\]: must be between/],
+    ["ports: { start: 20000, end: 19000 }", /ports\.end: must not be less than ports\.start/],
+    ["max_concurrent_builds: two", /max_concurrent_builds: /],
+    ["runtime: { driver: docker }", /runtime\.driver: must be "process"/],
+    ["runtime: { healthcheck: { path: health } }", /runtime\.healthcheck\.path: must start with \//],
+    ["repositories: [{ alias: Demo, url: . }]", /repositories\[0\]\.alias: must match/],
+    ["repositories: [{ alias: demo, url: ., default_ref: '-x' }]", /repositories\[0\]\.default_ref: must not start with '-'/],
+    ["repositories: [{ alias: demo, url: . }, { alias: demo, url: . }]", /repositories\[1\]\.alias: duplicates the alias "demo"/],
+    ["repositories: [{ alias: demo, url: ., modules_path: ../up }]", /repositories\[0\]\.modules_path: must be a path inside the repository/],
+    ["max_builds: 3", /builds\.config\.yaml: max_builds: /],
+    ["ttl: [", /builds\.config\.yaml: not valid YAML/],
+  ])("rejects %s naming the key", (yaml, message) => {
+    expect(errorOf(yaml)).toMatch(message);
+  });
+
+  it("names a missing file", () => {
+    expect(() => loadBuildsConfig(path.join(dir, "missing.yaml"))).toThrow(/missing\.yaml: cannot read/);
+  });
+
+  it("stops the start (scripts/prepare-start.ts) with the message", () => {
+    const file = configFile("ports: { start: 80 }", "bad.yaml");
+    let output = "";
+    try {
+      execFileSync(path.resolve("node_modules/.bin/tsx"), ["scripts/prepare-start.ts"], {
+        env: { ...process.env, BUILDS_CONFIG: file, DATABASE_URL: `file:${path.join(dir, "app.db")}` },
+        stdio: "pipe",
+      });
+    } catch (error) {
+      output = String((error as { stderr: Buffer }).stderr);
+      expect((error as { status: number }).status).toBe(1);
+    }
+    expect(output).toMatch(/bad\.yaml: ports\.start: must be at least 1024/);
+  });
+});
