@@ -88,6 +88,9 @@ test.describe("Builds on the dashboard", () => {
     await expect(log.locator(".ansi-cyan-fg").first()).toContainText("test 1");
     await expect(log).toContainText("<b>ok</b>");
     await expect(log.locator("b")).toHaveCount(0);
+    const shot = test.info().outputPath("build-live-log.png");
+    await page.screenshot({ path: shot });
+    await test.info().attach("build-live-log", { path: shot, contentType: "image/png" });
 
     // The counters count it as in progress meanwhile.
     await expect(page.getByTestId("counter-in-progress")).not.toHaveText("0");
