@@ -12,7 +12,8 @@ const EXPIRING_STATUSES = ["queued", "checking_out", "installing", "testing", "s
 /** The builds list; each id opens the build's detail inside the dashboard (`/?build=<id>`). */
 export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
+    // At least the loading placeholder's height, so the panel does not shrink when the list arrives.
+    <div className="min-h-48 overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-800">
       <table className="w-full min-w-[48rem] text-sm">
         <caption className="sr-only">Builds, newest first</caption>
         <thead className="bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">

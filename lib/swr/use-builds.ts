@@ -23,11 +23,14 @@ async function fetchBuildList(url: string): Promise<BuildList> {
   return Array.isArray(body) ? { builds: body, next_cursor: null } : { ...body, next_cursor: body.next_cursor ?? null };
 }
 
-/** Builds newest first, optionally of one status; polls every 2 s while any listed build is in progress. */
+/**
+ * Builds newest first, optionally of one status. Polls every 2 s while any listed build is in progress, and
+ * every 15 s otherwise: builds expire and other people start builds without this page doing anything.
+ */
 export function useBuilds(filter: BuildsFilter | null = {}) {
   return useSWR<BuildList, ApiError>(filter ? buildsKey(filter) : null, fetchBuildList, {
     keepPreviousData: true,
-    refreshInterval: (list) => (hasBuildInProgress(list?.builds) ? 2_000 : 0),
+    refreshInterval: (list) => (hasBuildInProgress(list?.builds) ? 2_000 : 15_000),
   });
 }
 

@@ -1,10 +1,13 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { expect, registerThroughHeader, test } from "./fixtures";
 
-/** Saves a full-page screenshot into this test's output folder and attaches it to the report. */
-async function snapshot(page: Page, testInfo: TestInfo, name: string) {
+/**
+ * Saves a screenshot into this test's output folder and attaches it to the report. Full page for the
+ * dashboard; the viewport where a modal is open, since a full-page capture misplaces the top layer.
+ */
+async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage = true) {
   const file = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage });
   await testInfo.attach(name, { path: file, contentType: "image/png" });
 }
 
@@ -25,13 +28,26 @@ test.describe("Screenshots of the dashboard and /docs", () => {
       if (await firstBuild.count()) {
         await firstBuild.getByRole("link").click();
         await expect(page.getByRole("dialog", { name: /^Build / }).getByTestId("stage-log")).toBeVisible();
-        await snapshot(page, testInfo, `build-detail-${colorScheme}`);
+        await snapshot(page, testInfo, `build-detail-${colorScheme}`, false);
         await page.keyboard.press("Escape");
       }
 
       await page.getByRole("button", { name: "New build" }).click();
       await expect(page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1", { exact: true })).toBeVisible();
-      await snapshot(page, testInfo, `new-build-form-${colorScheme}`);
+      await snapshot(page, testInfo, `new-build-form-${colorScheme}`, false);
+    });
+  }
+
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1280, height: 800 },
+    { width: 1920, height: 1080 },
+  ]) {
+    test(`the dashboard at ${viewport.width} px wide`, async ({ page }, testInfo) => {
+      await page.setViewportSize(viewport);
+      await page.goto("/");
+      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+      await snapshot(page, testInfo, `dashboard-${viewport.width}px`);
     });
   }
 
