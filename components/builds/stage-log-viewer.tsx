@@ -28,10 +28,8 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
     stage.status === "running",
   );
   const scroller = useRef<HTMLPreElement>(null);
+  // Following the newest line; the parent keys the viewer by stage, so each stage starts out stuck.
   const [stuck, setStuck] = useState(true);
-
-  // A new stage starts at its newest line.
-  useEffect(() => setStuck(true), [buildId, stage.name]);
 
   useLayoutEffect(() => {
     const element = scroller.current;

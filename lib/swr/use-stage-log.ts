@@ -24,8 +24,9 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Appends one SSE event (its `data` is the log text, line breaks as sent) to the followed log. Each event's `id` is the byte offset after its text, so text
- * already held (after a reconnect, or a second subscriber) is recognised by offset and not shown twice.
+ * Appends one SSE event to the followed log. An event's `data` is the log text itself (its lines as `data:`
+ * lines) and its `id` the byte offset after that text, so text already held (after a reconnect, or when a
+ * second subscriber restarts the stream from byte 0) is recognised by offset and not shown twice.
  */
 function appendEvent(state: StreamState | undefined, text: string, endOffset: number): StreamState {
   const bytes = encoder.encode(text);
