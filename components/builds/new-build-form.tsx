@@ -49,7 +49,8 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
 
   const repoByAlias = new Map(repositories.map((r) => [r.alias, r]));
   const chosen = rows.map((row) => repoByAlias.get(row.repository)).filter((r): r is AppConfigRepository => !!r);
-  const unchosen = repositories.filter((r) => !rows.some((row) => row.repository === r.alias));
+  // Only ready repositories can be added: the others are listed, disabled, so people see they exist.
+  const addable = repositories.filter((r) => r.ready && !rows.some((row) => row.repository === r.alias));
   // Modules offered are those of the chosen repositories at their default refs; a module found in two
   // repositories is one module to the build (ADDONS_PATH order decides which copy wins).
   const offered = chosen.map((repo) => ({ repo, modules: repo.modules.filter((m, i, all) => all.indexOf(m) === i) }));
@@ -69,7 +70,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   }
 
   function addRow() {
-    const repo = unchosen.find((r) => r.ready) ?? unchosen[0];
+    const repo = addable[0];
     if (!repo) return;
     setRows((current) => [...current, { key: nextKey, repository: repo.alias, ref: repo.default_ref }]);
     setNextKey((k) => k + 1);
@@ -172,7 +173,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
           );
         })}
         <div>
-          <Button size="sm" onClick={addRow} disabled={unchosen.length === 0 || rows.length >= config.max_repositories}>
+          <Button size="sm" onClick={addRow} disabled={addable.length === 0 || rows.length >= config.max_repositories}>
             Add repository
           </Button>
         </div>

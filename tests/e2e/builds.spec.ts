@@ -47,8 +47,6 @@ test.describe("Builds on the dashboard", () => {
     await dialog.getByRole("button", { name: "Start build" }).click();
     await expect(ref).toHaveAttribute("aria-invalid", "true");
 
-    // Adding a repository offers the next one; with a single configured repository there is none.
-    await expect(dialog.getByRole("button", { name: "Add repository" })).toBeDisabled();
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toBeHidden();
   });
@@ -127,6 +125,37 @@ test.describe("Builds on the dashboard", () => {
     await expect(page.getByTestId("build-row")).toContainText("destroyed");
     await page.getByLabel("Status").selectOption("running");
     await expect(page.getByTestId("build-row")).toHaveCount(0);
+  });
+
+  test("a build of two repositories: one added in the form, its ref locked, its modules offered", async ({ page }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    const form = await openNewBuildForm(page);
+
+    // The repository that is not ready is offered but cannot be chosen.
+    await expect(form.getByRole("option", { name: "offline (not ready)" })).toBeDisabled();
+    await form.getByRole("button", { name: "Add repository" }).click();
+    await expect(form.getByLabel("Repository 2", { exact: true })).toHaveValue("extras");
+    const ref = form.getByLabel("Ref 2", { exact: true });
+    await expect(ref).toHaveValue("main");
+    await expect(ref).toHaveAttribute("readonly", "");
+    await expect(form.getByText("Only the default ref can be built.")).toBeVisible();
+    // Every configured repository that is ready is now in the build: nothing more to add.
+    await expect(form.getByRole("button", { name: "Add repository" })).toBeDisabled();
+
+    await form.getByRole("checkbox", { name: "alpha", exact: true }).check();
+    await form.getByRole("checkbox", { name: "gamma", exact: true }).check();
+    await form.getByRole("button", { name: "Start build" }).click();
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+    await expect(drawer.getByTestId("commit-sha")).toHaveCount(2);
+    await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 60_000 });
+
+    const [preview] = await Promise.all([page.waitForEvent("popup"), drawer.getByRole("link", { name: /Open preview/ }).click()]);
+    await expect(preview.locator("body")).toContainText("alpha");
+    await expect(preview.locator("body")).toContainText("gamma");
+    await preview.close();
+    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await expect(drawer.getByTestId("build-status")).toHaveText("destroyed");
   });
 
   test("a failing build shows where and why it failed, and can be destroyed", async ({ page }) => {

@@ -73,26 +73,21 @@ export default async function globalSetup(_config: FullConfig) {
 }
 
 /**
- * A git repository with two modules (module.json manifests) and the build configuration that builds it.
+ * The build configuration and its repositories:
+ * - `demo`, a git repository with modules alpha and beta, which build cleanly, and broken, slow and verbose,
+ *   which steer the stage commands: `slow` keeps install busy (to cancel it), `broken` fails the tests,
+ *   `verbose` writes a log longer than the API's 100,000-byte tail;
+ * - `extras`, a second repository (module gamma) whose ref is locked to its default;
+ * - `offline`, whose URL does not exist, so it is never ready.
  * The stages print a few coloured lines a second apart, so a spec can watch a log grow; `start` serves a
  * page naming the build's modules on $PORT.
  */
 function makeBuildsFixture(tempDir: string): string {
-  const repo = path.join(tempDir, "demo-repo");
-  // alpha and beta build cleanly; the others steer the stage commands below: `slow` keeps install busy
-  // (to cancel it), `broken` fails the tests, `verbose` writes a log longer than the API's 100,000-byte tail.
-  for (const [name, title] of [
-    ["alpha", "Alpha"],
-    ["beta", "Beta"],
-    ["broken", "Broken"],
-    ["slow", "Slow"],
-    ["verbose", "Verbose"],
-  ]) {
-    fs.mkdirSync(path.join(repo, "modules", name), { recursive: true });
-    fs.writeFileSync(path.join(repo, "modules", name, "module.json"), JSON.stringify({ name: title }) + "\n");
-  }
+  const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose"]);
+  const extras = makeRepository(path.join(tempDir, "extras-repo"), ["gamma"]);
+  const previewServer = path.join(tempDir, "preview-server.cjs");
   fs.writeFileSync(
-    path.join(repo, "preview-server.cjs"),
+    previewServer,
     `const http = require("node:http");
 const modules = (process.env.MODULES || "").split(",").filter(Boolean);
 http
@@ -104,10 +99,6 @@ http
   .listen(Number(process.env.PORT), "127.0.0.1");
 `,
   );
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
-  git("init", "--quiet", "--initial-branch=main");
-  git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "add", ".");
-  git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "commit", "--quiet", "-m", "Demo modules");
 
   const config = path.join(tempDir, "builds.config.yaml");
   fs.writeFileSync(
@@ -128,19 +119,44 @@ runtime:
   test: >-
     case ",$MODULES," in *,broken,*) echo "1 test failed: broken" >&2; exit 3;; esac;
     for i in 1 2 3 4 5 6; do printf "\\033[36mtest %s\\033[0m <b>ok</b>\\n" "$i"; sleep 1; done
-  start: 'echo "serving on $PORT"; exec node "$(dirname "$ADDONS_PATH")/preview-server.cjs"'
+  start: 'echo "serving on $PORT"; exec node ${JSON.stringify(previewServer)}'
   healthcheck: { path: "/", timeout_seconds: 30 }
 repositories:
   - alias: demo
-    url: ${JSON.stringify(repo)}
+    url: ${JSON.stringify(demo)}
     default_ref: main
     allow_request_ref: true
     priority: 10
     modules_path: modules
     module_manifest: module.json
+  - alias: extras
+    url: ${JSON.stringify(extras)}
+    default_ref: main
+    allow_request_ref: false
+    priority: 20
+    modules_path: modules
+    module_manifest: module.json
+  - alias: offline
+    url: ${JSON.stringify(path.join(tempDir, "no-such-repo"))}
+    default_ref: main
+    priority: 30
 `,
   );
   return config;
+}
+
+/** A git repository on branch main with one module (a folder holding module.json) per name. */
+function makeRepository(dir: string, modules: string[]): string {
+  for (const name of modules) {
+    fs.mkdirSync(path.join(dir, "modules", name), { recursive: true });
+    fs.writeFileSync(path.join(dir, "modules", name, "module.json"), JSON.stringify({ name }) + "\n");
+  }
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], { cwd: dir, stdio: "ignore" });
+  git("init", "--quiet", "--initial-branch=main");
+  git("add", ".");
+  git("commit", "--quiet", "-m", "Modules");
+  return dir;
 }
 
 interface Started {
