@@ -35,7 +35,6 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                   scroll={false}
                   className="font-mono font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-indigo-300"
                   title={build.build_id}
-                  aria-label={`Open build ${build.build_id}`}
                 >
                   {shortId(build.build_id)}
                 </Link>

@@ -11,7 +11,10 @@ interface StageTimelineProps {
   onSelect: (stage: StageName) => void;
 }
 
-/** The stages in order with status and duration (ticking while running); choosing one shows its log. */
+/**
+ * The stages in order with status and duration (ticking while running); choosing one shows its log. Each
+ * button's visible text is its accessible name; aria-pressed says which log is shown.
+ */
 export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps) {
   const now = useNow(1_000);
   return (
@@ -26,7 +29,6 @@ export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps
             <button
               type="button"
               aria-pressed={isSelected}
-              aria-label={`${stage.name}: ${stage.status}${duration !== null ? `, ${formatDuration(duration)}` : ""}. Show its log.`}
               onClick={() => onSelect(stage.name)}
               data-testid={`stage-${stage.name}`}
               data-status={stage.status}

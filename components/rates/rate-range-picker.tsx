@@ -35,7 +35,7 @@ export function RateRangePicker({ value, onChange, current }: RateRangePickerPro
               setCustomOpen(false);
               onChange({ preset: preset.id });
             }}
-            className="rounded px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-500 dark:aria-pressed:text-slate-950"
+            className="rounded px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950"
           >
             {preset.label}
           </button>
@@ -49,7 +49,7 @@ export function RateRangePicker({ value, onChange, current }: RateRangePickerPro
             if (!start && current) setStart(current.start_date);
             if (!end && current) setEnd(current.end_date);
           }}
-          className="rounded px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-500 dark:aria-pressed:text-slate-950"
+          className="rounded px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950"
         >
           Custom
         </button>

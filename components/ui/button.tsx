@@ -5,7 +5,7 @@ type Size = "sm" | "md";
 
 const variants: Record<Variant, string> = {
   primary:
-    "bg-indigo-600 text-white hover:bg-indigo-700 disabled:bg-slate-300 disabled:text-slate-700 dark:bg-indigo-500 dark:text-slate-950 dark:hover:bg-indigo-400 dark:disabled:bg-slate-700 dark:disabled:text-slate-300",
+    "bg-indigo-600 text-white hover:bg-indigo-700 disabled:bg-slate-300 disabled:text-slate-700 dark:bg-indigo-400 dark:text-slate-950 dark:hover:bg-indigo-300 dark:disabled:bg-slate-700 dark:disabled:text-slate-300",
   secondary:
     "border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 disabled:text-slate-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800 dark:disabled:text-slate-400 disabled:border-dashed disabled:bg-transparent disabled:hover:bg-transparent dark:disabled:bg-transparent",
   danger:

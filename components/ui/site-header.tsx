@@ -6,12 +6,12 @@ export function SiteHeader() {
     <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
       <div className="mx-auto flex h-14 max-w-[1600px] items-center justify-between gap-4 px-4 sm:px-6">
         <div className="flex items-center gap-3 sm:gap-6">
-          <a href="/" aria-label="BCV runbot, dashboard" className="flex items-center gap-2 font-semibold tracking-tight whitespace-nowrap">
-            <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white dark:bg-indigo-500 dark:text-slate-950">
+          <a href="/" className="flex items-center gap-2 font-semibold tracking-tight whitespace-nowrap">
+            <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white dark:bg-indigo-400 dark:text-slate-950">
               Bs
             </span>
-            {/* On a phone the header keeps room for the session buttons; the link keeps its name. */}
-            <span className="hidden sm:inline">BCV runbot</span>
+            {/* On a phone the header keeps room for the session buttons; the name stays for screen readers. */}
+            <span className="sr-only sm:not-sr-only">BCV runbot</span>
           </a>
           <nav aria-label="Main">
             {/* A plain link, not next/link: prefetching /docs would pull Swagger UI's bundle into the dashboard. */}

@@ -1,5 +1,14 @@
+import AxeBuilder from "@axe-core/playwright";
 import type { Page, TestInfo } from "@playwright/test";
 import { expect, registerThroughHeader, test } from "./fixtures";
+
+/** WCAG 2.1 A and AA violations (contrast, labels, names, roles) on what is on screen now. */
+async function expectNoAxeViolations(page: Page, testInfo: TestInfo, name: string) {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  await testInfo.attach(`axe-${name}`, { body: JSON.stringify(results.violations, null, 2), contentType: "application/json" });
+  const summary = results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+  expect(summary, `accessibility violations on ${name}`).toEqual([]);
+}
 
 /**
  * Saves a screenshot into this test's output folder and attaches it to the report. Full page for the
@@ -11,8 +20,8 @@ async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage =
   await testInfo.attach(name, { path: file, contentType: "image/png" });
 }
 
-// Named to run after the other specs, so the screenshots show their rates and builds.
-test.describe("Screenshots of the dashboard and /docs", () => {
+// Named to run after the other specs, so the screenshots and checks see their rates and builds.
+test.describe("Screenshots and accessibility checks of the dashboard, and /docs", () => {
   for (const colorScheme of ["light", "dark"] as const) {
     test(`the dashboard in ${colorScheme} mode`, async ({ page }, testInfo) => {
       await page.emulateMedia({ colorScheme });
@@ -20,21 +29,25 @@ test.describe("Screenshots of the dashboard and /docs", () => {
       await expect(page.getByRole("region", { name: "Latest rate" })).toBeVisible();
       await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
       await snapshot(page, testInfo, `dashboard-signed-out-${colorScheme}`);
+      await expectNoAxeViolations(page, testInfo, `dashboard-signed-out-${colorScheme}`);
 
       await registerThroughHeader(page);
       await snapshot(page, testInfo, `dashboard-signed-in-${colorScheme}`);
+      await expectNoAxeViolations(page, testInfo, `dashboard-signed-in-${colorScheme}`);
 
       const firstBuild = page.getByTestId("build-row").first();
       if (await firstBuild.count()) {
         await firstBuild.getByRole("link").click();
         await expect(page.getByRole("dialog", { name: /^Build / }).getByTestId("stage-log")).toBeVisible();
         await snapshot(page, testInfo, `build-detail-${colorScheme}`, false);
+        await expectNoAxeViolations(page, testInfo, `build-detail-${colorScheme}`);
         await page.keyboard.press("Escape");
       }
 
       await page.getByRole("button", { name: "New build" }).click();
       await expect(page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1", { exact: true })).toBeVisible();
       await snapshot(page, testInfo, `new-build-form-${colorScheme}`, false);
+      await expectNoAxeViolations(page, testInfo, `new-build-form-${colorScheme}`);
     });
   }
 
