@@ -38,7 +38,9 @@ test.describe("Screenshots and accessibility checks of the dashboard, and /docs"
       const firstBuild = page.getByTestId("build-row").first();
       if (await firstBuild.count()) {
         await firstBuild.getByRole("link").click();
-        await expect(page.getByRole("dialog", { name: /^Build / }).getByTestId("stage-log")).toBeVisible();
+        const log = page.getByRole("dialog", { name: /^Build / }).getByTestId("stage-log");
+        await expect(log).toBeVisible();
+        await expect(log).not.toHaveAttribute("aria-busy", "true");
         await snapshot(page, testInfo, `build-detail-${colorScheme}`, false);
         await expectNoAxeViolations(page, testInfo, `build-detail-${colorScheme}`);
         await page.keyboard.press("Escape");
