@@ -3,10 +3,11 @@
  * Started from instrumentation.ts when the server boots.
  */
 import { buildJobs } from "./builds/jobs";
+import { rateJobs } from "./rates/jobs";
 
 type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> | void };
 
-const jobs: Job[] = [...buildJobs];
+const jobs: Job[] = [...buildJobs, ...rateJobs];
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
 

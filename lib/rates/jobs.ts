@@ -1,0 +1,42 @@
+import { getEnv } from "../env";
+import { fetchAndStoreRate } from "./service";
+
+/**
+ * Scheduled fetches of the official rate (RATES_FETCH_INTERVAL_SECONDS, off by default), so that the history
+ * fills itself without anyone calling POST /rates/. The central bank publishes once per business day, often
+ * in the afternoon for the next value date; an hourly schedule picks it up within the hour.
+ */
+const globalForSchedule = globalThis as unknown as { rateSchedule?: { timer: NodeJS.Timeout; running: boolean } };
+
+async function fetchOnSchedule(): Promise<void> {
+  const schedule = globalForSchedule.rateSchedule;
+  // A slow central bank (retries with timeouts) must not pile up overlapping fetches.
+  if (!schedule || schedule.running) return;
+  schedule.running = true;
+  try {
+    const { rate, created } = await fetchAndStoreRate();
+    console.info(`rates: ${created ? "stored" : "refreshed"} ${rate.dollar} for ${rate.date}`);
+  } catch (error) {
+    const detail = (error as { detail?: string }).detail ?? (error as Error).message;
+    console.warn(`rates: the scheduled fetch failed: ${detail}`);
+  } finally {
+    schedule.running = false;
+  }
+}
+
+function startRateSchedule(): void {
+  const seconds = getEnv().RATES_FETCH_INTERVAL_SECONDS;
+  if (seconds === 0 || globalForSchedule.rateSchedule) return;
+  const timer = setInterval(() => void fetchOnSchedule(), seconds * 1000);
+  timer.unref();
+  globalForSchedule.rateSchedule = { timer, running: false };
+  void fetchOnSchedule();
+}
+
+function stopRateSchedule(): void {
+  if (!globalForSchedule.rateSchedule) return;
+  clearInterval(globalForSchedule.rateSchedule.timer);
+  globalForSchedule.rateSchedule = undefined;
+}
+
+export const rateJobs = [{ name: "rate schedule", start: startRateSchedule, stop: stopRateSchedule }];
