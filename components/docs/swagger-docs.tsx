@@ -14,9 +14,6 @@ export function SwaggerDocs() {
     // Swagger UI has no dark theme; a light panel keeps its text readable when the system is dark.
     <main className="min-h-screen bg-white text-slate-900">
       <div className="mx-auto max-w-6xl py-4">
-        <a href="/" className="px-5 text-sm font-medium text-blue-700 underline-offset-2 hover:underline">
-          ← Dashboard
-        </a>
         <SwaggerUI url="/openapi.json" persistAuthorization tryItOutEnabled docExpansion="list" />
       </div>
     </main>
