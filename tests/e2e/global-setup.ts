@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import type { FullConfig } from "@playwright/test";
+import { freePort, stopProcessGroup } from "../support/processes";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", name);
@@ -199,36 +199,7 @@ async function waitFor(url: string, started: Started, timeoutMs = 60_000) {
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${started.output.join("")}`);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-/** SIGTERM to the process group, SIGKILL if it is still there after 10 s. */
-async function stopProcessGroup(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  try {
-    process.kill(-child.pid, "SIGTERM");
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-  }, 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /**
  * Builds run in their own process groups, outside the app's. A spec that failed halfway may leave a

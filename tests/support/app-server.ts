@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
+import { freePort, stopProcessGroup } from "./processes";
+
+export { freePort, stopProcessGroup };
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
@@ -18,16 +20,6 @@ export interface AppServer {
   stopProcess(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts the built app (`next start`) on a free loopback port with a fresh copy of the migrated template
@@ -85,24 +77,4 @@ async function waitUntilServing(baseUrl: string, child: ChildProcess, output: st
     }
   }
   throw new Error(`The app did not answer within 60 s:\n${output.join("")}`);
-}
-
-/** SIGTERM (or `signal`) to the server's process group, SIGKILL if it is still there after 10 s. */
-export async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      /* already gone */
-    }
-  }, 10_000);
-  await exited;
-  clearTimeout(timer);
 }
