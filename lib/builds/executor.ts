@@ -343,6 +343,18 @@ async function closeCanceledBuild(buildId: string): Promise<void> {
 }
 
 /**
+ * Running builds whose runtime exited on its own (crashed, or was killed from outside) are failed at stage
+ * `start`, so their status says so and their port is freed, instead of showing a dead preview as running.
+ */
+export async function failBuildsWithDeadRuntimes(): Promise<void> {
+  const config = getBuildsConfig();
+  for (const build of await listBuildsWithStatus(["running"])) {
+    if (build.runtimePgid == null || driver(config).isAlive(build.runtimePgid)) continue;
+    await failBuild(build.id, "start", "The runtime exited while the build was running; see the start log.");
+  }
+}
+
+/**
  * What a previous process left: builds in progress are failed (stage `recovery`) and their processes
  * killed; running builds keep running if their runtime is alive (their port is held again); half-destroyed
  * builds are finished off.

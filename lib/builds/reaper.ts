@@ -1,10 +1,11 @@
 import { getBuildsConfig } from "./config";
-import { destroyRuntime } from "./executor";
+import { destroyRuntime, failBuildsWithDeadRuntimes } from "./executor";
 import { listExpiredRunningBuilds, moveBuild } from "./repository";
 
 /**
  * The reaper: independent of requests, it moves running builds past their expiry to `expired` and destroys
- * their runtime. Its first pass runs at start, which catches builds that expired while the server was down.
+ * their runtime, and fails running builds whose runtime died. Its first pass runs at start, which catches
+ * builds that expired while the server was down.
  */
 const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> } };
 
@@ -18,7 +19,10 @@ export async function startReaper(): Promise<void> {
   const state = (globalForReaper.buildReaper ??= { timer: null, pass: Promise.resolve() });
   const pass = () => {
     // One pass at a time: a slow destroy must not let the next tick start the same work again.
-    state.pass = state.pass.then(() => reapExpiredBuilds()).catch((error) => console.error("builds: the reaper failed:", error));
+    state.pass = state.pass
+      .then(() => reapExpiredBuilds())
+      .then(() => failBuildsWithDeadRuntimes())
+      .catch((error) => console.error("builds: the reaper failed:", error));
     return state.pass;
   };
   await pass();

@@ -29,7 +29,7 @@ const ALLOWED_MOVES: Record<BuildStatus, readonly BuildStatus[]> = {
   installing: ["testing", "failed", "canceled"],
   testing: ["starting", "failed", "canceled"],
   starting: ["running", "failed", "canceled"],
-  // A running build whose runtime died while the server was down is failed by the recovery.
+  // A running build whose runtime died is failed: by the reaper, or by the recovery after a restart.
   running: ["expired", "destroying", "failed"],
   failed: ["destroying"],
   canceled: ["destroying"],

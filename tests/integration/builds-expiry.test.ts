@@ -40,6 +40,28 @@ describe("time to live", () => {
   });
 });
 
+describe("a runtime that dies", () => {
+  it("fails its running build at stage start and frees its port", async () => {
+    const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const running = await builds.waitForStatus(created.build_id, ["running", "failed"]);
+    expect(running.status).toBe("running");
+    const pids = await pidsOfBuild(builds, created.build_id);
+    expect(pids.length).toBeGreaterThan(0);
+    // Killed from outside the service, as a crash would end it.
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+    const failed = await builds.waitForStatus(created.build_id, ["failed"], 10_000);
+    expect(failed).toMatchObject({ failure_stage: "start", preview_url: null });
+    expect(failed.failure_message).toMatch(/runtime exited while the build was running/);
+    await expectAllDead(pids);
+  });
+});
+
 describe("stage_timeout_seconds", () => {
   it("kills a stage that runs too long and fails the build saying so", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
