@@ -6,7 +6,7 @@ import { getBuildsConfig, type RepositoryConfig } from "./config";
 import { enqueueBuild } from "./executor";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./mirrors";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
-import { countQueuedBuilds, insertBuild } from "./repository";
+import { countQueuedBuilds, insertQueuedBuild } from "./repository";
 import { createBuildSchema, MAX_MODULES, MAX_REPOSITORIES, type BuildView } from "./schemas";
 import { presentBuild } from "./service";
 
@@ -50,9 +50,10 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
       { field: "body.ttl_seconds", message: `must be between ${config.ttl.min_seconds} and ${config.ttl.max_seconds}` },
     ]);
   }
-  if ((await countQueuedBuilds()) >= config.max_queued_builds) {
-    throw serviceUnavailable(`The build queue is full (${config.max_queued_builds} builds waiting); try again later.`, RETRY_AFTER_SECONDS);
-  }
+  const queueFull = () =>
+    serviceUnavailable(`The build queue is full (${config.max_queued_builds} builds waiting); try again later.`, RETRY_AFTER_SECONDS);
+  // Checked early to answer before fetching any repository; checked again, atomically, when inserting.
+  if ((await countQueuedBuilds()) >= config.max_queued_builds) throw queueFull();
 
   // Fetch before resolving, so the build gets the refs as they are now.
   const synced = await Promise.all(requested.map(({ repository }) => syncMirror(config, repository)));
@@ -84,15 +85,19 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
     );
   }
 
-  const build = await insertBuild({
-    id: crypto.randomBytes(8).toString("hex"),
-    modules,
-    ttlSeconds,
-    createdAt: new Date(),
-    createdById: user.id,
-    createdBy: user.email,
-    repositories: resolved,
-  });
+  const build = await insertQueuedBuild(
+    {
+      id: crypto.randomBytes(8).toString("hex"),
+      modules,
+      ttlSeconds,
+      createdAt: new Date(),
+      createdById: user.id,
+      createdBy: user.email,
+      repositories: resolved,
+    },
+    config.max_queued_builds,
+  );
+  if (!build) throw queueFull();
   enqueueBuild(build.id);
   return presentBuild(build);
 }

@@ -20,21 +20,29 @@ export interface NewBuild {
   repositories: { alias: string; ref: string; commitSha: string }[];
 }
 
-export function insertBuild(build: NewBuild): Promise<BuildRecord> {
-  return getDb().build.create({
-    data: {
-      id: build.id,
-      status: "queued",
-      modules: build.modules.join(","),
-      ttlSeconds: build.ttlSeconds,
-      createdAt: build.createdAt,
-      expiresAt: new Date(build.createdAt.getTime() + build.ttlSeconds * 1000),
-      createdById: build.createdById,
-      createdBy: build.createdBy,
-      repositories: { create: build.repositories.map((repository, position) => ({ ...repository, position })) },
-      stages: { create: STAGE_NAMES.map((name, position) => ({ name, position, status: "pending" })) },
-    },
-    include: withDetails,
+/**
+ * Inserts a queued build unless `maxQueued` builds are already waiting (null then). Count and insert share one
+ * transaction, which the SQLite adapter runs one at a time, so simultaneous requests cannot all take the
+ * last place in the queue.
+ */
+export function insertQueuedBuild(build: NewBuild, maxQueued: number): Promise<BuildRecord | null> {
+  return getDb().$transaction(async (tx) => {
+    if ((await tx.build.count({ where: { status: "queued" } })) >= maxQueued) return null;
+    return tx.build.create({
+      data: {
+        id: build.id,
+        status: "queued",
+        modules: build.modules.join(","),
+        ttlSeconds: build.ttlSeconds,
+        createdAt: build.createdAt,
+        expiresAt: new Date(build.createdAt.getTime() + build.ttlSeconds * 1000),
+        createdById: build.createdById,
+        createdBy: build.createdBy,
+        repositories: { create: build.repositories.map((repository, position) => ({ ...repository, position })) },
+        stages: { create: STAGE_NAMES.map((name, position) => ({ name, position, status: "pending" })) },
+      },
+      include: withDetails,
+    });
   });
 }
 
