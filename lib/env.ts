@@ -48,6 +48,9 @@ const envSchema = z.object({
   // 0 turns the schedule off: the rate is then fetched only through POST /rates/.
   RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(0),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
+  // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
+  LOG_STREAMS_MAX: positiveInt(200),
+  LOG_STREAMS_PER_CLIENT: positiveInt(10),
 });
 
 export type Env = z.infer<typeof envSchema> & {

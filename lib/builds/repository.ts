@@ -1,5 +1,6 @@
 import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
+import { notifyBuildChanged } from "./build-events";
 import { canMove, type BuildStatus, type StageName, type StageStatus, STAGE_NAMES } from "./status";
 
 /** Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves. */
@@ -98,6 +99,7 @@ export async function moveBuild(
 ): Promise<boolean> {
   if (!canMove(from, to)) throw new Error(`A build cannot move from ${from} to ${to}.`);
   const { count } = await getDb().build.updateMany({ where: { id, status: from }, data: { ...data, status: to } });
+  if (count === 1) notifyBuildChanged(id);
   return count === 1;
 }
 
@@ -105,12 +107,14 @@ export function updateBuildRuntime(id: string, data: { port?: number | null; run
   return getDb().build.update({ where: { id }, data });
 }
 
-export function updateStage(
+export async function updateStage(
   buildId: string,
   name: StageName,
   data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; pgid?: number | null; logFile?: string },
 ) {
-  return getDb().buildStage.update({ where: { buildId_name: { buildId, name } }, data });
+  const stage = await getDb().buildStage.update({ where: { buildId_name: { buildId, name } }, data });
+  notifyBuildChanged(buildId);
+  return stage;
 }
 
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
@@ -118,4 +122,5 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
   const db = getDb();
   await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, pgid: null } });
   await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
+  notifyBuildChanged(buildId);
 }
