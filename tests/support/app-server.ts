@@ -14,6 +14,8 @@ export interface AppServer {
   /** The temp folder holding this server's database and secret. */
   dataDir: string;
   databaseFile: string;
+  /** The server's process id (`next start` serves in its own process), for memory and CPU measurements. */
+  pid: number;
   fetch(pathname: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
   /** Ends the server's process group (SIGTERM, or SIGKILL for a crash) and keeps its data, for a restart. */
@@ -54,6 +56,7 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
     baseUrl,
     dataDir,
     databaseFile,
+    pid: child.pid!,
     fetch: (pathname, init) => fetch(new URL(pathname, baseUrl), init),
     stop: async () => {
       await stopProcessGroup(child);
