@@ -16,6 +16,8 @@ export interface AppServer {
   databaseFile: string;
   /** The server's process id (`next start` serves in its own process), for memory and CPU measurements. */
   pid: number;
+  /** What the server printed so far (stdout and stderr). */
+  output(): string;
   fetch(pathname: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
   /** Ends the server's process group (SIGTERM, or SIGKILL for a crash) and keeps its data, for a restart. */
@@ -57,6 +59,7 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
     dataDir,
     databaseFile,
     pid: child.pid!,
+    output: () => output.join(""),
     fetch: (pathname, init) => fetch(new URL(pathname, baseUrl), init),
     stop: async () => {
       await stopProcessGroup(child);
