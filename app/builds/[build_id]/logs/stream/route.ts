@@ -43,7 +43,7 @@ export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema);
   const { LOG_STREAMS_MAX, LOG_STREAMS_PER_CLIENT } = getEnv();
-  const release = acquireStreamSlot(clientAddress(request), { total: LOG_STREAMS_MAX, perClient: LOG_STREAMS_PER_CLIENT });
+  const release = acquireStreamSlot(clientAddress(request.headers), { total: LOG_STREAMS_MAX, perClient: LOG_STREAMS_PER_CLIENT });
   let stream: ReadableStream<Uint8Array>;
   try {
     stream = await streamBuildLog(build_id, stage, request.headers.get("last-event-id"), request.signal, release);
