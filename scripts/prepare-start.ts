@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { databaseFilePath } from "../lib/database-url";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
-import { assertStageUserUsable, StageUserError } from "../lib/builds/run-as";
+import { checkStageUser, StageUserError } from "../lib/builds/run-as";
 import { secureDataFolder } from "../lib/data-folder";
 import { getEnv, InvalidEnvironmentError } from "../lib/env";
 
@@ -20,7 +20,7 @@ function main() {
   const buildsConfig = loadBuildsConfig(env.BUILDS_CONFIG);
   const dbFile = databaseFilePath(env.DATABASE_URL);
   secureDataFolder(dbFile);
-  assertStageUserUsable(buildsConfig, env.DATA_DIR);
+  for (const warning of checkStageUser(buildsConfig, env.DATA_DIR)) console.warn(warning);
   // WAL lets the server, the migration step and test processes read while one of them writes.
   const database = new Database(dbFile);
   database.pragma("journal_mode = WAL");

@@ -17,7 +17,7 @@ import {
 } from "./repository";
 import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "./status";
 import { removeRuntimeFiles, workspacePaths } from "./workspace";
-import { assertStageUserUsable, handOverWorkspace, stageUser } from "./run-as";
+import { checkStageUser, handOverWorkspace, stageUser } from "./run-as";
 import { getEnv } from "../env";
 
 /**
@@ -65,7 +65,7 @@ export function enqueueBuild(buildId: string): void {
 export async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
-  assertStageUserUsable(config, getEnv().DATA_DIR);
+  for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
   for (const repository of config.repositories) void syncMirror(config, repository);
   await recoverBuilds(config);
   for (const build of await listBuildsWithStatus(["queued"])) enqueueBuild(build.id);

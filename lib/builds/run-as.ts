@@ -57,13 +57,16 @@ function canEnter(folder: string, user: StageUser): boolean {
 }
 
 /**
- * Checked at start: the user exists, builds_root is outside the data folder (which that user must not enter)
- * and every folder above builds_root lets the user through. Throws StageUserError naming what to change.
+ * Checked at start: the user exists and builds_root is outside the data folder (which that user must not
+ * enter), or StageUserError names what to change. A folder above builds_root that does not let the user
+ * through is answered with a warning only: builds would fail at their first stage, saying permission denied,
+ * but the rest of the service works, and a checkout in a private folder (a CI clone under `mktemp -d`) with
+ * builds configured elsewhere must still start.
  */
-export function assertStageUserUsable(config: BuildsConfig, dataDir: string): void {
-  if (config.runtime.driver !== "process") return;
+export function checkStageUser(config: BuildsConfig, dataDir: string): string[] {
+  if (config.runtime.driver !== "process") return [];
   const user = stageUser(config);
-  if (!user) return;
+  if (!user) return [];
   const label = path.basename(config.file);
   const relative = path.relative(path.resolve(dataDir), config.builds_root);
   if (relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))) {
@@ -75,11 +78,12 @@ export function assertStageUserUsable(config: BuildsConfig, dataDir: string): vo
   fs.mkdirSync(config.builds_root, { recursive: true });
   for (let folder = config.builds_root; ; folder = path.dirname(folder)) {
     if (!canEnter(folder, user)) {
-      throw new StageUserError(
-        `${label}: builds_root: the user "${user.name}" (runtime.run_as) cannot enter ${folder}; allow it (chmod o+x) or move builds_root.`,
-      );
+      return [
+        `${label}: builds_root: the user "${user.name}" (runtime.run_as) cannot enter ${folder}, so stages will fail; ` +
+          `allow it (chmod o+x) or move builds_root.`,
+      ];
     }
-    if (path.dirname(folder) === folder) break;
+    if (path.dirname(folder) === folder) return [];
   }
 }
 

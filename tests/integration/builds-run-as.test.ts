@@ -86,4 +86,22 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
       fs.rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it("npm start warns when the stage user cannot enter a folder above builds_root", () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "run-as-start-"));
+    try {
+      const config = path.join(folder, "builds.config.yaml");
+      fs.mkdirSync(path.join(folder, "private"), { mode: 0o700 });
+      fs.writeFileSync(config, "builds_root: ./private/builds\n");
+      const result = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
+        cwd: projectRoot,
+        env: { ...process.env, DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config },
+        encoding: "utf8",
+      });
+      expect(result.status).toBe(0);
+      expect(result.stderr).toMatch(/builds_root: the user "nobody" \(runtime\.run_as\) cannot enter .*private, so stages will fail/);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
