@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,6 +10,19 @@ const asRoot = process.getuid?.() === 0;
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const nobody = asRoot ? Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim()) : -1;
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
+
+/**
+ * `npm start`'s preparation step, awaited without blocking this process: a synchronous wait would keep the
+ * test's idle connections to the server from noticing that the server closed them.
+ */
+function prepareStart(env: Record<string, string>): Promise<{ status: number; stderr: string }> {
+  return new Promise((resolve) => {
+    const tsx = path.join(projectRoot, "node_modules", ".bin", "tsx");
+    execFile(tsx, ["scripts/prepare-start.ts"], { cwd: projectRoot, env: { ...process.env, ...env } }, (error, _stdout, stderr) =>
+      resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+    );
+  });
+}
 
 let builds: BuildsApp;
 let dataDir: string;
@@ -70,16 +83,12 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
     }
   });
 
-  it("npm start stops with a message when builds_root is inside the data folder", () => {
+  it("npm start stops with a message when builds_root is inside the data folder", async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "run-as-start-"));
     try {
       const config = path.join(folder, "builds.config.yaml");
       fs.writeFileSync(config, "builds_root: ./data/builds\n");
-      const result = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
-        cwd: projectRoot,
-        env: { ...process.env, DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config },
-        encoding: "utf8",
-      });
+      const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
       expect(result.status).toBe(1);
       expect(result.stderr).toMatch(/builds\.config\.yaml: builds_root: .* is inside the data folder .*runtime\.run_as/);
     } finally {
@@ -87,17 +96,13 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
     }
   });
 
-  it("npm start warns when the stage user cannot enter a folder above builds_root", () => {
+  it("npm start warns when the stage user cannot enter a folder above builds_root", async () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "run-as-start-"));
     try {
       const config = path.join(folder, "builds.config.yaml");
       fs.mkdirSync(path.join(folder, "private"), { mode: 0o700 });
       fs.writeFileSync(config, "builds_root: ./private/builds\n");
-      const result = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
-        cwd: projectRoot,
-        env: { ...process.env, DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config },
-        encoding: "utf8",
-      });
+      const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
       expect(result.status).toBe(0);
       expect(result.stderr).toMatch(/builds_root: the user "nobody" \(runtime\.run_as\) cannot enter .*private, so stages will fail/);
     } finally {
