@@ -47,7 +47,11 @@ type AutocannonResult = {
   non2xx: number;
   "2xx": number;
 };
-const autocannon = createRequire(import.meta.url)("autocannon") as (options: object) => Promise<AutocannonResult>;
+type AutocannonInstance = { on(event: "reqError", listener: (error: Error & { code?: string }) => void): void };
+const autocannon = createRequire(import.meta.url)("autocannon") as (
+  options: object,
+  done: (error: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
 
 const rows: { phase: string; what: string; seen: string; bound: string; ok: boolean }[] = [];
 function record(phase: string, what: string, seen: string | number, bound: string, ok: boolean) {
@@ -158,17 +162,25 @@ describe("soak", () => {
         await sleep(3_000);
       }
     })();
-    const load = await autocannon({
-      url: app.app.baseUrl,
-      connections: CONNECTIONS,
-      duration: LOAD_SECONDS,
-      // A slow answer is measured (the latency row), not abandoned: only a failure counts as an error.
-      timeout: 60,
-      requests: [
-        { method: "GET", path: "/rates/" },
-        { method: "GET", path: "/rates/history?start_date=2026-09-01&end_date=2026-10-30" },
-        { method: "GET", path: "/rates/2026-09-15" },
-      ],
+    const requestErrors = new Map<string, number>();
+    const load = await new Promise<AutocannonResult>((resolve, reject) => {
+      const options = {
+        url: app.app.baseUrl,
+        connections: CONNECTIONS,
+        duration: LOAD_SECONDS,
+        // A slow answer is measured (the latency row), not abandoned: only a failure counts as an error.
+        timeout: 60,
+        requests: [
+          { method: "GET", path: "/rates/" },
+          { method: "GET", path: "/rates/history?start_date=2026-09-01&end_date=2026-10-30" },
+          { method: "GET", path: "/rates/2026-09-15" },
+        ],
+      };
+      const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+      instance.on("reqError", (error) => {
+        const kind = error.code ?? error.message;
+        requestErrors.set(kind, (requestErrors.get(kind) ?? 0) + 1);
+      });
     });
     loading = false;
     await Promise.all([apiWriter, directWriter, builder]);
@@ -177,7 +189,8 @@ describe("soak", () => {
     record("load", "machine: cores, load average before / after", `${os.cpus().length}, ${loadBefore.toFixed(1)} / ${os.loadavg()[0].toFixed(1)}`, "-", true);
     record("load", `GET rates, ${CONNECTIONS} clients, ${LOAD_SECONDS} s`, `${load.requests.total} requests, ${load.requests.average}/s`, "-", true);
     record("load", "read latency p50 / p99 / max", `${load.latency.p50} / ${load.latency.p99} / ${load.latency.max} ms`, "-", true);
-    record("load", "read errors, timeouts, non-2xx", `${load.errors}, ${load.timeouts}, ${load.non2xx}`, "0, 0, 0", load.errors + load.timeouts + load.non2xx === 0);
+    const errorKinds = [...requestErrors].map(([kind, count]) => `${kind} x${count}`).join(" ");
+    record("load", "read errors, timeouts, non-2xx", `${load.errors}, ${load.timeouts}, ${load.non2xx}${errorKinds ? ` (${errorKinds})` : ""}`, "0, 0, 0", load.errors + load.timeouts + load.non2xx === 0);
     record("load", "POST /rates/ stored / failed", `${writes.api} / ${writes.apiFailed.length}`, "failed 0", writes.apiFailed.length === 0);
     record("load", "direct SQLite writes ok / failed", `${writes.direct} / ${writes.directFailed.length}`, "failed 0", writes.directFailed.length === 0);
     record("load", "builds accepted / refused", `${writes.builds + 2} / ${writes.buildsRefused.length}`, "refused 0", writes.buildsRefused.length === 0);

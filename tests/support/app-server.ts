@@ -34,7 +34,9 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
   const databaseFile = path.join(dataDir, "app.db");
   fs.copyFileSync(inject("templateDatabase"), databaseFile);
   const port = await freePort();
-  const child = spawn(path.join(projectRoot, "node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+  // The keep-alive timeout of `npm start` (package.json): see the README.
+  const args = ["start", "-p", String(port), "--keepAliveTimeout", "65000"];
+  const child = spawn(path.join(projectRoot, "node_modules", ".bin", "next"), args, {
     cwd: projectRoot,
     env: {
       ...process.env,
