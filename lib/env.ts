@@ -81,6 +81,15 @@ export function getEnv(): Env {
   return cached;
 }
 
+/**
+ * A variable the builds configuration names (webhook_secret_env): its value, or undefined when unset or
+ * empty. Kept here so that process.env is read in this file only.
+ */
+export function readNamedVariable(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
 /** Forgets the cached environment; tests that change process.env call it. */
 export function resetEnvCache(): void {
   cached = undefined;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { createSwaggerSpec } from "next-swagger-doc";
 import { z } from "zod";
+import { hookExamples } from "../builds/auto/examples";
 import "./schema-modules";
 
 const problemSchema = z
@@ -19,6 +20,7 @@ const problemSchema = z
 const problemResponses: Record<string, [string, number, string?]> = {
   BadRequest: ["The request breaks a rule of this endpoint (the detail names it)", 400],
   Unauthorized: ["Missing, malformed, expired or revoked credentials", 401, "WWW-Authenticate"],
+  Forbidden: ["Signed in, but not allowed to act on this resource", 403],
   NotFound: ["The resource does not exist", 404],
   Conflict: ["The request conflicts with the resource's current state", 409],
   ValidationError: ["The request's shape is invalid: each bad field is listed in `errors`", 422],
@@ -101,6 +103,7 @@ export function getOpenApiDocument(): object {
       components: {
         schemas: schemaComponents() as never,
         responses: responseComponents() as never,
+        examples: { ...hookExamples } as never,
         securitySchemes: {
           bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },
           passwordForm: {
