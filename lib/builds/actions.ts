@@ -1,5 +1,5 @@
 import { badRequest, conflict } from "../http/problem";
-import type { PublicUser } from "../users/repository";
+import type { PublicUser } from "../users/roles";
 import { getBuildsConfig } from "./config";
 import { createBuild } from "./create";
 import { assertCanActOnBuild } from "./permissions";

@@ -72,12 +72,12 @@ export const buildSummarySchema = z
     preview_url: z.string().nullable().describe("Null unless running"),
     failure_stage: z.string().nullable().describe("A stage name, or `recovery` for a build a restart interrupted"),
     failure_message: z.string().nullable(),
-    created_by: z.string().describe("The email of the user who asked for the build; `build service` for automatic builds"),
+    created_by: z.string().describe("The display name of the user who asked for the build (never the email); `build service` for automatic builds"),
     trigger: z.enum(BUILD_TRIGGERS).describe("How the build was started: by hand, by a webhook, by polling, or as a rebuild"),
     triggered_by: z
       .string()
       .nullable()
-      .describe("Who started it: the user, or for a webhook the pusher the payload names; null for polling"),
+      .describe("Who started it: the user's display name, or for a webhook the pusher the payload names; null for polling"),
   })
   .meta({ id: "BuildSummary" });
 

@@ -95,8 +95,9 @@ describe("POST /builds/{build_id}/rebuild", () => {
     expect(rebuilt.build_id).not.toBe(original.build_id);
     expect(rebuilt).toMatchObject({
       trigger: "rebuild",
-      triggered_by: otherEmail,
-      created_by: otherEmail,
+      // Display names (the email's local part), never the email.
+      triggered_by: otherEmail.split("@")[0],
+      created_by: otherEmail.split("@")[0],
       modules: ["feature_mod", "base_mod"],
       ttl_seconds: 900,
       expires_at: null,

@@ -1,6 +1,6 @@
-import { parseParams } from "@/lib/http/request";
+import { parseParams, readBody } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
-import { receiveHook } from "@/lib/builds/auto/webhooks";
+import { MAX_HOOK_BODY_BYTES, receiveHook } from "@/lib/builds/auto/webhooks";
 import { hookParamsSchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ alias: string }> };
@@ -69,7 +69,7 @@ type Context = { params: Promise<{ alias: string }> };
 export const POST = route<Context>(async (request, { params }) => {
   const { alias } = parseParams(await params, hookParamsSchema);
   // The raw bytes: the signature is over exactly what the host sent.
-  const body = Buffer.from(await request.arrayBuffer());
+  const body = Buffer.from(await readBody(request, MAX_HOOK_BODY_BYTES));
   const { status, body: result } = await receiveHook(alias, request.headers, body);
   return json(result, { status });
 });

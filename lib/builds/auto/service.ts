@@ -4,6 +4,7 @@ import { BRANCH_GLOB_OPTIONS, getBuildsConfig, type BuildsConfig, type Repositor
 import { readCommitInfo } from "../commits";
 import { enqueueBuild } from "../executor";
 import { listModules } from "../mirrors";
+import type { Actor } from "../permissions";
 import { findAutomaticBuildOfCommit, findBuild, insertQueuedBuild, listAutomaticBuildsOfBranch, type BuildRecord } from "../repository";
 import { AUTOMATIC_TRIGGERS } from "../schemas";
 import { cancelBuild, destroyBuild } from "../service";
@@ -17,6 +18,9 @@ import { deleteHead, findHead, listPendingHeads, markHeadBuilt, saveHead, type A
  * Automatic builds have no creating user: they belong to the service.
  */
 export const SERVICE_CREATOR = "build service";
+
+/** The service acting on its own builds (superseding, branch deletion): they are the admins' and its own. */
+const SERVICE_ACTOR: Actor = { id: 0, role: "admin" };
 
 /** Builds that are alive or on their way: what superseding and branch deletion act on. */
 const LIVE_STATUSES: readonly BuildStatus[] = ["queued", ...IN_PROGRESS_STATUSES, "running"];
@@ -170,8 +174,8 @@ async function retire(buildId: string): Promise<void> {
   try {
     const build = await findBuild(buildId);
     if (!build) return;
-    if (build.status !== "running") await cancelBuild(buildId).catch(() => undefined);
-    await destroyBuild(buildId);
+    if (build.status !== "running") await cancelBuild(buildId, SERVICE_ACTOR).catch(() => undefined);
+    await destroyBuild(buildId, SERVICE_ACTOR);
   } catch (error) {
     console.error(`builds: the automatic build ${buildId} could not be destroyed:`, error);
   }
