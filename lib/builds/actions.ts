@@ -40,10 +40,9 @@ export async function extendBuild(user: PublicUser, buildId: string, ttlSeconds:
     ]);
   }
   const notRunning = () => conflict(`Build ${buildId} is not running; only a running build can be extended.`);
-  if (build.status !== "running" || !build.finishedAt) throw notRunning();
+  if (build.status !== "running") throw notRunning();
+  // ttl_seconds becomes the time to live last asked for, now counted from this extension.
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-  // ttl_seconds stays the build's whole life from reaching running: expires_at = finished_at + ttl_seconds.
-  const lifetime = Math.ceil((expiresAt.getTime() - build.finishedAt.getTime()) / 1000);
-  if (!(await setRunningBuildExpiry(buildId, expiresAt, lifetime))) throw notRunning();
+  if (!(await setRunningBuildExpiry(buildId, expiresAt, ttlSeconds))) throw notRunning();
   return getBuild(buildId);
 }

@@ -132,7 +132,7 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
   await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
 }
 
-/** Sets a running build's expiry (and its whole time to live); false when it is no longer running. */
+/** Sets a running build's expiry and the time to live it was given; false when it is no longer running. */
 export async function setRunningBuildExpiry(id: string, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
   const { count } = await getDb().build.updateMany({ where: { id, status: "running" }, data: { expiresAt, ttlSeconds } });
   return count === 1;

@@ -14,8 +14,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *     summary: Give a running build more time
  *     description: >
  *       The build now expires `ttl_seconds` from now, at most ttl.max_seconds of the configuration (400 above it).
- *       `ttl_seconds` of the answer becomes the build's whole life since it reached running. 409 for a build that
- *       is not running. Allowed for the build's creator or an admin (an automatic build: admins only).
+ *       `ttl_seconds` of the answer becomes the time to live asked for, counted from the extension. 409 for a
+ *       build that is not running. Allowed for the build's creator or an admin (an automatic build: admins only).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
