@@ -215,7 +215,7 @@ describe("POST /hooks/{alias}", () => {
 });
 
 describe("watch_interval_seconds", () => {
-  it("polling builds a commit pushed without any webhook, once", async () => {
+  it("polling builds a commit pushed without any webhook, once, and destroys it when the branch is deleted", async () => {
     const sha = pushCommit(watched, "poll/one", "noticed by polling");
     const build = await waitFor("a build of the polled commit", async () =>
       (await automatic("watched")).find((candidate) => (candidate.repositories as { commit_sha: string }[])[0].commit_sha === sha),
@@ -231,7 +231,9 @@ describe("watch_interval_seconds", () => {
     pushCommit(watched, "main", "not followed here");
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await automatic("watched")).toHaveLength(1);
-    await builds.app.fetch(`/builds/${build.build_id}/cancel`, { method: "POST", headers: builds.authorization });
+    // A branch gone from the repository is noticed too: its automatic build is stopped and destroyed.
+    git(watched.work, "push", "--quiet", "origin", "--delete", "poll/one");
+    expect((await builds.waitForStatus(build.build_id, ["destroyed"], 20_000)).status).toBe("destroyed");
   });
 });
 
