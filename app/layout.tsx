@@ -5,7 +5,7 @@ import { SwrProvider } from "@/lib/swr/swr-provider";
 import "./globals.css";
 
 export const metadata: Metadata = {
-  title: "BCV rates & builds",
+  title: { default: "BCV Rates & Previews", template: "%s · BCV Rates & Previews" },
   description: "Official BCV dollar rates and preview builds",
 };
 

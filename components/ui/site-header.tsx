@@ -11,7 +11,7 @@ export function SiteHeader() {
               Bs
             </span>
             {/* On a phone the header keeps room for the session buttons; the name stays for screen readers. */}
-            <span className="sr-only sm:not-sr-only">BCV runbot</span>
+            <span className="sr-only sm:not-sr-only">BCV Rates &amp; Previews</span>
           </a>
           <nav aria-label="Main">
             {/* A plain link, not next/link: prefetching /docs would pull Swagger UI's bundle into the dashboard. */}
