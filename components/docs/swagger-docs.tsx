@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import "swagger-ui-dist/swagger-ui.css";
+import "./swagger-docs.css";
 
 /**
  * Swagger UI from swagger-ui-dist's prebuilt bundle, not swagger-ui-react: Turbopack re-bundles

@@ -82,6 +82,41 @@ docsTest.describe("/docs", () => {
     expect(await swaggerAssets("/")).toEqual([]);
   });
 
+  for (const colorScheme of ["light", "dark"] as const) {
+    for (const viewport of [
+      { width: 1440, height: 960 },
+      { width: 390, height: 844 },
+    ]) {
+      docsTest(`an opened operation at ${viewport.width} px in ${colorScheme} mode fits the screen`, async ({ page }, testInfo) => {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize(viewport);
+        await page.goto("/docs");
+        const history = operation(page, "get", "/rates/history");
+        await expand(history);
+        await history.getByRole("button", { name: "Execute" }).click();
+        await expect(history.locator(".live-responses-table tr.response .response-col_status")).toHaveText("200");
+        // Nothing scrolls sideways: long code lines wrap or scroll inside their own box.
+        const overflow = await page.evaluate(() => ({
+          width: document.documentElement.scrollWidth,
+          // The innermost elements sticking out on the right, to name the culprit when this fails.
+          culprits: [...document.querySelectorAll("body *")]
+            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+            .filter((element) => ![...element.children].some((child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
+            .slice(0, 5)
+            .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (${Math.round(element.getBoundingClientRect().right)} px)`),
+        }));
+        expect(overflow.width, overflow.culprits.join(", ")).toBeLessThanOrEqual(viewport.width);
+        const name = `docs-${viewport.width}px-${colorScheme}`;
+        await history.screenshot({ path: testInfo.outputPath(`${name}-operation.png`) });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: testInfo.outputPath(`${name}-top.png`) });
+        for (const part of ["operation", "top"]) {
+          await testInfo.attach(`${name}-${part}`, { path: testInfo.outputPath(`${name}-${part}.png`), contentType: "image/png" });
+        }
+      });
+    }
+  }
+
   docsTest("every operation opens on its parameters and documented responses", async ({ page, request }) => {
     const document = (await (await request.get("/openapi.json")).json()) as { paths: OpenApiPaths };
     await page.goto("/docs");
