@@ -49,12 +49,13 @@ interface ReadRow extends LoadResult {
   ratioToFloor?: number;
   p99RatioToFloor?: number;
   ratioToLimit: number;
+  cpuRatioToFloor?: number;
 }
 
 async function measureReads(app: Server, nginx: NginxServer, today: string) {
   const limitServer = await startNodeHttp(FLOOR_BODY);
-  const load = (url: string, warmupSeconds: number) =>
-    measureLoad(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds });
+  const load = (url: string, warmupSeconds: number, serverProcessGroup: number) =>
+    measureLoad(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds, serverProcessGroup });
   try {
     const reads: [string, string][] = [
       ["/rates/", "/rates/"],
@@ -62,17 +63,29 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
       ["/rates/history (30 d)", "/rates/history"],
       ["/rates/history (10 years)", `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`],
     ];
-    const targets: { name: string; url: string; kind: "limit" | "floor" | "app" | "nginx"; rounds: LoadResult[] }[] = [
-      { name: "node:http, constant JSON (the limit)", url: `${limitServer.baseUrl}/`, kind: "limit", rounds: [] },
-      { name: "Next.js route, constant JSON (the floor)", url: `${app.baseUrl}/bench/floor`, kind: "floor", rounds: [] },
-      ...reads.map(([name, pathname]) => ({ name: `app ${name}`, url: app.baseUrl + pathname, kind: "app" as const, rounds: [] })),
-      ...reads.map(([name, pathname]) => ({ name: `nginx cache ${name}`, url: nginx.baseUrl + pathname, kind: "nginx" as const, rounds: [] })),
+    type Target = { name: string; url: string; kind: "limit" | "floor" | "app" | "nginx"; pgid: number; rounds: LoadResult[] };
+    const appTarget = (name: string, pathname: string, kind: Target["kind"] = "app"): Target => ({
+      name,
+      url: app.baseUrl + pathname,
+      kind,
+      pgid: app.child.pid!,
+      rounds: [],
+    });
+    const targets: Target[] = [
+      { name: "node:http, constant JSON (the limit)", url: `${limitServer.baseUrl}/`, kind: "limit", pgid: limitServer.child.pid!, rounds: [] },
+      appTarget("Next.js route, constant JSON (the floor)", "/bench/floor", "floor"),
+      // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
+      appTarget("the floor through proxy.ts", "/bench/%66loor"),
+      ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
+      ...reads.map(([name, pathname]): Target => ({ name: `nginx cache ${name}`, url: nginx.baseUrl + pathname, kind: "nginx", pgid: nginx.pid, rounds: [] })),
     ];
     for (let round = 0; round < settings.rounds; round++) {
       for (const target of targets) {
-        const result = await load(target.url, round === 0 ? settings.warmupSeconds : 0);
+        const result = await load(target.url, round === 0 ? settings.warmupSeconds : 0, target.pgid);
         target.rounds.push(result);
-        console.error(`  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms`);
+        console.error(
+          `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request`,
+        );
         if (result.errors + result.non2xx > 0) console.error(`  ! ${result.errors} errors, ${result.non2xx} non-2xx answers`);
       }
     }
@@ -88,7 +101,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
         errors: rounds.reduce((sum, r) => sum + r.errors, 0),
         non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
         bytesPerRequest: rounds[0].bytesPerRequest,
-        rounds: rounds.map((r) => ({ requestsPerSecond: Math.round(r.requestsPerSecond), latencyP99Ms: r.latencyP99Ms })),
+        cpuMicrosPerRequest: median(rounds.map((r) => r.cpuMicrosPerRequest ?? NaN)),
+        rounds: rounds.map((r) => ({ requestsPerSecond: Math.round(r.requestsPerSecond), latencyP99Ms: r.latencyP99Ms, cpuMicrosPerRequest: r.cpuMicrosPerRequest })),
       },
     }));
     const limit = measured.find((m) => m.kind === "limit")!.result;
@@ -100,6 +114,7 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
       ratioToFloor: kind === "app" || kind === "floor" ? round(result.requestsPerSecond / floor.requestsPerSecond, 2) : undefined,
       p99RatioToFloor: kind === "app" || kind === "floor" ? round(result.latencyP99Ms / floor.latencyP99Ms, 2) : undefined,
       ratioToLimit: round(result.requestsPerSecond / limit.requestsPerSecond, 3),
+      cpuRatioToFloor: kind === "app" || kind === "floor" ? round(result.cpuMicrosPerRequest / floor.cpuMicrosPerRequest, 2) : undefined,
     }));
   } finally {
     await limitServer.stop();
@@ -217,10 +232,13 @@ function machine() {
 function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typeof measureBuilds>> | undefined) {
   const lines: string[] = [];
   if (reads) {
-    lines.push("| server | req/s | p50 ms | p99 ms | × floor (req/s) | × floor (p99) | × limit |", "|---|---:|---:|---:|---:|---:|---:|");
+    lines.push(
+      "| server | req/s | p50 ms | p99 ms | × floor (req/s) | × floor (p99) | × limit (req/s) | server CPU µs/request | × floor (CPU) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    );
     for (const row of reads) {
       lines.push(
-        `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} |`,
+        `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} | ${row.cpuMicrosPerRequest ?? ""} | ${row.cpuRatioToFloor ?? ""} |`,
       );
     }
   }

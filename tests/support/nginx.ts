@@ -14,6 +14,8 @@ export const SITE_CONFIG = path.join(projectRoot, "deploy", "nginx", "bcv-rates.
 export interface NginxServer {
   baseUrl: string;
   folder: string;
+  /** The master's pid, which is also the process group of its workers. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ http {
   return {
     baseUrl,
     folder,
+    pid: child.pid!,
     stop: async () => {
       await stopProcessGroup(child);
       fs.rmSync(folder, { recursive: true, force: true });
