@@ -1,13 +1,34 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { getEnv } from "./lib/env";
 import { rejectMalformedPath } from "./lib/http/malformed-path";
+import { contentSecurityPolicy, newNonce, securityHeaders } from "./lib/http/security-headers";
 
-/** Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500. */
+/**
+ * Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500, and
+ * gives every response the security headers (lib/http/security-headers.ts) with a fresh CSP nonce.
+ */
 export function proxy(request: NextRequest) {
-  return rejectMalformedPath(request) ?? NextResponse.next();
+  const csp = contentSecurityPolicy(newNonce(), getEnv().NODE_ENV === "development");
+  const malformed = rejectMalformedPath(request);
+  const response =
+    malformed ??
+    NextResponse.next({
+      // Next.js takes the nonce for its inline scripts from the request's CSP header.
+      request: { headers: withHeader(request.headers, "Content-Security-Policy", csp) },
+    });
+  for (const [name, value] of Object.entries(securityHeaders(csp))) response.headers.set(name, value);
+  return response;
+}
+
+function withHeader(headers: Headers, name: string, value: string): Headers {
+  const copy = new Headers(headers);
+  copy.set(name, value);
+  return copy;
 }
 
 export const config = {
-  // Only paths with a percent sign can be malformed percent-encoding. Running the proxy on every request cost
-  // the rate reads about a fifth of their throughput (see the README's performance section).
-  matcher: ["/(.*%.*)"],
+  // Every path but Next's own assets, whose names are generated, and the public rate reads, which set the same
+  // security headers themselves (lib/rates/read-cache.ts): the proxy costs about as much again as a whole
+  // route handler (README, Performance). Their paths with a percent sign, which may be malformed, still come here.
+  matcher: ["/((?!_next/static|_next/image|rates/|rates$|bench/).*)", "/(rates|bench)/(.*%.*)"],
 };

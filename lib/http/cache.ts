@@ -6,6 +6,8 @@ export interface CacheOptions {
   maxAgeSeconds?: number;
   /** "public" lets shared caches keep it too; use "private" for anything tied to a user. */
   scope?: "public" | "private";
+  /** More headers for both the 200 and the 304. */
+  headers?: Record<string, string>;
 }
 
 /** A JSON body serialised once, with its ETag: what a cache keeps to answer without doing the work again. */
@@ -32,7 +34,7 @@ export function cacheableJson(request: Request, body: unknown, options: CacheOpt
 /** cacheableJson for a body serialised earlier (lib/rates/read-cache.ts): no serialisation, no hashing. */
 export function cachedJson(request: Request, json: SerializedJson, options: CacheOptions = {}): Response {
   const { maxAgeSeconds = 60, scope = "public" } = options;
-  const headers = { ETag: json.etag, "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
+  const headers = { ...options.headers, ETag: json.etag, "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
   const ifNoneMatch = request.headers.get("if-none-match");
   // Only If-None-Match is passed on: `fresh` answers "stale" to any request with Cache-Control: no-cache,
   // which fetch() adds by itself to every request carrying If-None-Match. That directive is for caches on
