@@ -80,6 +80,17 @@ describe("rate reads after writes", () => {
     expect(await notModified.text()).toBe("");
   });
 
+  it("carry the security headers that the proxy gives every other response", async () => {
+    for (const path of ["/rates/", `/rates/${yesterday}`, "/rates/history"]) {
+      const response = await app.fetch(path);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(response.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
+    const page = await app.fetch("/");
+    expect(page.headers.get("content-security-policy")).toMatch(/script-src 'self' 'nonce-/);
+  });
+
   it("never cache a problem: a date without a rate answers 404 until one is stored", async () => {
     const later = shiftDate(today, -2);
     expect((await app.fetch(`/rates/${later}`)).status).toBe(404);
