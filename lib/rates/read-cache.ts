@@ -127,11 +127,12 @@ function load(key: string, epoch: number, read: () => Promise<unknown>): Promise
 /**
  * Answers a public rate read from the cache, calling `read` (the unchanged service call, whose errors pass
  * through as problems and are never cached) on a miss. `perDay`: the answer depends on today's date.
+ * `headers`: more headers for the answer (CORS, say).
  */
 export async function serveRateRead(
   request: Request,
   read: () => Promise<unknown>,
-  options: { perDay?: boolean } = {},
+  options: { perDay?: boolean; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const key = options.perDay ? `${pathAndQuery(request.url)}\0${today()}` : pathAndQuery(request.url);
   const epoch = currentEpoch();
@@ -143,7 +144,8 @@ export async function serveRateRead(
   } else {
     entry = await load(key, epoch, read);
   }
-  return cachedJson(request, entry, { maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS, headers: READ_HEADERS });
+  const headers = options.headers ? { ...READ_HEADERS, ...options.headers } : READ_HEADERS;
+  return cachedJson(request, entry, { maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS, headers });
 }
 
 /** For tests and the benchmark: what the cache holds. */
