@@ -6,32 +6,15 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { formatDateTime, formatDuration, formatTtl } from "@/components/ui/format";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useNow } from "@/components/ui/use-now";
-import type { Build, Stage } from "@/lib/swr/types";
+import type { Build } from "@/lib/swr/types";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildActions } from "./build-actions";
 import { BuildExpiry, expiryLabel } from "./build-expiry";
 import { BuildStatusBadge } from "./build-status-badge";
 import { createdByLabel, shortSha } from "./build-format";
+import { followedStage } from "./followed-stage";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
-
-/**
- * The stage whose log to show when the person has not picked one: the running stage (so the viewer moves
- * on as the build does), else the one that failed, else the one a cancel interrupted, else the last that
- * ran. A cancel marks the stages that never started "canceled" too: those have no start time and no log,
- * so they are never picked over one that ran. Stage names are whatever the build's driver has.
- */
-export function followedStage(stages: Stage[]): Stage | undefined {
-  const ran = (s: Stage) => s.started_at !== null;
-  return (
-    stages.find((s) => s.status === "running") ??
-    stages.find((s) => s.status === "failed" && ran(s)) ??
-    stages.find((s) => s.status === "canceled" && ran(s)) ??
-    stages.find((s) => s.status === "failed") ??
-    [...stages].reverse().find(ran) ??
-    stages[0]
-  );
-}
 
 /** A build's detail: status, actions, failure, people and times, preview, repositories, stages and the stage log. */
 export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: () => void }) {
