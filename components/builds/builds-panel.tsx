@@ -88,7 +88,7 @@ export function BuildsPanel() {
             type="search"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
-            placeholder="id, repository, ref, module, person…"
+            placeholder="id, repository, module, person…"
             className={`${inputClass} h-9`}
           />
         </label>

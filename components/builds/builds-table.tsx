@@ -9,12 +9,15 @@ import { BuildExpiry } from "./build-expiry";
 import { BuildStatusBadge } from "./build-status-badge";
 import { createdByLabel, shortId, shortSha } from "./build-format";
 
+/** Cards have no "Expires in" column: they say it only while it means something. */
+const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running"];
+
 const linkClass =
   "font-mono font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-indigo-300";
 
 /**
  * The builds list; each id opens the build's detail inside the dashboard (`?build=<id>`, the rest of the
- * query kept). A table from the small breakpoint up; on a phone, one card per build, so nothing scrolls sideways.
+ * query kept). A table where its seven columns fit (lg); below, one card per build, so nothing scrolls sideways.
  */
 export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
   const params = useSearchParams();
@@ -22,7 +25,7 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
   return (
     // At least the loading placeholder's height, so the panel does not shrink when the list arrives.
     <div className="min-h-48">
-      <ul className="flex flex-col gap-2 sm:hidden" aria-label="Builds, newest first">
+      <ul className="grid grid-cols-1 gap-2 md:grid-cols-2 lg:hidden" aria-label="Builds, newest first">
         {builds.map((build) => (
           <li key={build.build_id} className="rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800" data-testid="build-card">
             <div className="flex items-center justify-between gap-2">
@@ -39,14 +42,16 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
               <span className="break-all">
                 by {createdByLabel(build.created_by)} · <time dateTime={build.created_at}>{formatDateTime(build.created_at)}</time>
               </span>
-              <span>
-                Expires in <BuildExpiry build={build} />
-              </span>
+              {EXPIRING.includes(build.status) && (
+                <span>
+                  Expires in <BuildExpiry build={build} />
+                </span>
+              )}
             </p>
           </li>
         ))}
       </ul>
-      <div className="hidden overflow-x-auto rounded-lg border border-slate-200 sm:block dark:border-slate-800">
+      <div className="hidden overflow-x-auto rounded-lg border border-slate-200 lg:block dark:border-slate-800">
         <table className="w-full min-w-[52rem] text-sm">
           <caption className="sr-only">Builds, newest first</caption>
           <thead className="bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">

@@ -47,6 +47,8 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
             interval="preserveStart"
             minTickGap={12}
             allowDataOverflow
+            // Keeps the first and last dots clear of the axis lines.
+            padding={{ left: 8, right: 8 }}
           />
           <YAxis
             dataKey="dollar"

@@ -18,7 +18,7 @@ interface RateRangePickerProps {
 }
 
 const segment =
-  "rounded px-1 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white sm:px-2.5 sm:text-sm dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950";
+  "rounded px-1 py-1 text-sm font-medium whitespace-nowrap text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white sm:px-2.5 dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950";
 
 /** Preset range buttons and a custom from/to range, checked here before the API is asked. */
 export function RateRangePicker({ value, onChange, problems, current, today }: RateRangePickerProps) {
@@ -47,7 +47,9 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
             }}
             className={segment}
           >
-            {preset.label}
+            {/* One label shown at a time, so the accessible name is always the visible text. */}
+            <span className="sm:hidden">{preset.short}</span>
+            <span className="hidden sm:inline">{preset.label}</span>
           </button>
         ))}
         <button
@@ -106,13 +108,15 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
             </Button>
           </div>
           {problems.length > 0 && (
-            <ul role="alert" className="flex flex-col gap-0.5 text-sm text-red-700 sm:max-w-md sm:text-right dark:text-red-300" data-testid="range-problems">
-              {problems.map((problem) => (
-                <li key={problem.field} id={`range-${problem.field}-problem`}>
-                  {problem.message}
-                </li>
-              ))}
-            </ul>
+            <div role="alert" data-testid="range-problems">
+              <ul className="flex flex-col gap-0.5 text-sm text-red-700 sm:max-w-md sm:text-right dark:text-red-300">
+                {problems.map((problem) => (
+                  <li key={problem.field} id={`range-${problem.field}-problem`}>
+                    {problem.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
           )}
         </form>
       )}

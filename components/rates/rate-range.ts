@@ -5,12 +5,13 @@ export type RangePreset = "30d" | "90d" | "1y" | "all";
 /** The longest range GET /rates/history serves per request (lib/rates/schemas.ts MAX_HISTORY_SPAN_DAYS). */
 export const MAX_SPAN_DAYS = 3660;
 
-export const RANGE_PRESETS: { id: RangePreset; label: string; days: number }[] = [
-  { id: "30d", label: "30 days", days: 30 },
-  { id: "90d", label: "90 days", days: 90 },
-  { id: "1y", label: "1 year", days: 365 },
+/** `short` is what a phone shows, where five buttons share 250 px. */
+export const RANGE_PRESETS: { id: RangePreset; label: string; short: string; days: number }[] = [
+  { id: "30d", label: "30 days", short: "30D", days: 30 },
+  { id: "90d", label: "90 days", short: "90D", days: 90 },
+  { id: "1y", label: "1 year", short: "1Y", days: 365 },
   // Asks for the longest range the API serves; the chart then starts at the first stored date in it.
-  { id: "all", label: "All", days: MAX_SPAN_DAYS },
+  { id: "all", label: "All", short: "All", days: MAX_SPAN_DAYS },
 ];
 
 export const DEFAULT_PRESET: RangePreset = "30d";

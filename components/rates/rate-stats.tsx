@@ -24,14 +24,18 @@ export function RateStats({ rates }: { rates: Rate[] }) {
     },
   ];
   return (
-    <dl className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Range summary" data-testid="rate-stats">
+    // Four across where a 15-character value fits each; two on a phone; one row per figure on the narrowest.
+    <dl className="grid grid-cols-1 gap-2 min-[380px]:grid-cols-2 xl:grid-cols-4" aria-label="Range summary" data-testid="rate-stats">
       {stats.map((stat) => (
-        <div key={stat.label} className="min-w-0 rounded-lg bg-slate-50 px-3 py-2 dark:bg-slate-800/50">
+        <div
+          key={stat.label}
+          className="flex min-w-0 flex-wrap items-baseline justify-between gap-x-2 rounded-lg bg-slate-50 px-3 py-1.5 min-[380px]:block min-[380px]:py-2 dark:bg-slate-800/50"
+        >
           <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">{stat.label}</dt>
-          <dd className="font-mono text-sm font-semibold break-all tabular-nums" data-testid={`stat-${stat.label.toLowerCase()}`}>
+          <dd className="font-mono text-sm font-semibold whitespace-nowrap tabular-nums" data-testid={`stat-${stat.label.toLowerCase()}`}>
             {stat.value}
           </dd>
-          <dd className="text-xs text-slate-600 dark:text-slate-400">{stat.note}</dd>
+          <dd className="w-full text-xs text-slate-600 dark:text-slate-400">{stat.note}</dd>
         </div>
       ))}
     </dl>

@@ -16,7 +16,7 @@ export function RateTable({ rates }: { rates: Rate[] }) {
           <tr>
             <th scope="col" className="px-2 py-2 font-semibold sm:px-3">Date</th>
             <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">Bs per USD</th>
-            <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">Change</th>
+            <th scope="col" className="hidden px-2 py-2 text-right font-semibold sm:table-cell sm:px-3">Change</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 font-mono text-[0.8125rem] dark:divide-slate-800">
@@ -28,10 +28,14 @@ export function RateTable({ rates }: { rates: Rate[] }) {
                 <td className="px-2 py-1.5 font-sans text-sm whitespace-nowrap sm:px-3">
                   <time dateTime={rate.date}>{formatDay(rate.date)}</time>
                 </td>
-                <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums sm:px-3" data-testid="rate-value">
-                  {formatFixed(rate.dollar, digits)}
+                <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums sm:px-3">
+                  <span className="block" data-testid="rate-value">{formatFixed(rate.dollar, digits)}</span>
+                  {/* A phone has no room for a third column: the change goes under the value. */}
+                  <span className="block text-xs text-slate-600 sm:hidden dark:text-slate-400">
+                    {change === undefined ? "" : formatFixed(change, digits, true)}
+                  </span>
                 </td>
-                <td className="px-2 py-1.5 text-right whitespace-nowrap text-slate-600 tabular-nums sm:px-3 dark:text-slate-400">
+                <td className="hidden px-2 py-1.5 text-right whitespace-nowrap text-slate-600 tabular-nums sm:table-cell sm:px-3 dark:text-slate-400">
                   {change === undefined ? "—" : formatFixed(change, digits, true)}
                 </td>
               </tr>

@@ -43,8 +43,13 @@ export function Modal({ open, onClose, title, children, placement = "center", he
     <dialog
       ref={ref}
       aria-labelledby={titleId}
-      onClose={onClose}
+      // React passes a nested dialog's close and cancel up to this one (a confirmation inside the build
+      // drawer): only this dialog's own events close it.
+      onClose={(event) => {
+        if (event.target === event.currentTarget) onClose();
+      }}
       onCancel={(event) => {
+        if (event.target !== event.currentTarget) return;
         event.preventDefault();
         onClose();
       }}
