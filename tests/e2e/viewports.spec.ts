@@ -11,6 +11,7 @@ import { expect, signInThroughHeader, test } from "./fixtures";
 
 let email: string;
 let buildId: string;
+let canceledId: string;
 
 test.beforeAll(async ({ request }) => {
   const user = await apiUser(request, "viewports");
@@ -23,7 +24,15 @@ test.beforeAll(async ({ request }) => {
     { date: shiftDays(today, -7), dollar: "1234,56789012" },
   ]);
   buildId = await startApiBuild(request, user.headers, ["alpha", "beta"]);
+  // A build canceled while it installs, for the drawer's interrupted log.
+  canceledId = await startApiBuild(request, user.headers, ["slow"]);
+  await waitForBuildStatus(request, canceledId, "installing");
+  await expect
+    .poll(async () => (await request.get(`/builds/${canceledId}/logs?stage=install`)).text(), { timeout: 30_000 })
+    .toContain("still installing 1");
+  expect((await request.post(`/builds/${canceledId}/cancel`, { headers: user.headers })).ok()).toBe(true);
   await waitForBuildStatus(request, buildId, "running");
+  await waitForBuildStatus(request, canceledId, "canceled");
 });
 
 test.afterAll(async ({ request }) => {
@@ -98,6 +107,8 @@ for (const width of [320, 390, 768]) {
       await history.getByRole("button", { name: "Apply" }).click();
       await expect(history.getByTestId("range-problems")).toBeVisible();
       await expectPageFits(page, name("range-problem"));
+      await history.getByTestId("range-problems").scrollIntoViewIfNeeded();
+      await snapshot(page, testInfo, name("range-problem"));
 
       await page.getByRole("button", { name: "New build" }).click();
       const form = page.getByRole("dialog", { name: "New build" });
@@ -120,6 +131,19 @@ for (const width of [320, 390, 768]) {
       await confirm.getByRole("button", { name: "Keep it" }).click();
       await expect(confirm).toBeHidden();
       await expect(drawer.getByTestId("build-status")).toHaveText("running");
+
+      // The canceled build opens on the install log it interrupted.
+      await page.goto(`/?build=${canceledId}`);
+      await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
+      await expect(drawer.getByTestId("stage-log")).toContainText("still installing 1");
+      await expectDialogFits(page, drawer, name("canceled"), false);
+      await snapshot(page, testInfo, name("canceled"));
+
+      await page.goto("/?build=no-such-build-id-at-all");
+      const missing = page.getByRole("dialog", { name: "Build not found" });
+      await expect(missing.getByRole("button", { name: "Back to the builds" })).toBeVisible();
+      await expectDialogFits(page, missing, name("not-found"), false);
+      await snapshot(page, testInfo, name("not-found"));
     }
   });
 }
