@@ -18,7 +18,7 @@ interface RateRangePickerProps {
 }
 
 const segment =
-  "rounded px-1 py-1 text-sm font-medium whitespace-nowrap text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white sm:px-2.5 dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950";
+  "flex-auto rounded px-1.5 py-1 text-sm font-medium whitespace-nowrap sm:flex-none text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white sm:px-2.5 dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950";
 
 /** Preset range buttons and a custom from/to range, checked here before the API is asked. */
 export function RateRangePicker({ value, onChange, problems, current, today }: RateRangePickerProps) {
@@ -34,7 +34,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
       <div
         role="group"
         aria-label="History range"
-        className="grid w-full grid-cols-5 rounded-md border border-slate-300 p-0.5 sm:inline-flex sm:w-auto dark:border-slate-600"
+        className="flex w-full rounded-md border border-slate-300 p-0.5 sm:inline-flex sm:w-auto dark:border-slate-600"
       >
         {RANGE_PRESETS.map((preset) => (
           <button
@@ -76,7 +76,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
             onChange({ preset: "custom", start, end });
           }}
         >
-          <div className="grid grid-cols-2 items-end gap-2 sm:flex">
+          <div className="grid grid-cols-1 items-end gap-2 min-[380px]:grid-cols-2 sm:flex">
             <label className="flex min-w-0 flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
               From
               <input
@@ -103,7 +103,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
                 className={`${inputClass} h-8 min-w-0 px-2 sm:w-40`}
               />
             </label>
-            <Button type="submit" size="sm" variant="primary" className="col-span-2">
+            <Button type="submit" size="sm" variant="primary" className="min-[380px]:col-span-2">
               Apply
             </Button>
           </div>
