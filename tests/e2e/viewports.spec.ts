@@ -10,12 +10,14 @@ import { expect, signInThroughHeader, test } from "./fixtures";
  */
 
 let email: string;
+let headers: Record<string, string>;
 let buildId: string;
 let canceledId: string;
 
 test.beforeAll(async ({ request }) => {
   const user = await apiUser(request, "viewports");
   email = user.email;
+  headers = user.headers;
   const today = todayInCaracas();
   // Eight decimals, and a gap of four days between two of the dates.
   await storeRates(request, user.headers, [
@@ -37,8 +39,7 @@ test.beforeAll(async ({ request }) => {
 
 test.afterAll(async ({ request }) => {
   // The build is not this spec's to keep: its preview would hold a port until the run ends.
-  const user = await apiUser(request, "viewports-cleanup");
-  await request.delete(`/builds/${buildId}`, { headers: user.headers });
+  await request.delete(`/builds/${buildId}`, { headers });
 });
 
 /** The page is no wider than the viewport; on failure, names the elements that stick out. */
