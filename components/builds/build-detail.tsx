@@ -156,8 +156,8 @@ function BuildNotFound({ buildId, onClose }: { buildId: string; onClose: () => v
   return (
     <PanelEmpty className="h-64">
       <p className="text-base font-semibold text-slate-900 dark:text-slate-100">Build not found</p>
-      <p className="max-w-sm break-all">
-        No build has the id <code className="font-mono">{buildId}</code>. The link may be mistyped or cut short.
+      <p className="max-w-sm break-words">
+        No build has the id <code className="font-mono break-all">{buildId}</code>. The link may be mistyped or cut short.
       </p>
       <Button onClick={onClose}>Back to the builds</Button>
     </PanelEmpty>
