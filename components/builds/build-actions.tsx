@@ -11,6 +11,7 @@ import { IN_PROGRESS_STATUSES, type Build } from "@/lib/swr/types";
 import { buildKey } from "@/lib/swr/use-build";
 import { isBuildsKey } from "@/lib/swr/use-builds";
 import { shortId } from "./build-format";
+import { RebuildExtendActions } from "./rebuild-extend-actions";
 
 type Action = "cancel" | "destroy";
 
@@ -90,7 +91,7 @@ export function BuildActions({ build }: { build: Build }) {
       >
         <p>
           Build <code className="font-mono">{name}</code> stops where it is: the running stage is interrupted and the
-          stages after it do not run. It cannot be resumed; start a new build to try again.
+          stages after it do not run. It cannot be resumed.
         </p>
       </ConfirmDialog>
       <ConfirmDialog
@@ -109,6 +110,7 @@ export function BuildActions({ build }: { build: Build }) {
         </p>
       </ConfirmDialog>
       {!asking && error && <Alert tone="error">{error}</Alert>}
+      <RebuildExtendActions build={build} />
     </div>
   );
 }

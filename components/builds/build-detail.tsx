@@ -10,8 +10,9 @@ import type { Build } from "@/lib/swr/types";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildActions } from "./build-actions";
 import { BuildExpiry, expiryLabel } from "./build-expiry";
+import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
-import { createdByLabel, shortSha } from "./build-format";
+import { shortSha } from "./build-format";
 import { followedStage } from "./followed-stage";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
@@ -36,6 +37,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
         <div className="flex min-w-0 flex-col gap-1">
           <div className="flex flex-wrap items-center gap-2">
             <BuildStatusBadge status={build.status} />
+            <TriggerBadge build={build} />
             {build.status === "queued" && build.queue_position != null && (
               <span className="text-sm text-slate-600 dark:text-slate-400">position {build.queue_position} in the queue</span>
             )}
@@ -71,7 +73,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
         <Fact label="Started by">
-          <span className="break-all" data-testid="created-by">{createdByLabel(build.created_by)}</span>
+          <span className="break-words" data-testid="build-origin">{describeOrigin(build)}</span>
         </Fact>
         <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
         <Fact label="Started">{formatDateTime(build.started_at)}</Fact>
@@ -100,6 +102,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
                 <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="commit-sha">
                   {shortSha(repo.commit_sha)}
                 </code>
+                <CommitLine repo={repo} />
               </li>
             ))}
           </ul>

@@ -6,6 +6,3 @@ export const shortSha = (sha: string | null | undefined) => (sha ? sha.slice(0, 
 export const shortId = (id: string) => (id.length > 10 ? id.slice(0, 8) : id);
 
 export const repositoryLabel = (repo: BuildRepository) => `${repo.repository}@${repo.ref}`;
-
-/** Who asked for a build: a person's display name (or email), or the service itself (webhook, polling). */
-export const createdByLabel = (createdBy: string | null | undefined) => createdBy || "the service";

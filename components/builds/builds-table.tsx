@@ -6,8 +6,9 @@ import { formatDateTime } from "@/components/ui/format";
 import { hrefWith } from "@/components/ui/query-string";
 import type { BuildSummary } from "@/lib/swr/types";
 import { BuildExpiry } from "./build-expiry";
+import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
-import { createdByLabel, shortId, shortSha } from "./build-format";
+import { shortId, shortSha } from "./build-format";
 
 /** Cards have no "Expires in" column: they say it only while it means something. */
 const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running"];
@@ -32,7 +33,10 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
               <Link href={href(build)} scroll={false} className={linkClass} title={build.build_id}>
                 {shortId(build.build_id)}
               </Link>
-              <BuildStatusBadge status={build.status} />
+              <span className="flex flex-wrap items-center justify-end gap-1.5">
+                <TriggerBadge build={build} />
+                <BuildStatusBadge status={build.status} />
+              </span>
             </div>
             <p className="mt-1 break-all text-slate-700 dark:text-slate-300">
               {build.repositories.map((repo) => `${repo.repository}@${repo.ref}`).join(", ")}
@@ -40,7 +44,7 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
             <p className="line-clamp-2 break-all text-slate-600 dark:text-slate-400">{build.modules.join(", ")}</p>
             <p className="mt-1 flex flex-wrap justify-between gap-x-3 text-xs text-slate-600 dark:text-slate-400">
               <span className="break-all">
-                by {createdByLabel(build.created_by)} · <time dateTime={build.created_at}>{formatDateTime(build.created_at)}</time>
+                {describeOrigin(build)} · <time dateTime={build.created_at}>{formatDateTime(build.created_at)}</time>
               </span>
               {EXPIRING.includes(build.status) && (
                 <span>
@@ -72,6 +76,9 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                   <Link href={href(build)} scroll={false} className={linkClass} title={build.build_id}>
                     {shortId(build.build_id)}
                   </Link>
+                  <div className="mt-0.5">
+                    <TriggerBadge build={build} />
+                  </div>
                 </td>
                 <td className="px-3 py-2">
                   <ul className="flex flex-col gap-0.5">
@@ -82,6 +89,7 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                         <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined}>
                           {shortSha(repo.commit_sha)}
                         </code>
+                        <CommitLine repo={repo} />
                       </li>
                     ))}
                   </ul>
@@ -94,8 +102,8 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                 <td className="px-3 py-2">
                   <BuildStatusBadge status={build.status} />
                 </td>
-                <td className="max-w-48 truncate px-3 py-2 text-slate-700 dark:text-slate-300" title={createdByLabel(build.created_by)} data-testid="build-created-by">
-                  {createdByLabel(build.created_by)}
+                <td className="max-w-48 truncate px-3 py-2 text-slate-700 dark:text-slate-300" title={describeOrigin(build)} data-testid="build-created-by">
+                  {describeOrigin(build)}
                 </td>
                 <td className="px-3 py-2 whitespace-nowrap text-slate-700 dark:text-slate-300">
                   <time dateTime={build.created_at}>{formatDateTime(build.created_at)}</time>

@@ -85,7 +85,7 @@ test.describe("Builds on the dashboard", () => {
     await expect(drawer).toBeVisible();
     await expect(drawer.getByText(buildId)).toBeVisible();
     // Who started it, by display name (the email's local part unless the person chose one), never the email.
-    await expect(drawer.getByTestId("created-by")).toHaveText(email.split("@")[0]);
+    await expect(drawer.getByTestId("build-origin")).toHaveText(email.split("@")[0]);
     // The time to live starts when the build runs, not while it waits and builds.
     await expect(drawer.getByTestId("expiry-countdown")).toHaveText("starts when running");
 
