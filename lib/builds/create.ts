@@ -3,6 +3,7 @@ import { z } from "zod";
 import { badRequest, invalidRequest, serviceUnavailable } from "../http/problem";
 import type { PublicUser } from "../users/repository";
 import { getBuildsConfig, type RepositoryConfig } from "./config";
+import { configuredDriver } from "./drivers";
 import { enqueueBuild } from "./executor";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./mirrors";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
@@ -42,6 +43,9 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
   if (config.repositories.length === 0) {
     throw serviceUnavailable("No repository is configured: the operator must add one to the builds configuration.", RETRY_AFTER_SECONDS);
   }
+  const driver = configuredDriver(config);
+  const readiness = await driver.readiness(config);
+  if (!readiness.ready) throw serviceUnavailable(`The ${driver.name} runtime is not ready: ${readiness.reason}`, RETRY_AFTER_SECONDS);
   const requested = checkRepositories(input, config.repositories);
   const modules = checkModuleNames(input.modules);
   const ttlSeconds = input.ttl_seconds ?? config.ttl.default_seconds;
@@ -94,6 +98,8 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
       createdById: user.id,
       createdBy: user.email,
       repositories: resolved,
+      driver: driver.name,
+      stages: driver.stages.map((stage) => stage.name),
     },
     config.max_queued_builds,
   );

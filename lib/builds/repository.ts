@@ -1,6 +1,6 @@
 import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
-import { canMove, type BuildStatus, type StageName, type StageStatus, STAGE_NAMES } from "./status";
+import { canMove, type BuildStatus, type StageName, type StageStatus } from "./status";
 
 /** Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves. */
 const withDetails = {
@@ -18,6 +18,9 @@ export interface NewBuild {
   createdById: number;
   createdBy: string;
   repositories: { alias: string; ref: string; commitSha: string }[];
+  /** The runtime driver and its stage names, in order. */
+  driver: string;
+  stages: readonly StageName[];
 }
 
 /**
@@ -38,8 +41,9 @@ export function insertQueuedBuild(build: NewBuild, maxQueued: number): Promise<B
         expiresAt: new Date(build.createdAt.getTime() + build.ttlSeconds * 1000),
         createdById: build.createdById,
         createdBy: build.createdBy,
+        driver: build.driver,
         repositories: { create: build.repositories.map((repository, position) => ({ ...repository, position })) },
-        stages: { create: STAGE_NAMES.map((name, position) => ({ name, position, status: "pending" })) },
+        stages: { create: build.stages.map((name, position) => ({ name, position, status: "pending" })) },
       },
       include: withDetails,
     });
@@ -101,14 +105,14 @@ export async function moveBuild(
   return count === 1;
 }
 
-export function updateBuildRuntime(id: string, data: { port?: number | null; runtimePgid?: number | null }) {
+export function updateBuildRuntime(id: string, data: { port?: number | null; runtimeHandle?: string | null }) {
   return getDb().build.update({ where: { id }, data });
 }
 
 export function updateStage(
   buildId: string,
   name: StageName,
-  data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; pgid?: number | null; logFile?: string },
+  data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; handle?: string | null; logFile?: string },
 ) {
   return getDb().buildStage.update({ where: { buildId_name: { buildId, name } }, data });
 }
@@ -116,6 +120,6 @@ export function updateStage(
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
 export async function closeOpenStages(buildId: string, runningTo: StageStatus, pendingTo: StageStatus, at: Date) {
   const db = getDb();
-  await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, pgid: null } });
+  await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, handle: null } });
   await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
 }

@@ -1,5 +1,7 @@
-import { conflict, notFound, unprocessable } from "../http/problem";
+import { conflict, notFound, serviceUnavailable, unprocessable } from "../http/problem";
 import { getBuildsConfig } from "./config";
+import { RuntimeUnavailableError } from "./driver";
+import { configuredDriver } from "./drivers";
 import { destroyRuntime, stopActiveBuild } from "./executor";
 import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
 import {
@@ -98,7 +100,12 @@ export async function destroyBuild(buildId: string): Promise<BuildView> {
       throw conflict(`Build ${buildId} is ${status}; cancel it first with POST /builds/${buildId}/cancel.`);
     }
     if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
-    await destroyRuntime(buildId);
+    try {
+      await destroyRuntime(buildId);
+    } catch (error) {
+      if (!(error instanceof RuntimeUnavailableError)) throw error;
+      throw serviceUnavailable(`Build ${buildId} stays destroying: ${error.message} It is tried again shortly.`, 30);
+    }
     await moveBuild(buildId, "destroying", "destroyed");
     return getBuild(buildId);
   }
@@ -107,6 +114,8 @@ export async function destroyBuild(buildId: string): Promise<BuildView> {
 /** GET /app-config: what a client needs to offer a build; never the repositories' URLs. */
 export async function getAppConfig(): Promise<AppConfigView> {
   const config = getBuildsConfig();
+  const driver = configuredDriver(config);
+  const readiness = await driver.readiness(config);
   const repositories = await Promise.all(
     config.repositories.map(async (repository) => ({
       alias: repository.alias,
@@ -122,6 +131,12 @@ export async function getAppConfig(): Promise<AppConfigView> {
     repositories,
     ttl: { ...config.ttl },
     max_concurrent_builds: config.max_concurrent_builds,
+    runtime: {
+      driver: driver.name,
+      ready: readiness.ready,
+      reason: readiness.ready ? null : readiness.reason,
+      stages: driver.stages.map((stage) => stage.name),
+    },
     max_repositories: MAX_REPOSITORIES,
     max_modules: MAX_MODULES,
   };
