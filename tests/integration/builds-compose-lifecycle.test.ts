@@ -46,7 +46,8 @@ async function expectNothingLeft(buildId: string): Promise<BuildJson> {
   return build;
 }
 
-describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: compose)", () => {
+// Docker on a shared machine is slow at times: each test may take up to two minutes.
+describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: compose)", { timeout: 120_000 }, () => {
   it("GET /app-config reports the compose runtime, ready, and its stages", async () => {
     const config = await (await builds.get("/app-config")).json();
     expect(config.runtime).toEqual({ driver: "compose", ready: true, reason: null, stages: COMPOSE_STAGES });

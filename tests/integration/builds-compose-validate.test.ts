@@ -16,7 +16,8 @@ afterAll(async () => {
   if (!unavailable) await tearDownBuilds(builds);
 });
 
-describe.skipIf(unavailable)("a compose build whose template Compose rejects", () => {
+// Docker on a shared machine is slow at times: each test may take up to two minutes.
+describe.skipIf(unavailable)("a compose build whose template Compose rejects", { timeout: 120_000 }, () => {
   it("fails at validate with Compose's message in the validate log, and starts nothing", async () => {
     const build = (await (await builds.post({ repository: "demo", modules: ["base_mod"] })).json()) as BuildJson;
     const failed = await builds.waitForStatus(build.build_id, ["failed", "running"], 60_000);
