@@ -1,9 +1,29 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { getEnv } from "./lib/env";
 import { rejectMalformedPath } from "./lib/http/malformed-path";
+import { contentSecurityPolicy, newNonce, securityHeaders } from "./lib/http/security-headers";
 
-/** Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500. */
+/**
+ * Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500, and
+ * gives every response the security headers (lib/http/security-headers.ts) with a fresh CSP nonce.
+ */
 export function proxy(request: NextRequest) {
-  return rejectMalformedPath(request) ?? NextResponse.next();
+  const csp = contentSecurityPolicy(newNonce(), getEnv().NODE_ENV === "development");
+  const malformed = rejectMalformedPath(request);
+  const response =
+    malformed ??
+    NextResponse.next({
+      // Next.js takes the nonce for its inline scripts from the request's CSP header.
+      request: { headers: withHeader(request.headers, "Content-Security-Policy", csp) },
+    });
+  for (const [name, value] of Object.entries(securityHeaders(csp))) response.headers.set(name, value);
+  return response;
+}
+
+function withHeader(headers: Headers, name: string, value: string): Headers {
+  const copy = new Headers(headers);
+  copy.set(name, value);
+  return copy;
 }
 
 export const config = {

@@ -10,9 +10,8 @@ import * as cheerio from "cheerio";
  * an offline machine run it with `npm run bcv:serve` and drive it with `PUT /__control`.
  */
 
-const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-/** Shared by every clone of the project: it sits beside the project folder. */
-export const FIXTURE_PAGE = path.resolve(projectRoot, "..", "shared", "fixtures", "bcv-home.sample.html");
+/** A copy of www.bcv.org.ve's home page, kept in the repository so a fresh clone needs nothing beside it. */
+export const FIXTURE_PAGE = path.resolve(import.meta.dirname, "..", "fixtures", "bcv-home.sample.html");
 
 export const BCV_SCENARIOS = ["ok", "no-dolar", "garbage-value", "no-date", "slow", "error-500"] as const;
 export type BcvScenario = (typeof BCV_SCENARIOS)[number];
