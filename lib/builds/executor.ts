@@ -12,6 +12,7 @@ import { runToCompletion, sleep } from "./processes";
 import {
   closeOpenStages,
   findBuild,
+  listBuildsAwaitingDestroy,
   listBuildsWithStatus,
   moveBuild,
   updateBuildRuntime,
@@ -314,8 +315,8 @@ export async function failBuildsWithDeadRuntimes(): Promise<void> {
  */
 export async function retryUnfinishedDestroys(): Promise<void> {
   const active = executor().active;
-  for (const build of await listBuildsWithStatus(["failed", "canceled", "expired", "destroying"])) {
-    if (active.has(build.id) || (build.port == null && build.runtimeHandle == null && build.status !== "destroying")) continue;
+  for (const build of await listBuildsAwaitingDestroy()) {
+    if (active.has(build.id)) continue;
     await destroyRuntime(build.id);
     if (build.status === "destroying") await moveBuild(build.id, "destroying", "destroyed");
   }

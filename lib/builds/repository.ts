@@ -76,6 +76,20 @@ export function listBuildsWithStatus(statuses: readonly BuildStatus[]): Promise<
   });
 }
 
+/** Builds that are over but still hold a port or a runtime handle (a destroy that could not finish), and DELETEs left halfway. */
+export function listBuildsAwaitingDestroy(): Promise<BuildRecord[]> {
+  return getDb().build.findMany({
+    where: {
+      OR: [
+        { status: { in: ["failed", "canceled", "expired"] }, OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }] },
+        { status: "destroying" },
+      ],
+    },
+    orderBy: { seq: "asc" },
+    include: withDetails,
+  });
+}
+
 export function listExpiredRunningBuilds(now: Date): Promise<BuildRecord[]> {
   return getDb().build.findMany({ where: { status: "running", expiresAt: { lte: now } }, include: withDetails });
 }

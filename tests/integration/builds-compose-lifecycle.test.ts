@@ -85,9 +85,10 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     console.log(`compose stack: POST to running ${toRunning} ms, DELETE (teardown) ${teardown} ms`);
   });
 
-  it("fails at install when the install command fails, and leaves nothing", async () => {
+  // The builds below run side by side (max_concurrent_builds: 4): their waits overlap.
+  it.concurrent("fails at install when the install command fails, and leaves nothing", async () => {
     const build = await startBuild(["bad_install"]);
-    const failed = await builds.waitForStatus(build.build_id, ["failed", "running"], 60_000);
+    const failed = await builds.waitForStatus(build.build_id, ["failed", "running"], 100_000);
     expect(failed).toMatchObject({ status: "failed", failure_stage: "install" });
     expect(failed.failure_message).toMatch(/The install command exited with code 4/);
     expect(await stageLog(build.build_id, "install")).toMatch(/^cannot install$/m);
@@ -95,18 +96,18 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     expect(settled.stages.find((stage) => stage.name === "test")!.status).toBe("skipped");
   });
 
-  it("fails at test when the tests fail, with their output in the test log, and leaves nothing", async () => {
+  it.concurrent("fails at test when the tests fail, with their output in the test log, and leaves nothing", async () => {
     const build = await startBuild(["broken"]);
-    const failed = await builds.waitForStatus(build.build_id, ["failed", "running"], 60_000);
+    const failed = await builds.waitForStatus(build.build_id, ["failed", "running"], 100_000);
     expect(failed).toMatchObject({ status: "failed", failure_stage: "test" });
     expect(failed.stages.find((stage) => stage.name === "test")!.exit_code).toBe(3);
     expect(await stageLog(build.build_id, "test")).toMatch(/^the broken module fails its tests$/m);
     await expectNothingLeft(build.build_id);
   });
 
-  it("POST /builds/{id}/cancel during install stops it and leaves no container", async () => {
+  it.concurrent("POST /builds/{id}/cancel during install stops it and leaves no container", async () => {
     const build = await startBuild(["slow_install"]);
-    await builds.waitForStatus(build.build_id, ["installing"], 60_000);
+    await builds.waitForStatus(build.build_id, ["installing"], 100_000);
     const deadline = Date.now() + 30_000;
     // The command line is logged too: wait for the line the container prints.
     while (!/^waiting$/m.test(await stageLog(build.build_id, "install")) && Date.now() < deadline) {
@@ -120,9 +121,9 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     expect(over.stages.find((stage) => stage.name === "install")!.status).toBe("canceled");
   });
 
-  it("expiry destroys a running build's project: no container, network or volume is left", async () => {
+  it.concurrent("expiry destroys a running build's project: no container, network or volume is left", async () => {
     const build = await startBuild(["base_mod"], { ttl_seconds: 8 });
-    await builds.waitForStatus(build.build_id, ["expired"], 60_000);
+    await builds.waitForStatus(build.build_id, ["expired"], 100_000);
     await expectNothingLeft(build.build_id);
   });
 });

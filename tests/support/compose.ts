@@ -80,7 +80,7 @@ export function composeFixtureConfig(
   fs.writeFileSync(path.join(fixture.root, "compose.template.yaml"), options.template ?? TEST_TEMPLATE);
   return `
 builds_root: ${fixture.buildsRoot}
-max_concurrent_builds: 2
+max_concurrent_builds: 4
 ttl: ${options.ttl ?? "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }"}
 ports: { start: ${fixture.ports.start}, end: ${fixture.ports.end} }
 stage_timeout_seconds: 60
