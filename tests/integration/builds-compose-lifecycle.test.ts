@@ -82,7 +82,8 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     expect((await deleted.json()).status).toBe("destroyed");
     await expectNothingLeft(build.build_id);
     await expect(fetch(running.preview_url!)).rejects.toThrow();
-    console.log(`compose stack: POST to running ${toRunning} ms, DELETE (teardown) ${teardown} ms`);
+    const stages = running.stages.map((stage) => `${stage.name} ${stage.duration_ms} ms`).join(", ");
+    console.log(`compose stack: POST to running ${toRunning} ms (${stages}), DELETE (teardown) ${teardown} ms`);
   });
 
   // The builds below run side by side (max_concurrent_builds: 4): their waits overlap.
