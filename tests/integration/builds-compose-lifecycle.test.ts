@@ -71,7 +71,9 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     expect(resources.volumes).toHaveLength(1);
     expect(resources.networks).toHaveLength(1);
     expect(await stageLog(build.build_id, "render")).toContain(`org.bcv-runbot.build: ${build.build_id}`);
-    expect(await stageLog(build.build_id, "database")).toMatch(/db: running healthy/);
+    const databaseLog = await stageLog(build.build_id, "database");
+    expect(databaseLog).toMatch(/db: running healthy/);
+    expect(databaseLog).toMatch(new RegExp(`\\| database of ${build.build_id} up`));
     expect(await stageLog(build.build_id, "install")).toMatch(/^install base_mod,extra_mod from \/mnt\/sources\/demo\/addons$/m);
     expect(await stageLog(build.build_id, "test")).toMatch(/^tests passed$/m);
 

@@ -322,7 +322,11 @@ export const composeDriver: RuntimeDriver = {
           if (!compose.database_service) return { status: "skipped" };
           const up = await runCompose(build, control, ["up", "-d", "--no-color", compose.database_service]);
           if (up.kind !== "exited" || up.code !== 0) return stageOutcome(build, stage, up, `compose up of ${compose.database_service}`);
-          return await waitForService(build, control, compose.database_service);
+          const result = await waitForService(build, control, compose.database_service);
+          if (result.status === "canceled") return result;
+          // The database's own output belongs in this stage's log too (the last lines: enough to see why it failed).
+          await runCompose(build, control, ["logs", "--no-color", "--tail=200", compose.database_service]);
+          return result;
         }
         case "install":
         case "test":
