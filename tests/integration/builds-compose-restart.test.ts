@@ -40,8 +40,8 @@ async function restart(previous: BuildsApp, env: Record<string, string> = {}): P
   return next;
 }
 
-// Docker on a shared machine is slow at times: each test may take up to two minutes.
-describe.skipIf(unavailable)("compose builds across a crash of the server", { timeout: 120_000 }, () => {
+// Docker on a shared machine is slow at times: two builds and three server starts may take three minutes.
+describe.skipIf(unavailable)("compose builds across a crash of the server", { timeout: 180_000 }, () => {
   it("SIGKILL mid-build, then restart: the interrupted build's project is found by its label and removed; a running build lives on", async () => {
     const first = await startBuildsApp(fixture);
     servers.push(first);
