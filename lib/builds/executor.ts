@@ -5,6 +5,7 @@ import { getBuildsConfig, type BuildsConfig } from "./config";
 import { buildProcessBaseEnv } from "../env";
 import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver, type StageResult } from "./driver";
 import { getDriver } from "./drivers";
+import { buildEvents } from "./events";
 import { mirrorPath, syncMirror } from "./mirrors";
 import { encodeProcessHandle } from "./process-handles";
 import { holdPort, leasePort, releasePort } from "./ports";
@@ -167,6 +168,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   };
 
   await advance("checking_out", { startedAt: new Date() });
+  buildEvents().emit("dequeued", build.id);
   const repositories = build.repositories.map((repository) => {
     const configured = config.repositories.find((candidate) => candidate.alias === repository.alias);
     if (!configured) throw new StageFailed("checkout", `The repository "${repository.alias}" is no longer configured.`);
@@ -206,7 +208,10 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
       });
     });
   }
-  await advance("running", { finishedAt: new Date() });
+  // The time to live starts now: queue and stage time do not eat the preview's life.
+  const now = new Date();
+  await advance("running", { finishedAt: now, expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000) });
+  buildEvents().emit("running", build.id);
 }
 
 /** Clones each repository from its mirror and checks out the build's commit, into the build's sources. */

@@ -67,9 +67,11 @@ function mediaType(request: Request): string {
   return (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
 }
 
-/** The body's bytes, refusing (413) more than MAX_BODY_BYTES without reading past the limit. */
-async function readBody(request: Request): Promise<Uint8Array<ArrayBuffer>> {
-  const limit = getEnv().MAX_BODY_BYTES;
+/**
+ * The body's bytes, refusing (413) more than MAX_BODY_BYTES (or `limit`) without reading past the limit.
+ * Webhooks read their raw body here: its signature covers exactly these bytes.
+ */
+export async function readBody(request: Request, limit = getEnv().MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
     payloadTooLarge(`The request body is larger than ${limit} bytes, the most this endpoint reads.`);
   const declared = Number(request.headers.get("content-length"));
