@@ -22,6 +22,8 @@ import {
 } from "./repository";
 import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "./status";
 import { removeRuntimeFiles, workspacePaths } from "./workspace";
+import { checkStageUser } from "./run-as";
+import { getEnv } from "../env";
 
 /**
  * The executor: a p-queue bounded by max_concurrent_builds runs each build's stages in order. Queued builds
@@ -70,6 +72,7 @@ export function enqueueBuild(buildId: string): void {
 export async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
+  for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
   for (const repository of config.repositories) void syncMirror(config, repository);
   await recoverBuilds(config);
   await removeLeftovers(config);

@@ -73,6 +73,8 @@ export function makeBuildsFixture(
   moreModules: string[] = [],
 ): BuildsFixture {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "builds-test-"));
+  // Stages run as runtime.run_as when the tests run as root: that user must reach the builds below.
+  fs.chmodSync(root, 0o755);
   const repository = path.join(root, "repo");
   fs.mkdirSync(repository);
   for (const [file, content] of Object.entries(STAGE_SCRIPTS)) {

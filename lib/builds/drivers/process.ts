@@ -4,19 +4,23 @@ import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver 
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
 import { runToCompletion, spawnLogged } from "../processes";
+import { handOverWorkspace, stageUser } from "../run-as";
 
 /**
  * The `process` driver: the configured shell commands run on the host, as the server's user, each in its own
- * process group, in the build's first repository checkout. No isolation: for trusted repositories and hosts
- * without Docker. Its handles are process handles (lib/builds/process-handles.ts).
+ * process group, in the build's first repository checkout, as runtime.run_as when the server is root
+ * (lib/builds/run-as.ts). No isolation: for trusted repositories and hosts without Docker. Its handles are
+ * process handles (lib/builds/process-handles.ts).
  */
 const SHELL = "/bin/sh";
 
 /** The environment of the stage commands: the build's values, validated, and nothing from a request besides. */
 function stageEnv(build: BuildContext): Record<string, string> {
+  const base = buildProcessBaseEnv();
+  // The server's home is not the stage user's to write in.
+  if (stageUser(build.config) || base.HOME === undefined) base.HOME = build.paths.runtime;
   return {
-    HOME: build.paths.runtime,
-    ...buildProcessBaseEnv(),
+    ...base,
     BUILD_ID: build.buildId,
     PORT: String(build.port),
     MODULES: build.modules.join(","),
@@ -48,10 +52,13 @@ export const processDriver: RuntimeDriver = {
       cwd: build.repositories[0].checkout,
       env: stageEnv(build),
       logPath: control.logPath,
+      user: stageUser(config),
     });
     switch (stage) {
       case "install":
       case "test": {
+        // The checkout is the server's work; from install on, the sources and runtime are the stage user's.
+        if (stage === "install") await handOverWorkspace(config, [build.paths.sources, build.paths.runtime]);
         const command = config.runtime[stage];
         if (!command) return { status: "skipped" };
         const outcome = await runToCompletion(spawnOptions(command), {
