@@ -1,6 +1,6 @@
 import { requireUser } from "@/lib/auth/guard";
-import { cacheableJson } from "@/lib/http/cache";
 import { json, route } from "@/lib/http/route";
+import { serveRateRead } from "@/lib/rates/read-cache";
 import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
 
 /**
@@ -44,7 +44,7 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *       502: { $ref: "#/components/responses/BadGateway" }
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
-export const GET = route(async (request) => cacheableJson(request, await getLatestRate()));
+export const GET = route((request) => serveRateRead(request, () => getLatestRate()));
 
 export const POST = route(async (request) => {
   await requireUser(request);

@@ -2,6 +2,7 @@ import { getEnv } from "../env";
 import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/problem";
 import { fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
+import { invalidateRateReads } from "./read-cache";
 import {
   findLatestRate,
   findLatestRateBefore,
@@ -91,5 +92,6 @@ export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; creat
     throw error.kind === "timeout" ? gatewayTimeout(detail) : badGateway(detail);
   }
   const { rate, created } = await saveRate(published.date, published.dollar);
+  invalidateRateReads();
   return { rate: toStoredRateView(rate), created };
 }

@@ -1,7 +1,7 @@
-import { cacheableJson } from "@/lib/http/cache";
 import { parseParams } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { rateDateParamsSchema } from "@/lib/rates/schemas";
+import { serveRateRead } from "@/lib/rates/read-cache";
 import { getRateByDate } from "@/lib/rates/service";
 
 /**
@@ -35,7 +35,6 @@ import { getRateByDate } from "@/lib/rates/service";
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const GET = route<{ params: Promise<{ date: string }> }>(async (request, { params }) => {
-  const { date } = parseParams(await params, rateDateParamsSchema);
-  return cacheableJson(request, await getRateByDate(date));
-});
+export const GET = route<{ params: Promise<{ date: string }> }>((request, { params }) =>
+  serveRateRead(request, async () => getRateByDate(parseParams(await params, rateDateParamsSchema).date)),
+);
