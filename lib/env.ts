@@ -111,6 +111,22 @@ export function getEnv(): Env {
 }
 
 /**
+ * What build processes inherit from the server's environment: the search path, home and locale, and the
+ * Docker client's settings (DOCKER_HOST and friends), so that runtimes may live on another Docker host.
+ */
+export function buildProcessBaseEnv(): Record<string, string> {
+  const inherited: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    LANG: process.env.LANG ?? "C.UTF-8",
+  };
+  for (const name of ["HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY"]) {
+    const value = process.env[name];
+    if (value !== undefined) inherited[name] = value;
+  }
+  return inherited;
+}
+
+/**
  * A variable the builds configuration names (webhook_secret_env): its value, or undefined when unset or
  * empty. Kept here so that process.env is read in this file only.
  */

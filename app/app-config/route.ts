@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
  *   get:
  *     tags: [Builds]
  *     summary: The build service's settings, for the build form
- *     description: The configured repositories with their readiness and modules at the default ref (never their URLs), TTL bounds and limits.
+ *     description: The configured repositories with their readiness and modules at the default ref (never their URLs), TTL bounds and limits, and the runtime driver with its readiness (and why not) and its stage list.
  *     responses:
  *       200:
  *         description: The settings

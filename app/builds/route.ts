@@ -39,6 +39,8 @@ export const GET = route(async (request) => {
  *       Resolves every ref to a commit, stores the build and queues it. Either `repositories` or the legacy
  *       `repository` and `ref`. Wrong JSON types answer 422; the rules of the build service (unknown fields,
  *       unknown or duplicate repositories, unsafe or missing refs, invalid or missing modules, ttl bounds) 400.
+ *       503 when the runtime is not ready (for the compose driver: no Docker, or a daemon that does not
+ *       answer; the detail names the reason), the queue is full or a repository's mirror is not ready.
  *     security: [{ bearerAuth: [] }]
  *     requestBody:
  *       required: true

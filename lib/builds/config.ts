@@ -4,7 +4,8 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import picomatch from "picomatch";
 import { getEnv, readNamedVariable } from "../env";
-import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
+import { unknownVariables } from "./drivers/compose-template";
+import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 
 /**
  * The operator's description of the build service (BUILDS_CONFIG, a YAML file). Validated once at start:
@@ -17,6 +18,36 @@ const positiveSeconds = z.number().positive("must be a positive number of second
 const wholeSeconds = z.number().int("must be a whole number of seconds").positive("must be positive");
 const port = z.number().int("must be an integer").min(1024, "must be at least 1024").max(65535, "must be at most 65535");
 const command = z.string().trim().min(1, "must be a non-empty shell command").optional();
+
+// A command inside a Compose service: argv, never a shell string; ${NAME} are the build's values (see COMPOSE_VARIABLES).
+const composeCommandSchema = z.strictObject({
+  service: z.string().regex(COMPOSE_SERVICE_PATTERN, `must match ${COMPOSE_SERVICE_PATTERN}`),
+  // run: a one-off container (`compose run --rm`); exec: inside the service's running container.
+  mode: z.enum(["run", "exec"]).default("run"),
+  command: z
+    .array(z.string())
+    .min(1, "must name the program to run")
+    .superRefine((args, ctx) => {
+      for (const problem of unknownVariables(args.join(" "))) ctx.addIssue({ code: "custom", message: problem });
+    }),
+});
+
+const composeSchema = z.strictObject({
+  // Ordinary Compose YAML, relative to this file's folder; ${NAME} of COMPOSE_VARIABLES are filled in per build.
+  template: z.string().trim().min(1, "must be the path of a Compose file"),
+  // Which client runs Compose: detected (`docker compose`, else `docker-compose`) or chosen.
+  cli: z.enum(["auto", "docker compose", "docker-compose"]).default("auto"),
+  // Where the template mounts the build's sources folder (${SOURCES}); CONTAINER_ADDONS_PATH lies below it.
+  sources_mount: z.string().startsWith("/", "must be an absolute path inside the containers").default("/mnt/sources"),
+  // The database stage starts this service and waits until it is healthy; none: the stage is skipped.
+  database_service: z.string().regex(COMPOSE_SERVICE_PATTERN).optional(),
+  // The service that publishes the preview on ${PORT}: the runtime is alive while it runs.
+  web_service: z.string().regex(COMPOSE_SERVICE_PATTERN).default("web"),
+  install: composeCommandSchema.optional(),
+  test: composeCommandSchema.optional(),
+  // Seconds containers get to stop on `down` before they are killed.
+  stop_timeout_seconds: z.number().int().min(0).max(300).default(5),
+});
 
 const repositorySchema = z.strictObject({
   alias: z.string().regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`),
@@ -111,10 +142,12 @@ const configSchema = z
     reaper_interval_seconds: positiveSeconds.default(30),
     runtime: z
       .strictObject({
-        driver: z.literal("process", { error: 'must be "process" (the only driver for now)' }).default("process"),
+        driver: z.enum(["process", "compose"], { error: 'must be "process" or "compose"' }).default("process"),
+        // The process driver's shell commands.
         install: command,
         test: command,
         start: command,
+        compose: composeSchema.optional(),
         // The user the process driver runs stages and runtimes as when the server runs as root (lib/builds/run-as.ts).
         run_as: z
           .string()
@@ -133,6 +166,9 @@ const configSchema = z
     retention_days: z.number().positive("must be a positive number of days").default(14),
   })
   .superRefine((config, ctx) => {
+    if (config.runtime.driver === "compose" && !config.runtime.compose) {
+      ctx.addIssue({ code: "custom", path: ["runtime", "compose"], message: "is required with driver compose (at least its template)" });
+    }
     const seen = new Set<string>();
     config.repositories.forEach((repository, index) => {
       const issue = (key: (string | number)[], message: string) =>
@@ -223,7 +259,9 @@ export function loadBuildsConfig(file: string): BuildsConfig {
         (repository.webhook_secret_env === undefined ? null : (readNamedVariable(repository.webhook_secret_env) ?? null)),
     }))
     .sort((a, b) => a.priority - b.priority || a.alias.localeCompare(b.alias));
-  return { ...parsed.data, file: absolute, builds_root: path.resolve(folder, parsed.data.builds_root), repositories };
+  const compose = parsed.data.runtime.compose;
+  const runtime = compose ? { ...parsed.data.runtime, compose: { ...compose, template: path.resolve(folder, compose.template) } } : parsed.data.runtime;
+  return { ...parsed.data, runtime, file: absolute, builds_root: path.resolve(folder, parsed.data.builds_root), repositories };
 }
 
 /** URLs (https, ssh, file, scp-like user@host:path) stay as they are; anything else is a path. */

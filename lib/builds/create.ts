@@ -4,6 +4,7 @@ import { badRequest, invalidRequest, MAX_LISTED_ERRORS, serviceUnavailable } fro
 import { publicNameOf, type PublicUser } from "../users/roles";
 import { getBuildsConfig, type RepositoryConfig } from "./config";
 import { readCommitInfo } from "./commits";
+import { configuredDriver } from "./drivers";
 import { enqueueBuild } from "./executor";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./mirrors";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
@@ -48,6 +49,9 @@ export async function createBuild(
   if (config.repositories.length === 0) {
     throw serviceUnavailable("No repository is configured: the operator must add one to the builds configuration.", RETRY_AFTER_SECONDS);
   }
+  const driver = configuredDriver(config);
+  const readiness = await driver.readiness(config);
+  if (!readiness.ready) throw serviceUnavailable(`The ${driver.name} runtime is not ready: ${readiness.reason}`, RETRY_AFTER_SECONDS);
   const requested = checkRepositories(input, config.repositories);
   const modules = checkModuleNames(input.modules);
   const ttlSeconds = input.ttl_seconds ?? config.ttl.default_seconds;
@@ -105,6 +109,8 @@ export async function createBuild(
       // Who started it: the same name as created_by (for a rebuild, the requester, who owns the new build).
       triggeredBy: publicNameOf(user),
       repositories: resolved,
+      driver: driver.name,
+      stages: driver.stages.map((stage) => stage.name),
     },
     config.max_queued_builds,
   );

@@ -1,51 +1,98 @@
-import { getBuildsConfig } from "./config";
-import { stageUser } from "./run-as";
-import { isProcessGroupAlive, runToCompletion, spawnLogged, stopProcessGroup, type RunOutcome } from "./processes";
+import type { BuildsConfig } from "./config";
+import type { RunOutcome } from "./processes";
+import type { BuildStatus, StageName } from "./status";
+import type { workspacePaths } from "./workspace";
 
 /**
- * How a build's commands and runtime are run. `process` (the only driver for now) runs them as local
- * process groups; a docker compose or kubernetes driver would implement the same seam, with the runtime
- * handle naming a compose project or a deployment instead of a process group.
+ * The seam between the executor and what runs a build's stages and runtime (lib/builds/drivers/*). The
+ * executor addresses a driver by build id and stage name only. What a driver needs to find its work again
+ * after a restart (a process group and its start time, a Compose project) is its own business: it hands the
+ * executor opaque text to store (`recordHandle`, `recordRuntime`) and gets it back on `runtimeLiveness` and
+ * `destroy`. A new driver is a new file under lib/builds/drivers/ and one line in its index.
  */
-export interface StageCommand {
-  /** A command from the configuration only; request values reach it through `env`. */
-  command: string;
-  cwd: string;
-  env: Record<string, string>;
-  logPath: string;
+export interface StageDefinition {
+  name: StageName;
+  /** The build's status while this stage runs. */
+  status: BuildStatus;
 }
+
+/** What a driver knows of the build whose stage it runs: only validated values. */
+export interface BuildContext {
+  buildId: string;
+  port: number;
+  modules: string[];
+  config: BuildsConfig;
+  paths: ReturnType<typeof workspacePaths>;
+  /** The checkouts in ADDONS_PATH order (priority, then alias). */
+  repositories: { alias: string; checkout: string; modulesPath: string }[];
+}
+
+export interface StageControl {
+  /** The stage's log: everything the stage's work prints goes here. */
+  logPath: string;
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** Stores what stops this stage's work after a restart; cleared when the stage ends. */
+  recordHandle(handle: string): Promise<unknown>;
+  /** The runtime handle recorded so far, or null. */
+  runtimeHandle(): string | null;
+  /** Stores what finds the build's runtime after a restart (the stage that starts the runtime calls it). */
+  recordRuntime(handle: string): Promise<unknown>;
+}
+
+export type StageResult =
+  | { status: "succeeded"; exitCode: number | null }
+  | { status: "skipped" }
+  | { status: "canceled" }
+  | { status: "failed"; exitCode: number | null; message: string };
+
+/** `unknown` when the driver cannot tell (its engine does not answer): nothing is decided on it. */
+export type Liveness = "alive" | "dead" | "unknown";
+
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+/** Thrown when a driver cannot reach what runs its builds (a Docker daemon that does not answer). */
+export class RuntimeUnavailableError extends Error {}
 
 export interface RuntimeDriver {
-  /** Runs a stage (install, test) to its end; `onStarted` records the handle so a restart can stop it. */
-  runStage(
-    stage: StageCommand,
-    control: { signal: AbortSignal; timeoutMs: number; onStarted: (handle: number) => Promise<unknown> },
-  ): Promise<RunOutcome>;
-  /** Starts the long-running runtime and returns its handle. */
-  startRuntime(stage: StageCommand): number;
-  isAlive(handle: number): boolean;
-  /** Stops a stage or a runtime by its handle; resolves once nothing of it is left. */
-  stop(handle: number): Promise<void>;
+  readonly name: string;
+  /** The build's stages in order. The first is `checkout`, which the executor runs for every driver. */
+  readonly stages: readonly StageDefinition[];
+  /** Whether builds can run now; checked before a build is accepted and shown by /app-config. */
+  readiness(config: BuildsConfig): Promise<Readiness>;
+  /** Runs one stage (any but checkout) to its end. Aborting `signal` stops it; it then answers `canceled`. */
+  runStage(stage: StageName, build: BuildContext, control: StageControl): Promise<StageResult>;
+  /** Whether the runtime recorded by `runtimeHandle` is alive. */
+  runtimeLiveness(config: BuildsConfig, buildId: string, runtimeHandle: string | null): Promise<Liveness>;
+  /**
+   * Stops everything of a build (its stages' work and its runtime) and removes it; resolves once nothing of
+   * it is left. Throws RuntimeUnavailableError when that cannot be done now.
+   */
+  destroy(config: BuildsConfig, buildId: string, handles: { runtime: string | null; stages: string[] }): Promise<void>;
+  /** At start, after the executor's recovery: removes what the driver finds of builds not in `keep`. */
+  removeLeftovers(config: BuildsConfig, keep: ReadonlySet<string>): Promise<void>;
 }
 
-const SHELL = "/bin/sh";
-
-export const processDriver: RuntimeDriver = {
-  runStage(stage, control) {
-    const user = stageUser(getBuildsConfig());
-    return runToCompletion({ file: SHELL, args: ["-c", stage.command], cwd: stage.cwd, env: stage.env, logPath: stage.logPath, user }, control);
-  },
-  startRuntime(stage) {
-    const user = stageUser(getBuildsConfig());
-    return spawnLogged({ file: SHELL, args: ["-c", stage.command], cwd: stage.cwd, env: stage.env, logPath: stage.logPath, user }).pgid;
-  },
-  isAlive: isProcessGroupAlive,
-  stop: (handle) => stopProcessGroup(handle),
-};
-
-export function getDriver(name: "process"): RuntimeDriver {
-  switch (name) {
-    case "process":
-      return processDriver;
+/** A stage's result from how its process ended. */
+export function describeOutcome(outcome: RunOutcome, what: string, timeoutMessage: string): StageResult {
+  switch (outcome.kind) {
+    case "aborted":
+      return { status: "canceled" };
+    case "timed_out":
+      return { status: "failed", exitCode: null, message: timeoutMessage };
+    case "exited":
+      if (outcome.code === 0) return { status: "succeeded", exitCode: 0 };
+      return {
+        status: "failed",
+        exitCode: outcome.code,
+        message:
+          outcome.code === null
+            ? `${what} was killed by ${outcome.signal}.`
+            : `${what} exited with code ${outcome.code}; see its log.`,
+      };
   }
+}
+
+export function timeoutMessage(config: BuildsConfig, stage: StageName): string {
+  return `The ${stage} stage ran past stage_timeout_seconds (${config.stage_timeout_seconds} s) and was killed.`;
 }

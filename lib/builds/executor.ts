@@ -2,14 +2,18 @@ import fs from "node:fs";
 import path from "node:path";
 import PQueue from "p-queue";
 import { getBuildsConfig, type BuildsConfig } from "./config";
-import { getDriver, type RuntimeDriver } from "./driver";
+import { buildProcessBaseEnv } from "../env";
+import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver, type StageResult } from "./driver";
+import { getDriver } from "./drivers";
 import { buildEvents } from "./events";
 import { mirrorPath, syncMirror } from "./mirrors";
+import { encodeProcessHandle } from "./process-handles";
 import { holdPort, leasePort, releasePort } from "./ports";
-import { runToCompletion, sleep, type RunOutcome } from "./processes";
+import { runToCompletion, sleep } from "./processes";
 import {
   closeOpenStages,
   findBuild,
+  listBuildsAwaitingDestroy,
   listBuildsWithStatus,
   moveBuild,
   updateBuildRuntime,
@@ -18,7 +22,7 @@ import {
 } from "./repository";
 import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "./status";
 import { removeRuntimeFiles, workspacePaths } from "./workspace";
-import { checkStageUser, handOverWorkspace, stageUser } from "./run-as";
+import { checkStageUser } from "./run-as";
 import { getEnv } from "../env";
 
 /**
@@ -30,8 +34,9 @@ import { getEnv } from "../env";
 interface ActiveBuild {
   controller: AbortController;
   done: Promise<void>;
-  /** The runtime's handle once the start stage spawned it, so a shutdown can stop a preview not yet running. */
-  runtime?: number;
+  driver: RuntimeDriver;
+  /** The runtime's handle once the start stage recorded it, so a shutdown can stop a preview not yet running. */
+  runtime?: string;
 }
 
 interface ExecutorState {
@@ -51,8 +56,9 @@ function executor(): ExecutorState {
   return globalForExecutor.buildExecutor;
 }
 
-function driver(config: BuildsConfig): RuntimeDriver {
-  return getDriver(config.runtime.driver);
+/** The driver a build was created with: its stages, handles and runtime are that driver's. */
+function driverOf(build: Pick<BuildRecord, "driver">): RuntimeDriver {
+  return getDriver(build.driver);
 }
 
 export function enqueueBuild(buildId: string): void {
@@ -69,6 +75,7 @@ export async function startExecutor(): Promise<void> {
   for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
   for (const repository of config.repositories) void syncMirror(config, repository);
   await recoverBuilds(config);
+  await removeLeftovers(config);
   for (const build of await listBuildsWithStatus(["queued"])) enqueueBuild(build.id);
 }
 
@@ -82,9 +89,11 @@ export async function stopExecutor(): Promise<void> {
   state.queue.pause();
   state.queue.clear();
   // abort() sends SIGTERM synchronously, before Next's own SIGTERM handling can end the process.
-  for (const active of state.active.values()) {
+  for (const [buildId, active] of state.active) {
     active.controller.abort();
-    if (active.runtime !== undefined) void driver(getBuildsConfig()).stop(active.runtime);
+    if (active.runtime !== undefined) {
+      void active.driver.destroy(getBuildsConfig(), buildId, { runtime: active.runtime, stages: [] }).catch(() => {});
+    }
   }
   await Promise.race([Promise.all([...state.active.values()].map((active) => active.done)), sleep(5_000)]);
 }
@@ -98,16 +107,20 @@ export async function stopActiveBuild(buildId: string): Promise<boolean> {
   return true;
 }
 
-/** Stops a build's processes, frees its port and removes its runtime files; the logs stay. */
+/**
+ * Stops everything of a build through its driver, frees its port and removes its runtime files; the logs
+ * stay. When the driver cannot do it now (RuntimeUnavailableError), the handles and the port stay recorded,
+ * so that a later DELETE or the reaper can finish it.
+ */
 export async function destroyRuntime(buildId: string): Promise<void> {
   const config = getBuildsConfig();
   const build = await findBuild(buildId);
   if (!build) return;
-  const handles = [build.runtimePgid, ...build.stages.map((stage) => stage.pgid)].filter((pgid): pgid is number => pgid != null);
-  await Promise.all(handles.map((handle) => driver(config).stop(handle)));
+  const stages = build.stages.map((stage) => stage.handle).filter((handle): handle is string => handle != null);
+  await driverOf(build).destroy(config, build.id, { runtime: build.runtimeHandle, stages });
   releasePort(build.port);
   removeRuntimeFiles(config, build.id);
-  await updateBuildRuntime(build.id, { port: null, runtimePgid: null });
+  await updateBuildRuntime(build.id, { port: null, runtimeHandle: null });
 }
 
 /** A status change failed because someone else (a cancel) moved the build, or the server is stopping. */
@@ -129,7 +142,7 @@ async function runBuild(buildId: string): Promise<void> {
   if (!build || build.status !== "queued") return;
   const controller = new AbortController();
   let finish!: () => void;
-  state.active.set(buildId, { controller, done: new Promise<void>((resolve) => (finish = resolve)) });
+  state.active.set(buildId, { controller, done: new Promise<void>((resolve) => (finish = resolve)), driver: driverOf(build) });
   try {
     await runStages(build, controller.signal);
   } catch (error) {
@@ -148,6 +161,7 @@ async function runBuild(buildId: string): Promise<void> {
 
 async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void> {
   const config = getBuildsConfig();
+  const driver = driverOf(build);
   const paths = workspacePaths(config, build.id);
   for (const folder of [paths.sources, paths.logs, paths.runtime]) fs.mkdirSync(folder, { recursive: true });
   let status: BuildStatus = "queued";
@@ -168,166 +182,95 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
     throw new StageFailed("checkout", `No free port in ${config.ports.start}-${config.ports.end}: too many runtimes are alive.`);
   }
   await updateBuildRuntime(build.id, { port });
-  const env = {
-    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    // The server's home is not the stage user's to write in.
-    HOME: stageUser(config) ? paths.runtime : (process.env.HOME ?? paths.runtime),
-    LANG: process.env.LANG ?? "C.UTF-8",
-    BUILD_ID: build.id,
-    PORT: String(port),
-    MODULES: build.modules,
-    ADDONS_PATH: repositories.map((r) => path.join(r.checkout, r.configured.modules_path)).join(":"),
-    WORKSPACE: paths.root,
+  const context: BuildContext = {
+    buildId: build.id,
+    port,
+    modules: build.modules === "" ? [] : build.modules.split(","),
+    config,
+    paths,
+    repositories: repositories.map((r) => ({ alias: r.alias, checkout: r.checkout, modulesPath: r.configured.modules_path })),
   };
-  // The commands of the configuration are relative to the first repository of the build, in ADDONS_PATH order.
-  const cwd = repositories[0].checkout;
   const timeoutMs = config.stage_timeout_seconds * 1000;
-  const timeoutMessage = (stage: StageName) =>
-    `The ${stage} stage ran past stage_timeout_seconds (${config.stage_timeout_seconds} s) and was killed.`;
 
-  await runStage(build.id, "checkout", config, async (logPath, onStarted) => {
-    const deadline = Date.now() + timeoutMs;
-    for (const repository of repositories) {
-      fs.appendFileSync(logPath, `$ checkout ${repository.alias} ${repository.ref} at ${repository.commitSha}\n`);
-      for (const args of [
-        ["clone", "--quiet", "--no-checkout", "--", mirrorPath(config, repository.alias), repository.checkout],
-        ["-C", repository.checkout, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", repository.commitSha],
-      ]) {
-        const outcome = await runToCompletion(
-          { file: "git", args, cwd: paths.sources, env: { ...env, GIT_TERMINAL_PROMPT: "0" }, logPath },
-          { signal, timeoutMs: Math.max(1, deadline - Date.now()), onStarted },
-        );
-        if (outcome.kind !== "exited" || outcome.code !== 0) {
-          return describeOutcome(outcome, `git ${args.includes("clone") ? "clone" : "checkout"} of ${repository.alias}`, timeoutMessage("checkout"));
-        }
-      }
-    }
-    return { status: "succeeded", exitCode: 0 };
-  });
-  await handOverWorkspace(config, [paths.sources, paths.runtime]);
-
-  for (const [stage, buildStatus] of [["install", "installing"], ["test", "testing"]] as const) {
-    await advance(buildStatus);
-    const command = config.runtime[stage];
-    await runStage(build.id, stage, config, async (logPath, onStarted) => {
-      if (!command) return { status: "skipped" };
-      const outcome = await driver(config).runStage({ command, cwd, env, logPath }, { signal, timeoutMs, onStarted });
-      return describeOutcome(outcome, `The ${stage} command`, timeoutMessage(stage));
+  for (const stage of driver.stages) {
+    if (stage.status !== status) await advance(stage.status);
+    await runStage(build.id, stage.name, config, (logPath, recordHandle) => {
+      // Checkout is the same for every driver: git, on the host, from the mirrors.
+      if (stage.name === "checkout") return checkOut(config, build.id, repositories, paths.sources, { logPath, signal, timeoutMs, recordHandle });
+      return driver.runStage(stage.name, context, {
+        logPath,
+        signal,
+        timeoutMs,
+        recordHandle,
+        runtimeHandle: () => executor().active.get(build.id)?.runtime ?? null,
+        recordRuntime: async (handle) => {
+          const active = executor().active.get(build.id);
+          if (active) active.runtime = handle;
+          await updateBuildRuntime(build.id, { runtimeHandle: handle });
+        },
+      });
     });
   }
-
-  await advance("starting");
-  const start = config.runtime.start;
-  let runtime: number | null = null;
-  await runStage(build.id, "start", config, async (logPath) => {
-    if (!start) return { status: "skipped" };
-    runtime = driver(config).startRuntime({ command: start, cwd, env, logPath });
-    const active = executor().active.get(build.id);
-    if (active) active.runtime = runtime;
-    await updateBuildRuntime(build.id, { runtimePgid: runtime });
-    return { status: "succeeded", exitCode: null };
-  });
-  await runStage(build.id, "healthcheck", config, async (logPath) => {
-    if (runtime === null) return { status: "skipped" };
-    return waitUntilHealthy(config, driver(config), runtime, port, logPath, signal);
-  });
   // The time to live starts now: queue and stage time do not eat the preview's life.
   const now = new Date();
   await advance("running", { finishedAt: now, expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000) });
   buildEvents().emit("running", build.id);
 }
 
-type StageResult =
-  | { status: "succeeded"; exitCode: number | null }
-  | { status: "skipped" }
-  | { status: "canceled" }
-  | { status: "failed"; exitCode: number | null; message: string };
+/** Clones each repository from its mirror and checks out the build's commit, into the build's sources. */
+async function checkOut(
+  config: BuildsConfig,
+  buildId: string,
+  repositories: { alias: string; ref: string; commitSha: string; checkout: string }[],
+  sources: string,
+  control: { logPath: string; signal: AbortSignal; timeoutMs: number; recordHandle: (handle: string) => Promise<unknown> },
+): Promise<StageResult> {
+  const deadline = Date.now() + control.timeoutMs;
+  // BUILD_ID marks the processes as the build's (lib/builds/process-handles.ts).
+  const env = { ...buildProcessBaseEnv(), BUILD_ID: buildId, GIT_TERMINAL_PROMPT: "0" };
+  for (const repository of repositories) {
+    fs.appendFileSync(control.logPath, `$ checkout ${repository.alias} ${repository.ref} at ${repository.commitSha}\n`);
+    for (const args of [
+      ["clone", "--quiet", "--no-checkout", "--", mirrorPath(config, repository.alias), repository.checkout],
+      ["-C", repository.checkout, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", repository.commitSha],
+    ]) {
+      const outcome = await runToCompletion(
+        { file: "git", args, cwd: sources, env, logPath: control.logPath },
+        {
+          signal: control.signal,
+          timeoutMs: Math.max(1, deadline - Date.now()),
+          onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)),
+        },
+      );
+      if (outcome.kind !== "exited" || outcome.code !== 0) {
+        return describeOutcome(outcome, `git ${args.includes("clone") ? "clone" : "checkout"} of ${repository.alias}`, timeoutMessage(config, "checkout"));
+      }
+    }
+  }
+  return { status: "succeeded", exitCode: 0 };
+}
 
 /** Records a stage around its work: running, then its result. A failure or a cancel ends the build's run. */
 async function runStage(
   buildId: string,
   name: StageName,
   config: BuildsConfig,
-  work: (logPath: string, onStarted: (pgid: number) => Promise<unknown>) => Promise<StageResult>,
+  work: (logPath: string, recordHandle: (handle: string) => Promise<unknown>) => Promise<StageResult>,
 ): Promise<void> {
   const logFile = `${name}.log`;
   const logPath = path.join(workspacePaths(config, buildId).logs, logFile);
   fs.writeFileSync(logPath, "", { flag: "a" });
   await updateStage(buildId, name, { status: "running", startedAt: new Date(), logFile });
-  const result = await work(logPath, (pgid) => updateStage(buildId, name, { pgid }));
+  const result = await work(logPath, (handle) => updateStage(buildId, name, { handle }));
   if (executor().stopping) throw new Interrupted();
   await updateStage(buildId, name, {
     status: result.status,
     finishedAt: new Date(),
     exitCode: "exitCode" in result ? result.exitCode : null,
-    pgid: null,
+    handle: null,
   });
   if (result.status === "canceled") throw new Interrupted();
   if (result.status === "failed") throw new StageFailed(name, result.message);
-}
-
-function describeOutcome(outcome: RunOutcome, what: string, timeoutMessage: string): StageResult {
-  switch (outcome.kind) {
-    case "aborted":
-      return { status: "canceled" };
-    case "timed_out":
-      return { status: "failed", exitCode: null, message: timeoutMessage };
-    case "exited":
-      if (outcome.code === 0) return { status: "succeeded", exitCode: 0 };
-      return {
-        status: "failed",
-        exitCode: outcome.code,
-        message:
-          outcome.code === null
-            ? `${what} was killed by ${outcome.signal}.`
-            : `${what} exited with code ${outcome.code}; see its log.`,
-      };
-  }
-}
-
-/** Polls the preview until it answers below 500, within healthcheck.timeout_seconds. */
-async function waitUntilHealthy(
-  config: BuildsConfig,
-  runtimeDriver: RuntimeDriver,
-  runtime: number,
-  port: number,
-  logPath: string,
-  signal: AbortSignal,
-): Promise<StageResult> {
-  const url = `http://127.0.0.1:${port}${config.runtime.healthcheck.path}`;
-  const deadline = Date.now() + config.runtime.healthcheck.timeout_seconds * 1000;
-  let lastProblem = "";
-  const log = (line: string) => fs.appendFileSync(logPath, `${new Date().toISOString()} ${line}\n`);
-  log(`GET ${url} until it answers below 500, for up to ${config.runtime.healthcheck.timeout_seconds} s`);
-  while (!signal.aborted) {
-    if (!runtimeDriver.isAlive(runtime)) {
-      log("the runtime exited");
-      return { status: "failed", exitCode: null, message: "The runtime exited before answering its healthcheck; see the start log." };
-    }
-    let problem: string;
-    try {
-      const response = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]), redirect: "manual" });
-      await response.body?.cancel();
-      if (response.status < 500) {
-        log(`answered ${response.status}`);
-        return { status: "succeeded", exitCode: null };
-      }
-      problem = `answered ${response.status}`;
-    } catch (error) {
-      problem = `no answer (${((error as Error).cause as Error | undefined)?.message ?? (error as Error).message})`;
-    }
-    if (problem !== lastProblem) log(problem);
-    lastProblem = problem;
-    if (Date.now() >= deadline) {
-      return {
-        status: "failed",
-        exitCode: null,
-        message: `The preview did not answer below 500 within ${config.runtime.healthcheck.timeout_seconds} s (last: ${problem}).`,
-      };
-    }
-    await sleep(250, signal);
-  }
-  return { status: "canceled" };
 }
 
 async function failBuild(buildId: string, stage: StageName | "recovery", message: string): Promise<void> {
@@ -341,45 +284,72 @@ async function failBuild(buildId: string, stage: StageName | "recovery", message
     const moved = await moveBuild(buildId, status, "failed", { failureStage: stage, failureMessage: message, finishedAt: now });
     if (moved) break;
   }
-  // Destroy first: it stops the process groups that the open stages still record.
-  await destroyRuntime(buildId);
+  // Destroy first: it stops the work that the open stages still record.
+  await destroyOrLeaveForLater(buildId);
   await closeOpenStages(buildId, "failed", "skipped", now);
 }
 
 /** The executor's part of a cancel (the status was set by the cancel): close the stages, destroy the runtime. */
 async function closeCanceledBuild(buildId: string): Promise<void> {
-  await destroyRuntime(buildId);
+  await destroyOrLeaveForLater(buildId);
   await closeOpenStages(buildId, "canceled", "canceled", new Date());
+}
+
+/** A destroy the driver cannot do now is left recorded (port, runtime handle): the reaper tries it again. */
+async function destroyOrLeaveForLater(buildId: string): Promise<void> {
+  try {
+    await destroyRuntime(buildId);
+  } catch (error) {
+    console.error(`builds: could not destroy the runtime of build ${buildId} yet: ${(error as Error).message}`);
+  }
 }
 
 /**
  * Running builds whose runtime exited on its own (crashed, or was killed from outside) are failed at stage
  * `start`, so their status says so and their port is freed, instead of showing a dead preview as running.
+ * A runtime whose driver cannot tell (a Docker daemon that does not answer) is left running.
  */
 export async function failBuildsWithDeadRuntimes(): Promise<void> {
   const config = getBuildsConfig();
   for (const build of await listBuildsWithStatus(["running"])) {
-    if (build.runtimePgid == null || driver(config).isAlive(build.runtimePgid)) continue;
+    if ((await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead") continue;
     await failBuild(build.id, "start", "The runtime exited while the build was running; see the start log.");
   }
 }
 
 /**
- * What a previous process left: builds in progress are failed (stage `recovery`) and their processes
- * killed; running builds keep running if their runtime is alive (their port is held again); half-destroyed
- * builds are finished off.
+ * Builds that are over but whose runtime could not be destroyed when they ended (their port is still
+ * recorded), and DELETEs that could not finish: the reaper tries again.
+ */
+export async function retryUnfinishedDestroys(): Promise<void> {
+  const active = executor().active;
+  for (const build of await listBuildsAwaitingDestroy()) {
+    if (active.has(build.id)) continue;
+    await destroyRuntime(build.id);
+    if (build.status === "destroying") await moveBuild(build.id, "destroying", "destroyed");
+  }
+}
+
+/**
+ * What a previous process left: builds in progress are failed (stage `recovery`) and their work stopped;
+ * running builds keep running if their runtime is alive, or if their driver cannot tell (their port is
+ * held again); half-destroyed builds are finished off.
  */
 async function recoverBuilds(config: BuildsConfig): Promise<void> {
   const recovered = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "destroying"]);
   for (const build of recovered) {
     const status = build.status as BuildStatus;
-    if (status === "running" && build.runtimePgid != null && driver(config).isAlive(build.runtimePgid)) {
+    if (status === "running" && (await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead") {
       if (build.port != null) holdPort(build.id, build.port);
       continue;
     }
     if (status === "destroying") {
-      await destroyRuntime(build.id);
-      await moveBuild(build.id, "destroying", "destroyed");
+      try {
+        await destroyRuntime(build.id);
+        await moveBuild(build.id, "destroying", "destroyed");
+      } catch (error) {
+        console.error(`builds: could not finish destroying build ${build.id} yet: ${(error as Error).message}`);
+      }
       continue;
     }
     const message =
@@ -387,5 +357,24 @@ async function recoverBuilds(config: BuildsConfig): Promise<void> {
         ? "The runtime was no longer alive when the server restarted."
         : `The server stopped while the build was ${status}; it was not resumed.`;
     await failBuild(build.id, "recovery", message);
+  }
+}
+
+/**
+ * After the recovery, each driver removes what it finds of builds that are no longer active (a crash
+ * between starting a container and recording it). The running builds are the only ones active now.
+ */
+async function removeLeftovers(config: BuildsConfig): Promise<void> {
+  const keep = new Set((await listBuildsWithStatus(["running"])).map((build) => build.id));
+  const driver = getDriver(config.runtime.driver);
+  const readiness = await driver.readiness(config);
+  if (!readiness.ready) {
+    console.error(`builds: the ${driver.name} runtime is not ready, leftovers of earlier builds stay for now: ${readiness.reason}`);
+    return;
+  }
+  try {
+    await driver.removeLeftovers(config, keep);
+  } catch (error) {
+    console.error(`builds: the ${driver.name} driver could not look for leftovers: ${(error as Error).message}`);
   }
 }

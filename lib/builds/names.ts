@@ -29,3 +29,6 @@ export function refProblem(ref: string): string | null {
   }
   return null;
 }
+
+/** A Compose service name as the configuration may give it (Compose allows a little more; this is enough). */
+export const COMPOSE_SERVICE_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,62}$/;

@@ -1,5 +1,5 @@
 import { getBuildsConfig } from "./config";
-import { destroyRuntime, failBuildsWithDeadRuntimes } from "./executor";
+import { destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
 import { listExpiredRunningBuilds, moveBuild } from "./repository";
 import { purgeExpiredRetention } from "./retention";
 
@@ -12,7 +12,8 @@ const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS
 
 export async function reapExpiredBuilds(now = new Date()): Promise<void> {
   for (const build of await listExpiredRunningBuilds(now)) {
-    if (await moveBuild(build.id, "running", "expired")) await destroyRuntime(build.id);
+    // A destroy that fails now is tried again by retryUnfinishedDestroys: the port stays recorded until then.
+    if (await moveBuild(build.id, "running", "expired")) await destroyRuntime(build.id).catch(() => {});
   }
 }
 
@@ -23,6 +24,7 @@ export async function startReaper(): Promise<void> {
     state.pass = state.pass
       .then(() => reapExpiredBuilds())
       .then(() => failBuildsWithDeadRuntimes())
+      .then(() => retryUnfinishedDestroys())
       .then(async () => void (await purgeExpiredRetention()))
       .catch((error) => console.error("builds: the reaper failed:", error));
     return state.pass;

@@ -2,7 +2,7 @@ import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
 import { notifyBuildChanged } from "./build-events";
 import type { BuildTrigger } from "./schemas";
-import { canMove, type BuildStatus, type StageName, type StageStatus, STAGE_NAMES } from "./status";
+import { canMove, type BuildStatus, type StageName, type StageStatus } from "./status";
 
 /** Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves. */
 const withDetails = {
@@ -23,6 +23,9 @@ export interface NewBuild {
   trigger: BuildTrigger;
   triggeredBy: string | null;
   repositories: { alias: string; ref: string; commitSha: string; commitSubject: string | null; commitAuthor: string | null }[];
+  /** The runtime driver and its stage names, in order. */
+  driver: string;
+  stages: readonly StageName[];
 }
 
 /**
@@ -46,8 +49,9 @@ export function insertQueuedBuild(build: NewBuild, maxQueued: number): Promise<B
         createdBy: build.createdBy,
         trigger: build.trigger,
         triggeredBy: build.triggeredBy,
+        driver: build.driver,
         repositories: { create: build.repositories.map((repository, position) => ({ ...repository, position })) },
-        stages: { create: STAGE_NAMES.map((name, position) => ({ name, position, status: "pending" })) },
+        stages: { create: build.stages.map((name, position) => ({ name, position, status: "pending" })) },
       },
       include: withDetails,
     });
@@ -75,6 +79,20 @@ export async function findBuildSeq(id: string): Promise<number | null> {
 export function listBuildsWithStatus(statuses: readonly BuildStatus[]): Promise<BuildRecord[]> {
   return getDb().build.findMany({
     where: { status: { in: [...statuses] } },
+    orderBy: { seq: "asc" },
+    include: withDetails,
+  });
+}
+
+/** Builds that are over but still hold a port or a runtime handle (a destroy that could not finish), and DELETEs left halfway. */
+export function listBuildsAwaitingDestroy(): Promise<BuildRecord[]> {
+  return getDb().build.findMany({
+    where: {
+      OR: [
+        { status: { in: ["failed", "canceled", "expired"] }, OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }] },
+        { status: "destroying" },
+      ],
+    },
     orderBy: { seq: "asc" },
     include: withDetails,
   });
@@ -115,14 +133,14 @@ export async function moveBuild(
   return count === 1;
 }
 
-export function updateBuildRuntime(id: string, data: { port?: number | null; runtimePgid?: number | null }) {
+export function updateBuildRuntime(id: string, data: { port?: number | null; runtimeHandle?: string | null }) {
   return getDb().build.update({ where: { id }, data });
 }
 
 export async function updateStage(
   buildId: string,
   name: StageName,
-  data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; pgid?: number | null; logFile?: string },
+  data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; handle?: string | null; logFile?: string },
 ) {
   const stage = await getDb().buildStage.update({ where: { buildId_name: { buildId, name } }, data });
   notifyBuildChanged(buildId);
@@ -132,7 +150,7 @@ export async function updateStage(
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
 export async function closeOpenStages(buildId: string, runningTo: StageStatus, pendingTo: StageStatus, at: Date) {
   const db = getDb();
-  await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, pgid: null } });
+  await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, handle: null } });
   await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
   notifyBuildChanged(buildId);
 }
@@ -177,7 +195,7 @@ export function listBuildsEndedBefore(cutoff: Date, limit: number) {
     },
     orderBy: { seq: "asc" },
     take: limit,
-    select: { id: true, status: true, port: true, runtimePgid: true },
+    select: { id: true, status: true, port: true, runtimeHandle: true },
   });
 }
 

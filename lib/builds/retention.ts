@@ -18,7 +18,7 @@ export async function purgeExpiredRetention(now = new Date()): Promise<string[]>
   const purged: string[] = [];
   for (const build of await listBuildsEndedBefore(cutoff, PURGE_BATCH)) {
     // A runtime still recorded is not over: the reaper's other passes finish it first.
-    if (build.port !== null || build.runtimePgid !== null) continue;
+    if (build.port !== null || build.runtimeHandle !== null) continue;
     // The row goes first, only from the status just read: a build moved meanwhile is left for the next pass.
     if (!(await deleteBuildRow(build.id, build.status))) continue;
     const folder = workspacePaths(config, build.id).root;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BUILD_STATUSES, STAGE_NAMES, STAGE_STATUSES } from "./status";
+import { BUILD_STATUSES, STAGE_STATUSES } from "./status";
 
 /**
  * The build service's request and response shapes: they validate requests and generate the OpenAPI
@@ -33,7 +33,7 @@ const timestamp = z.iso.datetime();
 
 export const buildStageSchema = z
   .object({
-    name: z.enum(STAGE_NAMES),
+    name: z.string().describe("A stage of the build's runtime driver, e.g. checkout, install, test, start, healthcheck"),
     status: z.enum(STAGE_STATUSES),
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
@@ -81,7 +81,9 @@ export const buildSummarySchema = z
   })
   .meta({ id: "BuildSummary" });
 
-export const buildSchema = buildSummarySchema.extend({ stages: z.array(buildStageSchema) }).meta({ id: "Build" });
+export const buildSchema = buildSummarySchema
+  .extend({ stages: z.array(buildStageSchema).describe("The stages of the build's runtime driver, in order") })
+  .meta({ id: "Build" });
 
 export const buildListSchema = z
   .object({
@@ -109,7 +111,7 @@ export const buildLogStreamQuerySchema = z.object({ stage: stageParameter });
 export const buildLogSchema = z
   .object({
     build_id: z.string(),
-    stage: z.enum(STAGE_NAMES).nullable().describe("Null for all stages"),
+    stage: z.string().nullable().describe("Null for all stages"),
     offset: z.number().int(),
     next_offset: z.number().int(),
     size: z.number().int(),
@@ -178,6 +180,14 @@ export const appConfigSchema = z
       choices: z.array(z.number().int()),
     }),
     max_concurrent_builds: z.number().int(),
+    runtime: z
+      .object({
+        driver: z.string().describe("process (commands on the host) or compose (a Docker Compose project per build)"),
+        ready: z.boolean().describe("False when builds cannot run now; POST /builds then answers 503"),
+        reason: z.string().nullable().describe("Why the runtime is not ready; null when it is"),
+        stages: z.array(z.string()).describe("The stages a new build goes through, in order"),
+      })
+      .meta({ id: "RuntimeStatus" }),
     max_repositories: z.number().int(),
     max_modules: z.number().int(),
   })

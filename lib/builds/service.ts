@@ -1,5 +1,7 @@
-import { conflict, notFound, unprocessable } from "../http/problem";
+import { conflict, notFound, serviceUnavailable, unprocessable } from "../http/problem";
 import { getBuildsConfig } from "./config";
+import { RuntimeUnavailableError } from "./driver";
+import { configuredDriver } from "./drivers";
 import { assertCanActOnBuild, type Actor } from "./permissions";
 import { destroyRuntime, stopActiveBuild } from "./executor";
 import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
@@ -101,7 +103,12 @@ export async function destroyBuild(buildId: string, user: Actor): Promise<BuildV
       throw conflict(`Build ${buildId} is ${status}; cancel it first with POST /builds/${buildId}/cancel.`);
     }
     if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
-    await destroyRuntime(buildId);
+    try {
+      await destroyRuntime(buildId);
+    } catch (error) {
+      if (!(error instanceof RuntimeUnavailableError)) throw error;
+      throw serviceUnavailable(`Build ${buildId} stays destroying: ${error.message} It is tried again shortly.`, 30);
+    }
     await moveBuild(buildId, "destroying", "destroyed");
     return getBuild(buildId);
   }
@@ -110,6 +117,8 @@ export async function destroyBuild(buildId: string, user: Actor): Promise<BuildV
 /** GET /app-config: what a client needs to offer a build; never the repositories' URLs. */
 export async function getAppConfig(): Promise<AppConfigView> {
   const config = getBuildsConfig();
+  const driver = configuredDriver(config);
+  const readiness = await driver.readiness(config);
   const repositories = await Promise.all(
     config.repositories.map(async (repository) => ({
       alias: repository.alias,
@@ -134,6 +143,12 @@ export async function getAppConfig(): Promise<AppConfigView> {
     repositories,
     ttl: { ...config.ttl },
     max_concurrent_builds: config.max_concurrent_builds,
+    runtime: {
+      driver: driver.name,
+      ready: readiness.ready,
+      reason: readiness.ready ? null : readiness.reason,
+      stages: driver.stages.map((stage) => stage.name),
+    },
     max_repositories: MAX_REPOSITORIES,
     max_modules: MAX_MODULES,
   };

@@ -17,8 +17,8 @@ export const BUILD_STATUSES = [
 ] as const;
 export type BuildStatus = (typeof BUILD_STATUSES)[number];
 
-export const STAGE_NAMES = ["checkout", "install", "test", "start", "healthcheck"] as const;
-export type StageName = (typeof STAGE_NAMES)[number];
+/** A stage's name: each driver has its own list (lib/builds/drivers), which a build keeps from its creation. */
+export type StageName = string;
 
 export const STAGE_STATUSES = ["pending", "running", "succeeded", "failed", "skipped", "canceled"] as const;
 export type StageStatus = (typeof STAGE_STATUSES)[number];
@@ -44,15 +44,6 @@ export function canMove(from: BuildStatus, to: BuildStatus): boolean {
 
 /** Statuses in which the build's stages are being worked on. */
 export const IN_PROGRESS_STATUSES: readonly BuildStatus[] = ["checking_out", "installing", "testing", "starting"];
-
-/** The build status while a stage runs. */
-export const STATUS_OF_STAGE: Record<StageName, BuildStatus> = {
-  checkout: "checking_out",
-  install: "installing",
-  test: "testing",
-  start: "starting",
-  healthcheck: "starting",
-};
 
 export function isInProgress(status: BuildStatus): boolean {
   return IN_PROGRESS_STATUSES.includes(status);

@@ -16,7 +16,7 @@ import type {
 import type { BuildStatus } from "../builds/status";
 import type { RateHistoryView, RateView, StoredRateView } from "../rates/schemas";
 
-export { BUILD_STATUSES, STAGE_NAMES, type BuildStatus, type StageName, type StageStatus } from "../builds/status";
+export { BUILD_STATUSES, type BuildStatus, type StageName, type StageStatus } from "../builds/status";
 
 export type Rate = RateView;
 export type StoredRate = StoredRateView;

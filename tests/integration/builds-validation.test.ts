@@ -127,6 +127,7 @@ describe("GET /app-config", () => {
       ],
       ttl: { default_seconds: 3600, min_seconds: 600, max_seconds: 7200, choices: [600, 3600] },
       max_concurrent_builds: 2,
+      runtime: { driver: "process", ready: true, reason: null, stages: ["checkout", "install", "test", "start", "healthcheck"] },
       max_repositories: 10,
       max_modules: 100,
     });

@@ -68,7 +68,10 @@ function git(cwd: string, ...args: string[]) {
 }
 
 /** Makes the repository (branch main, plus `feature` with one more module) and a configuration for it. */
-export function makeBuildsFixture(config: (fixture: Omit<BuildsFixture, "configFile">) => string): BuildsFixture {
+export function makeBuildsFixture(
+  config: (fixture: Omit<BuildsFixture, "configFile">) => string,
+  moreModules: string[] = [],
+): BuildsFixture {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "builds-test-"));
   // Stages run as runtime.run_as when the tests run as root: that user must reach the builds below.
   fs.chmodSync(root, 0o755);
@@ -78,7 +81,7 @@ export function makeBuildsFixture(config: (fixture: Omit<BuildsFixture, "configF
     fs.mkdirSync(path.dirname(path.join(repository, file)), { recursive: true });
     fs.writeFileSync(path.join(repository, file), content);
   }
-  for (const name of MODULES) writeModule(repository, name);
+  for (const name of [...MODULES, ...moreModules]) writeModule(repository, name);
   // A folder without a manifest is not a module.
   fs.mkdirSync(path.join(repository, "addons", "not_a_module"));
   fs.writeFileSync(path.join(repository, "addons", "not_a_module", "README"), "no manifest here\n");

@@ -55,6 +55,17 @@ repositories:
     expect(config.repositories[0]).toMatchObject({ allow_request_ref: true, modules_path: ".", module_manifest: "__manifest__.py" });
   });
 
+  it("resolves the compose template against the file's folder and fills the compose defaults", () => {
+    const config = loadBuildsConfig(configFile("runtime: { driver: compose, compose: { template: odoo/compose.yaml } }"));
+    expect(config.runtime.compose).toEqual({
+      template: path.join(dir, "odoo", "compose.yaml"),
+      cli: "auto",
+      sources_mount: "/mnt/sources",
+      web_service: "web",
+      stop_timeout_seconds: 5,
+    });
+  });
+
   it("accepts the configuration the project ships", () => {
     const shipped = loadBuildsConfig(path.resolve("builds.config.yaml"));
     expect(shipped.repositories).toMatchObject([{ alias: "demo", resolvedUrl: path.resolve("."), default_ref: "main" }]);
@@ -68,7 +79,11 @@ repositories:
     ["ttl: { choices: [60] }", /ttl\.choices\[0\]: must be between/],
     ["ports: { start: 20000, end: 19000 }", /ports\.end: must not be less than ports\.start/],
     ["max_concurrent_builds: two", /max_concurrent_builds: /],
-    ["runtime: { driver: docker }", /runtime\.driver: must be "process"/],
+    ["runtime: { driver: docker }", /runtime\.driver: must be "process" or "compose"/],
+    ["runtime: { driver: compose }", /runtime\.compose: is required with driver compose/],
+    ["runtime: { driver: compose, compose: { template: t.yaml, cli: podman } }", /runtime\.compose\.cli: /],
+    ["runtime: { driver: compose, compose: { template: t.yaml, install: { service: web, command: [odoo, '${HOME}'] } } }", /runtime\.compose\.install\.command: \$\{HOME\} is not one of BUILD_ID/],
+    ["runtime: { driver: compose, compose: { template: t.yaml, test: { service: 'a b', command: [x] } } }", /runtime\.compose\.test\.service: must match/],
     ["runtime: { healthcheck: { path: health } }", /runtime\.healthcheck\.path: must start with \//],
     ["stage_log_limit_mb: 0", /stage_log_limit_mb: must be a positive number of megabytes/],
     ["runtime: { run_as: \"a b\" }", /runtime\.run_as: must be a user name/],

@@ -34,8 +34,10 @@ export const GET = route<Context>(async (_request, { params }) => {
  *     tags: [Builds]
  *     summary: Destroy a build's runtime
  *     description: >
- *       Stops its processes, frees its port and removes its runtime files; the logs stay. 409 while the build
- *       is queued or in progress (cancel it first). Deleting a destroyed build answers it again.
+ *       Stops its processes (or takes down its Compose project), frees its port and removes its runtime files;
+ *       the logs stay. 409 while the build is queued or in progress (cancel it first). 503 when the runtime
+ *       cannot be reached (a Docker daemon that does not answer): the build stays destroying and is finished
+ *       later. Deleting a destroyed build answers it again.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string } }
@@ -49,6 +51,7 @@ export const GET = route<Context>(async (_request, { params }) => {
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const DELETE = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);

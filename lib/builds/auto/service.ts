@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import picomatch from "picomatch";
 import { BRANCH_GLOB_OPTIONS, getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
 import { readCommitInfo } from "../commits";
+import { configuredDriver } from "../drivers";
 import { enqueueBuild } from "../executor";
 import { listModules } from "../mirrors";
 import type { Actor } from "../permissions";
@@ -123,6 +124,8 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
       repositories: [
         { alias: head.alias, ref: head.branch, commitSha: head.commitSha, commitSubject: commit.subject, commitAuthor: commit.author },
       ],
+      driver: configuredDriver(config).name,
+      stages: configuredDriver(config).stages.map((stage) => stage.name),
     },
     config.max_queued_builds,
   );
