@@ -34,7 +34,7 @@ import { convertAmount, parseConvertQuery } from "@/lib/rates/convert";
  *                 value: { amount: "100", from: USD, to: VES, result: "19724.56", rate: "197.2456", date: "2025-10-14", requested_date: null, rates: { USD: "197.2456" } }
  *               acrossCurrencies:
  *                 summary: 100 euros in Mexican pesos, on a Sunday (the Friday's rates are used)
- *                 value: { amount: "100", from: EUR, to: MXN, result: "2132.86963066", rate: "21.328696306574", date: "2025-10-10", requested_date: "2025-10-12", rates: { EUR: "226.75283493", MXN: "10.63125553" } }
+ *                 value: { amount: "100", from: EUR, to: MXN, result: "2126.63607334", rate: "21.266360733416", date: "2025-10-10", requested_date: "2025-10-12", rates: { EUR: "223.63797222", MXN: "10.51604339" } }
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  */

@@ -26,9 +26,9 @@ const ALLOWED_HEADERS = "Authorization, Content-Type, If-None-Match";
 const EXPOSED_HEADERS = "ETag, Retry-After, WWW-Authenticate";
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
+/** The methods of the first rule matching the path (the specific paths come before /rates/{date}). */
 function methodsFor(pathname: string): string[] | undefined {
-  const methods = RULES.filter((rule) => rule.path.test(pathname)).flatMap((rule) => rule.methods);
-  return methods.length === 0 ? undefined : [...new Set(methods)];
+  return RULES.find((rule) => rule.path.test(pathname))?.methods;
 }
 
 /** The answer to a CORS preflight (OPTIONS with Access-Control-Request-Method) for a CORS path, else undefined. */

@@ -212,7 +212,8 @@ function cellDecimal(cell: unknown): { value: string } | { reason: string } {
   else if (typeof cell === "string") text = parseCommaDecimal(cell) ?? (/^\d+(\.\d+)?$/.test(cell.trim()) ? cell.trim() : undefined);
   if (text === undefined) return { reason: `is ${cell === null || cell === undefined ? "empty" : JSON.stringify(String(cell).slice(0, 20))}, not a positive number` };
   const implausible = implausibleRateReason(text);
-  return implausible ? { reason: `${text.slice(0, 20)} ${implausible}` } : { value: text };
+  const shown = text.length > 24 ? `${text.slice(0, 20)}...` : text;
+  return implausible ? { reason: `${shown} ${implausible}` } : { value: text };
 }
 
 function dateOf(match: RegExpExecArray): string | undefined {
