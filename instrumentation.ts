@@ -6,6 +6,8 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getEnv } = await import("./lib/env");
   getEnv();
+  const { installSocketAddressStamp } = await import("./lib/http/client-address");
+  installSocketAddressStamp();
   const { startBackgroundJobs } = await import("./lib/jobs");
   await startBackgroundJobs();
 }

@@ -4,6 +4,9 @@ import { SiteHeader } from "@/components/ui/site-header";
 import { SwrProvider } from "@/lib/swr/swr-provider";
 import "./globals.css";
 
+// Rendered per request: Next.js stamps its inline scripts with the CSP nonce of each response (proxy.ts).
+export const dynamic = "force-dynamic";
+
 export const metadata: Metadata = {
   title: "BCV rates & builds",
   description: "Official BCV dollar rates and preview builds",

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFilePath, resolveDatabaseUrl } from "./database-url";
@@ -49,6 +50,26 @@ const envSchema = z.object({
   // schedule off: the rate is then fetched only through POST /rates/.
   RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
+  // The largest request body a JSON or form endpoint reads (413 past it); the app's own bodies are a few KB.
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+  // Comma-separated emails that are admins whatever their stored role (lib/users/roles.ts).
+  ADMIN_EMAILS: z
+    .string()
+    .default("")
+    .transform((list) => new Set(list.split(",").map((email) => email.trim().toLowerCase()).filter(Boolean))),
+  // closed: only a signed-in admin may create users (POST /users/); the very first user can always register.
+  REGISTRATION: z.enum(["open", "closed"]).default("open"),
+  // Comma-separated IP addresses of reverse proxies whose X-Forwarded-For is believed (lib/http/client-address.ts).
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((list, ctx) => {
+      const addresses = list.split(",").map((entry) => entry.trim()).filter(Boolean);
+      for (const address of addresses) {
+        if (net.isIP(address) === 0) ctx.addIssue({ code: "custom", message: `"${address}" is not an IP address` });
+      }
+      return new Set(addresses.map(normalizeAddress));
+    }),
 });
 
 export type Env = z.infer<typeof envSchema> & {
@@ -82,6 +103,12 @@ export function getEnv(): Env {
   return cached;
 }
 
+/** An IPv4 address as IPv6 dual-stack sockets report it (::ffff:10.0.0.1) is the IPv4 address. */
+export function normalizeAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return (mapped ? mapped[1] : address).toLowerCase();
+}
+
 /** Forgets the cached environment; tests that change process.env call it. */
 export function resetEnvCache(): void {
   cached = undefined;
@@ -100,5 +127,14 @@ function readOrCreateSecret(dataDir: string): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
-  return fs.readFileSync(file, "utf8").trim();
+  const secret = fs.readFileSync(file, "utf8").trim();
+  // An empty or truncated file (a full disk at first start, a bad copy) would let the app start and then
+  // fail every sign-in; stop the start instead and say what to do.
+  if (secret.length < 32) {
+    throw new InvalidEnvironmentError(
+      `Invalid environment:\n  NEXTAUTH_SECRET: the secret file ${file} holds ${secret.length} characters, at least 32 are needed; ` +
+        "delete the file to have a new secret generated (this signs everyone out) or set NEXTAUTH_SECRET.",
+    );
+  }
+  return secret;
 }

@@ -1,7 +1,8 @@
+import { optionalUser } from "@/lib/auth/guard";
 import { json, route } from "@/lib/http/route";
 import { parseJson } from "@/lib/http/request";
 import { registerUserSchema } from "@/lib/users/schemas";
-import { registerUser } from "@/lib/users/service";
+import { assertCanRegister, registerUser } from "@/lib/users/service";
 
 /**
  * @swagger
@@ -9,6 +10,9 @@ import { registerUser } from "@/lib/users/service";
  *   post:
  *     tags: [Users]
  *     summary: Register a user
+ *     description: >
+ *       The first user becomes an admin. With REGISTRATION=closed only a signed-in admin may create users
+ *       (401 without credentials, 403 for a non-admin); the first user of an empty database may always register.
  *     requestBody:
  *       required: true
  *       content:
@@ -20,10 +24,14 @@ import { registerUser } from "@/lib/users/service";
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/User" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
  *       409: { $ref: "#/components/responses/Conflict" }
+ *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const POST = route(async (request) => {
+  await assertCanRegister(() => optionalUser(request));
   const input = await parseJson(request, registerUserSchema);
   return json(await registerUser(input), { status: 201 });
 });

@@ -1,28 +1,84 @@
-import { getToken } from "next-auth/jwt";
-import type { NextRequest } from "next/server";
+import { decode, getToken } from "next-auth/jwt";
+import { NextRequest } from "next/server";
 import { getEnv } from "../env";
-import { unauthorized } from "../http/problem";
-import { findUserById, type PublicUser } from "../users/repository";
+import { assertSameOriginWrite } from "../http/same-origin";
+import { forbidden, unauthorized } from "../http/problem";
+import { findUserById } from "../users/repository";
+import { withEffectiveRole, type PublicUser } from "../users/roles";
+import { sessionCookieName } from "./cookies";
+import { isSessionRevoked } from "./revocations";
+
+export interface Session {
+  user: PublicUser;
+  /** The session id every token of this sign-in carries (lib/auth/tokens.ts). */
+  sid: string;
+  /** How the request authenticated: a cookie-authenticated write must pass the same-origin check. */
+  via: "bearer" | "cookie";
+}
 
 /**
- * The user behind a request: a bearer token, or else the signed-in browser's session cookie. Verifies the
- * token's signature and expiry and that the user still exists and is active; throws 401 otherwise.
+ * The session behind a request. An `Authorization` header wins over a cookie (a client that sends one means
+ * it); the scheme is case-insensitive (RFC 9110 11.1). Verifies the token's encryption and expiry, that its
+ * session was not signed out, and that the user still exists and is active; throws 401 otherwise. A write
+ * authenticated by the cookie must come from the app's own origin (403 otherwise, lib/http/same-origin.ts).
+ * Returns null when the request carries no credentials at all.
  */
-export async function requireUser(request: Request): Promise<PublicUser> {
+export async function readSession(request: Request): Promise<Session | null> {
   const header = request.headers.get("authorization");
-  if (header !== null && !/^Bearer\s+\S+$/i.test(header)) {
-    throw unauthorized("The Authorization header must be 'Bearer <token>'.");
+  let raw: string | null;
+  let via: Session["via"];
+  if (header !== null) {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    if (!match) throw unauthorized("The Authorization header must be 'Bearer <token>'.");
+    raw = match[1];
+    via = "bearer";
+  } else {
+    raw = await readSessionCookie(request);
+    if (raw === null) return null;
+    via = "cookie";
   }
-  const token = await getToken({
-    req: request as unknown as NextRequest,
-    secret: getEnv().NEXTAUTH_SECRET,
-  }).catch(() => null);
-  if (!header && !token) {
+  const secret = getEnv().NEXTAUTH_SECRET;
+  const token = await decode({ token: raw, secret }).catch(() => null);
+  if (!token || typeof token.sub !== "string" || typeof token.sid !== "string") {
+    throw unauthorized("The token is invalid or has expired.");
+  }
+  if (await isSessionRevoked(token.sid)) throw unauthorized("The token's session was signed out.");
+  const stored = await findUserById(Number(token.sub));
+  if (!stored) throw unauthorized("The token's user no longer exists.");
+  if (!stored.isActive) throw unauthorized("The token's user is inactive.");
+  if (via === "cookie") assertSameOriginWrite(request);
+  return { user: withEffectiveRole(stored), sid: token.sid, via };
+}
+
+/** The session's raw cookie value (next-auth splits long values into `.0`, `.1` chunks; getToken joins them). */
+async function readSessionCookie(request: Request): Promise<string | null> {
+  const cookie = request.headers.get("cookie");
+  if (!cookie) return null;
+  const cookies = new NextRequest(new URL("http://localhost/"), { headers: { cookie } }).cookies;
+  const value = await getToken({ req: { cookies, headers: {} } as never, cookieName: sessionCookieName(), raw: true });
+  return value || null;
+}
+
+/** The user behind a request; 401 without credentials. */
+export async function requireUser(request: Request): Promise<PublicUser> {
+  return (await requireSession(request)).user;
+}
+
+export async function requireSession(request: Request): Promise<Session> {
+  const session = await readSession(request);
+  if (!session) {
     throw unauthorized("Authentication required: send 'Authorization: Bearer <token>' or sign in.");
   }
-  if (!token || typeof token.sub !== "string") throw unauthorized("The token is invalid or has expired.");
-  const user = await findUserById(Number(token.sub));
-  if (!user) throw unauthorized("The token's user no longer exists.");
-  if (!user.isActive) throw unauthorized("The token's user is inactive.");
+  return session;
+}
+
+/** The signed-in user if there is one; bad credentials still answer 401 rather than counting as anonymous. */
+export async function optionalUser(request: Request): Promise<PublicUser | null> {
+  return (await readSession(request))?.user ?? null;
+}
+
+export async function requireAdmin(request: Request): Promise<PublicUser> {
+  const user = await requireUser(request);
+  if (user.role !== "admin") throw forbidden("Only admins may do this.");
   return user;
 }

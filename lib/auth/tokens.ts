@@ -1,18 +1,38 @@
+import crypto from "node:crypto";
 import { encode } from "next-auth/jwt";
 import { getEnv } from "../env";
-import type { PublicUser } from "../users/repository";
+import type { PublicUser } from "../users/roles";
+import { insertRevokedSession } from "./revocations";
+
+/**
+ * Every token carries a session id (`sid`) chosen at sign-in. next-auth re-encodes the browser's cookie on
+ * every session read (each copy has a new `jti`), but the `sid` stays, so signing out revokes every copy of
+ * the cookie at once: the guard refuses a token whose `sid` is in RevokedSession.
+ */
+export function newSessionId(): string {
+  return crypto.randomUUID();
+}
 
 /**
  * Mints an API access token. It is the same signed and encrypted JWT that next-auth keeps in the browser's
- * session cookie, so one verification path (getToken) serves API clients and the dashboard.
+ * session cookie, so one verification path serves API clients and the dashboard.
  */
 export async function mintAccessToken(user: PublicUser) {
   const env = getEnv();
   const expiresIn = env.ACCESS_TOKEN_EXPIRE_MINUTES * 60;
   const accessToken = await encode({
-    token: { sub: String(user.id), email: user.email },
+    token: { sub: String(user.id), sid: newSessionId() },
     secret: env.NEXTAUTH_SECRET,
     maxAge: expiresIn,
   });
   return { access_token: accessToken, token_type: "bearer" as const, expires_in: expiresIn };
+}
+
+/**
+ * Signs a session out: its tokens are refused from now on. The row is kept for one session lifetime (plus
+ * next-auth's clock tolerance), the longest any copy issued before the sign-out can live.
+ */
+export async function revokeSession(sid: string): Promise<void> {
+  const lifetimeMs = getEnv().ACCESS_TOKEN_EXPIRE_MINUTES * 60_000 + 60_000;
+  await insertRevokedSession(sid, new Date(Date.now() + lifetimeMs));
 }

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { badRequest, invalidRequest, serviceUnavailable } from "../http/problem";
-import type { PublicUser } from "../users/repository";
+import { badRequest, invalidRequest, MAX_LISTED_ERRORS, serviceUnavailable } from "../http/problem";
+import { publicNameOf, type PublicUser } from "../users/roles";
 import { getBuildsConfig, type RepositoryConfig } from "./config";
 import { enqueueBuild } from "./executor";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./mirrors";
@@ -25,8 +25,9 @@ export function parseCreateBuild(body: unknown) {
   const unknown = result.error.issues.flatMap((issue) =>
     issue.code === "unrecognized_keys" ? issue.keys.map((key) => ["body", ...issue.path.map(String), key].join(".")) : [],
   );
+  const named = unknown.slice(0, MAX_LISTED_ERRORS).join(", ") + (unknown.length > MAX_LISTED_ERRORS ? ", …" : "");
   throw badRequest(
-    `Unknown field${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}.`,
+    `Unknown field${unknown.length > 1 ? "s" : ""}: ${named}.`,
     unknown.map((field) => ({ field, message: "is not a field of this request" })),
   );
 }
@@ -92,7 +93,8 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
       ttlSeconds,
       createdAt: new Date(),
       createdById: user.id,
-      createdBy: user.email,
+      // Public reads show who started a build by display name; the email stays private.
+      createdBy: publicNameOf(user),
       repositories: resolved,
     },
     config.max_queued_builds,

@@ -61,7 +61,7 @@ export const buildSummarySchema = z
     preview_url: z.string().nullable().describe("Null unless running"),
     failure_stage: z.string().nullable().describe("A stage name, or `recovery` for a build a restart interrupted"),
     failure_message: z.string().nullable(),
-    created_by: z.string().describe("The email of the user who asked for the build"),
+    created_by: z.string().describe("The display name of the user who asked for the build (never the email)"),
   })
   .meta({ id: "BuildSummary" });
 

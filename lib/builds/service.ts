@@ -1,5 +1,6 @@
 import { conflict, notFound, unprocessable } from "../http/problem";
 import { getBuildsConfig } from "./config";
+import { assertCanActOnBuild, type Actor } from "./permissions";
 import { destroyRuntime, stopActiveBuild } from "./executor";
 import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
 import {
@@ -65,9 +66,10 @@ export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>) 
  * POST /builds/{id}/cancel: stops a queued or in-progress build. The status becomes `canceled` first, so the
  * executor cannot move it further; then the executor stops the stage's process group and destroys the runtime.
  */
-export async function cancelBuild(buildId: string): Promise<BuildView> {
+export async function cancelBuild(buildId: string, user: Actor): Promise<BuildView> {
   for (;;) {
     const build = await requireBuild(buildId);
+    assertCanActOnBuild(user, build);
     const status = build.status as BuildStatus;
     if (status !== "queued" && !isInProgress(status)) {
       const hint = status === "running" ? " It is running: DELETE /builds/{id} destroys its runtime." : "";
@@ -89,9 +91,10 @@ export async function cancelBuild(buildId: string): Promise<BuildView> {
  * DELETE /builds/{id}: destroys the runtime of a build that is over (stops its processes, frees its port,
  * removes its runtime files, keeps the logs). Deleting a destroyed build answers it again.
  */
-export async function destroyBuild(buildId: string): Promise<BuildView> {
+export async function destroyBuild(buildId: string, user: Actor): Promise<BuildView> {
   for (;;) {
     const build = await requireBuild(buildId);
+    assertCanActOnBuild(user, build);
     const status = build.status as BuildStatus;
     if (status === "destroyed") return presentBuild(build);
     if (status === "queued" || isInProgress(status)) {

@@ -1,6 +1,7 @@
 import type { Build, BuildRepository, BuildStage } from "@prisma/client";
 import type { BuildStatus, StageName, StageStatus } from "./status";
 import type { BuildSummaryView, BuildView } from "./schemas";
+import { fillPreviewTemplate, getBuildsConfig } from "./config";
 
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -18,7 +19,8 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
     finished_at: iso(build.finishedAt),
     expires_at: build.expiresAt.toISOString(),
     queue_position: status === "queued" ? queuePosition : null,
-    preview_url: status === "running" && build.port != null ? `http://127.0.0.1:${build.port}/` : null,
+    preview_url:
+      status === "running" && build.port != null ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port) : null,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,
     created_by: build.createdBy,

@@ -33,6 +33,9 @@ export const unprocessable = (detail: string, errors?: FieldError[]) =>
   new HttpProblem(422, "Unprocessable Content", detail, { errors });
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new HttpProblem(429, "Too Many Requests", detail, { headers: { "Retry-After": String(retryAfterSeconds) } });
+export const payloadTooLarge = (detail: string) => new HttpProblem(413, "Content Too Large", detail);
+export const unsupportedMediaType = (detail: string, accepted: string) =>
+  new HttpProblem(415, "Unsupported Media Type", detail, { headers: { "Accept-Post": accepted } });
 export const badGateway = (detail: string) => new HttpProblem(502, "Bad Gateway", detail);
 export const serviceUnavailable = (detail: string, retryAfterSeconds?: number) =>
   new HttpProblem(503, "Service Unavailable", detail, {
@@ -48,24 +51,46 @@ export function fieldErrorsOf(error: z.ZodError, source: string): FieldError[] {
   }));
 }
 
-/** A 422 naming every invalid field of a request part. */
+/** A 422 naming every invalid field of a request part (the reply lists the first MAX_LISTED_ERRORS). */
 export function invalidRequest(error: z.ZodError, source: string): HttpProblem {
   const errors = fieldErrorsOf(error, source);
+  const named = errors.slice(0, MAX_LISTED_ERRORS).map((e) => e.field).join(", ");
   const detail =
     errors.length === 1
       ? `Invalid ${errors[0].field}: ${errors[0].message}.`
-      : `The request has ${errors.length} invalid fields: ${errors.map((e) => e.field).join(", ")}.`;
+      : `The request has ${errors.length} invalid fields: ${named}${errors.length > MAX_LISTED_ERRORS ? ", …" : ""}.`;
   return unprocessable(detail, errors);
 }
 
+/**
+ * A problem reply stays small whatever the request held: a body of a million unknown fields once got a 57 MB
+ * reply. At most MAX_LISTED_ERRORS field errors are listed (the detail says how many there were), and every
+ * text taken from the request is shortened.
+ */
+export const MAX_LISTED_ERRORS = 20;
+const MAX_DETAIL_LENGTH = 1000;
+const MAX_FIELD_LENGTH = 200;
+
+const shorten = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+
 export function problemResponse(problem: HttpProblem): Response {
+  const errors = problem.options.errors;
+  let detail = shorten(problem.detail, MAX_DETAIL_LENGTH);
+  if (errors && errors.length > MAX_LISTED_ERRORS) {
+    detail = `${shorten(problem.detail, MAX_DETAIL_LENGTH - 100)} (${errors.length} field errors, the first ${MAX_LISTED_ERRORS} listed)`;
+  }
   const body: Record<string, unknown> = {
     type: problem.options.type ?? "about:blank",
     title: problem.title,
     status: problem.status,
-    detail: problem.detail,
+    detail,
   };
-  if (problem.options.errors) body.errors = problem.options.errors;
+  if (errors) {
+    body.errors = errors.slice(0, MAX_LISTED_ERRORS).map((error) => ({
+      field: shorten(error.field, MAX_FIELD_LENGTH),
+      message: shorten(error.message, MAX_FIELD_LENGTH),
+    }));
+  }
   return new Response(JSON.stringify(body), {
     status: problem.status,
     headers: { "Content-Type": "application/problem+json", ...problem.options.headers },
@@ -80,6 +105,40 @@ export function toProblem(error: unknown): HttpProblem {
     if (error.code === "P2002") return conflict("A record with the same unique value already exists.");
     if (error.code === "P2025") return notFound("The record does not exist.");
   }
+  const storage = storageFault(error);
+  if (storage === "full") {
+    console.error("Storage full:", error);
+    return serviceUnavailable(
+      "The server's disk is full, so the request could not be recorded and was not carried out; try again later.",
+      60,
+    );
+  }
+  if (storage === "busy") return serviceUnavailable("The database is busy; try again in a moment.", 1);
   console.error("Unhandled error in route handler:", error);
   return new HttpProblem(500, "Internal Server Error", "The server failed to handle the request; try again later.");
+}
+
+/**
+ * Whether an error (or one it wraps) is the storage refusing a write: SQLite's SQLITE_FULL / a file write's
+ * ENOSPC ("full"), or SQLITE_BUSY ("busy"). Prisma wraps the driver's error in its own, so the whole chain
+ * of causes and messages is looked at.
+ */
+function storageFault(error: unknown): "full" | "busy" | undefined {
+  const seen = new Set<unknown>();
+  const texts: string[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (value === null || typeof value !== "object" || seen.has(value) || depth > 5) return;
+    seen.add(value);
+    const record = value as Record<string, unknown>;
+    for (const key of ["code", "message", "originalCode", "originalMessage", "kind"]) {
+      if (typeof record[key] === "string" || typeof record[key] === "number") texts.push(String(record[key]));
+    }
+    visit(record.cause, depth + 1);
+    visit(record.meta, depth + 1);
+  };
+  visit(error, 0);
+  const text = texts.join("\n");
+  if (/SQLITE_FULL|database or disk is full|ENOSPC|no space left on device/i.test(text)) return "full";
+  if (/SQLITE_BUSY|database is locked/i.test(text)) return "busy";
+  return undefined;
 }

@@ -1,9 +1,14 @@
 import { z } from "zod";
-import { invalidRequest, unprocessable } from "./problem";
+import { getEnv } from "../env";
+import { invalidRequest, payloadTooLarge, unprocessable, unsupportedMediaType } from "./problem";
 
 /**
  * Typed request parsing: each function validates one part of the request with a zod schema and throws a 422
  * problem naming every bad field. Handlers get the schema's output type.
+ *
+ * Bodies are read up to MAX_BODY_BYTES (413 past it, checked on Content-Length first and while reading), and a
+ * JSON body must say so: a `text/plain` body is a "simple" request a foreign page may send without CORS, so
+ * parsing it as JSON would hand cross-site forms an API (415 instead).
  */
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.output<S> {
   const params = new URL(request.url).searchParams;
@@ -13,7 +18,14 @@ export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.
 }
 
 export async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
-  const text = await request.text();
+  const type = mediaType(request);
+  if (type !== "application/json" && !type.endsWith("+json")) {
+    throw unsupportedMediaType(
+      `The request body must be JSON sent with 'Content-Type: application/json'${type ? `, not ${type}` : ""}.`,
+      "application/json",
+    );
+  }
+  const text = new TextDecoder().decode(await readBody(request));
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -27,8 +39,9 @@ export async function parseJson<S extends z.ZodType>(request: Request, schema: S
 
 export async function parseForm<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
   let form: FormData;
+  const bytes = await readBody(request);
   try {
-    form = await request.formData();
+    form = await new Response(bytes, { headers: { "Content-Type": request.headers.get("content-type") ?? "" } }).formData();
   } catch {
     throw unprocessable(
       "The request body must be form data (application/x-www-form-urlencoded or multipart/form-data).",
@@ -48,4 +61,40 @@ function check<S extends z.ZodType>(schema: S, value: unknown, source: string): 
   const result = schema.safeParse(value);
   if (!result.success) throw invalidRequest(result.error, source);
   return result.data;
+}
+
+function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/**
+ * The body's bytes, refusing (413) more than `limit` (default MAX_BODY_BYTES) without reading past it. Also
+ * for endpoints that take files (POST /rates/import), with their own limit.
+ */
+export async function readBody(request: Request, limit = getEnv().MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer>> {
+  const tooLarge = () =>
+    payloadTooLarge(`The request body is larger than ${limit} bytes, the most this endpoint reads.`);
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array(new ArrayBuffer(0));
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }

@@ -19,12 +19,14 @@ const problemSchema = z
 const problemResponses: Record<string, [string, number, string?]> = {
   BadRequest: ["The request breaks a rule of this endpoint (the detail names it)", 400],
   Unauthorized: ["Missing, malformed, expired or revoked credentials", 401, "WWW-Authenticate"],
+  Forbidden: ["Signed in, but not allowed: not the build's creator nor an admin, or a cross-origin cookie write", 403],
   NotFound: ["The resource does not exist", 404],
   Conflict: ["The request conflicts with the resource's current state", 409],
   ValidationError: ["The request's shape is invalid: each bad field is listed in `errors`", 422],
   ContentTooLarge: ["The request body is larger than the endpoint reads", 413],
   TooManyRequests: ["Too many attempts; wait for Retry-After seconds", 429, "Retry-After"],
   BadGateway: ["The upstream source answered with an error or a page that cannot be read", 502],
+  UnsupportedMediaType: ["The body is not in the media type the endpoint reads (application/json)", 415],
   ServiceUnavailable: ["Temporarily unable to take the request; retry after Retry-After seconds", 503, "Retry-After"],
   GatewayTimeout: ["The upstream source did not answer in time", 504],
 };

@@ -12,8 +12,8 @@ import {
 import { afterRatesWritten } from "./rate-writes";
 import type { ImportSummary } from "./schemas";
 import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookError } from "./workbook";
-import { contentTooLarge, readBoundedBody } from "../http/bounded-body";
-import { unprocessable } from "../http/problem";
+import { payloadTooLarge, unprocessable } from "../http/problem";
+import { readBody } from "../http/request";
 
 /**
  * Imports one of the central bank's workbooks: every readable sheet's rates under its Fecha Valor, in one
@@ -93,7 +93,7 @@ const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
 export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uint8Array; name: string }> {
   const contentType = request.headers.get("content-type") ?? "";
   const isMultipart = /^multipart\/form-data\b/i.test(contentType);
-  const body = await readBoundedBody(request, MAX_WORKBOOK_BYTES + (isMultipart ? MULTIPART_OVERHEAD_BYTES : 0));
+  const body = await readBody(request, MAX_WORKBOOK_BYTES + (isMultipart ? MULTIPART_OVERHEAD_BYTES : 0));
   const nameParam = new URL(request.url).searchParams.get("name");
   if (!isMultipart) {
     if (body.byteLength === 0) {
@@ -106,7 +106,7 @@ export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uin
   let form: FormData;
   try {
     // Parsed from the bounded copy: request.formData() would buffer a body of any size first.
-    form = await new Response(body as Uint8Array<ArrayBuffer>, { headers: { "Content-Type": contentType } }).formData();
+    form = await new Response(body, { headers: { "Content-Type": contentType } }).formData();
   } catch {
     throw unprocessable("The multipart/form-data body cannot be read.", [{ field: "form", message: "not valid multipart/form-data" }]);
   }
@@ -117,7 +117,7 @@ export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uin
     ]);
   }
   if (file.size > MAX_WORKBOOK_BYTES) {
-    throw contentTooLarge(`The file is ${file.size} bytes; at most ${MAX_WORKBOOK_BYTES} are read.`);
+    throw payloadTooLarge(`The file is ${file.size} bytes; at most ${MAX_WORKBOOK_BYTES} are read.`);
   }
   return { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(nameParam ?? (file as File).name) };
 }

@@ -1,38 +1,42 @@
 import { getDb } from "../db";
 
 // Data access for users. The password hash is selected only where a password is checked.
-const publicFields = { id: true, email: true, isActive: true, createdAt: true } as const;
+const storedFields = { id: true, email: true, isActive: true, createdAt: true, role: true, displayName: true } as const;
 
-export type PublicUser = { id: number; email: string; isActive: boolean; createdAt: Date };
+export type StoredRole = "admin" | "user";
+export type StoredUser = {
+  id: number;
+  email: string;
+  isActive: boolean;
+  createdAt: Date;
+  role: string;
+  displayName: string;
+};
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function insertUser(email: string, passwordHash: string): Promise<PublicUser> {
-  return getDb().user.create({ data: { email, passwordHash }, select: publicFields });
-}
-
-export function findUserById(id: number): Promise<PublicUser | null> {
-  return getDb().user.findUnique({ where: { id }, select: publicFields });
-}
-
-export function findUserWithHashByEmail(email: string) {
-  return getDb().user.findUnique({ where: { email }, select: { ...publicFields, passwordHash: true } });
-}
-
-export function recordLoginFailure(email: string) {
-  return getDb().loginFailure.create({ data: { email } });
-}
-
-export function listLoginFailuresSince(email: string, since: Date) {
-  return getDb().loginFailure.findMany({
-    where: { email, createdAt: { gte: since } },
-    orderBy: { createdAt: "asc" },
-    select: { createdAt: true },
+/**
+ * Inserts a user; the first user of an empty table is stored as an admin. Count and insert share one
+ * transaction (the SQLite adapter runs them one at a time), so two simultaneous first registrations cannot both
+ * become admins.
+ */
+export function insertUser(email: string, passwordHash: string, displayName: string): Promise<StoredUser> {
+  return getDb().$transaction(async (tx) => {
+    const role: StoredRole = (await tx.user.count()) === 0 ? "admin" : "user";
+    return tx.user.create({ data: { email, passwordHash, displayName, role }, select: storedFields });
   });
 }
 
-export function clearLoginFailures(email: string) {
-  return getDb().loginFailure.deleteMany({ where: { email } });
+export function countUsers(): Promise<number> {
+  return getDb().user.count();
+}
+
+export function findUserById(id: number): Promise<StoredUser | null> {
+  return getDb().user.findUnique({ where: { id }, select: storedFields });
+}
+
+export function findUserWithHashByEmail(email: string) {
+  return getDb().user.findUnique({ where: { email }, select: { ...storedFields, passwordHash: true } });
 }

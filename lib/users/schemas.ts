@@ -10,6 +10,16 @@ export const registerUserSchema = z
       .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
       // bcrypt reads only the first 72 bytes; a longer password would be silently truncated.
       .refine((password) => Buffer.byteLength(password) <= 72, "must be at most 72 bytes"),
+    display_name: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(64, "must be at most 64 characters")
+      // Shown publicly instead of the email, so it must not be one; no control characters in a name.
+      .refine((name) => !name.includes("@"), "must not contain @ (it is shown publicly instead of the email)")
+      .refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), "must not contain control characters")
+      .optional()
+      .describe("Shown publicly as the creator of builds; the email's local part when not given"),
   })
   .meta({ id: "RegisterUser" });
 
@@ -25,6 +35,8 @@ export const userSchema = z
   .object({
     id: z.number().int(),
     email: z.email(),
+    display_name: z.string(),
+    role: z.enum(["admin", "user"]).describe("admin: the first user and those in ADMIN_EMAILS; may act on every build"),
     is_active: z.boolean(),
     created_at: z.iso.datetime(),
   })

@@ -1,20 +1,15 @@
 import bcrypt from "bcryptjs";
 import { Prisma } from "@prisma/client";
-import { conflict, tooManyRequests, unauthorized } from "../http/problem";
-import {
-  clearLoginFailures,
-  findUserWithHashByEmail,
-  insertUser,
-  listLoginFailuresSince,
-  normalizeEmail,
-  recordLoginFailure,
-  type PublicUser,
-} from "./repository";
+import { getEnv } from "../env";
+import { conflict, forbidden, unauthorized } from "../http/problem";
+import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail } from "./repository";
+import { defaultDisplayName, publicNameOf, withEffectiveRole, type PublicUser } from "./roles";
 import type { RegisterUser, UserView } from "./schemas";
+import { claimLoginAttempt, clearLoginAttempts } from "./throttle";
+
+export { LOGIN_FAILURE_WINDOW_MS, MAX_LOGIN_FAILURES } from "./throttle";
 
 const BCRYPT_COST = 12;
-export const MAX_LOGIN_FAILURES = 10;
-export const LOGIN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
 // Compared against when the email is unknown, so that a wrong email costs as long as a wrong password
 // and response times do not reveal which accounts exist.
@@ -24,16 +19,33 @@ export function toUserView(user: PublicUser): UserView {
   return {
     id: user.id,
     email: user.email,
+    display_name: publicNameOf(user),
+    role: user.role,
     is_active: user.isActive,
     created_at: user.createdAt.toISOString(),
   };
 }
 
+/**
+ * Who may register: anyone while REGISTRATION=open; when closed, only a signed-in admin, except the very first
+ * user of an empty database (who becomes the admin). `signedIn` reads the request's session, consulted only
+ * when registration is closed (an expired cookie must not stop an open registration).
+ */
+export async function assertCanRegister(signedIn: () => Promise<PublicUser | null>): Promise<void> {
+  if (getEnv().REGISTRATION === "open") return;
+  if ((await countUsers()) === 0) return;
+  const actor = await signedIn();
+  if (actor?.role === "admin") return;
+  if (!actor) throw unauthorized("Registration is closed: an admin must sign in to create users.");
+  throw forbidden("Registration is closed: only admins may create users.");
+}
+
 export async function registerUser(input: RegisterUser): Promise<UserView> {
   const email = normalizeEmail(input.email);
   const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
+  const displayName = input.display_name ?? defaultDisplayName(email);
   try {
-    return toUserView(await insertUser(email, passwordHash));
+    return toUserView(withEffectiveRole(await insertUser(email, passwordHash, displayName)));
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       throw conflict(`A user with the email ${email} already exists.`);
@@ -43,30 +55,18 @@ export async function registerUser(input: RegisterUser): Promise<UserView> {
 }
 
 /**
- * Checks an email and password. Throws 429 with Retry-After once an email has collected MAX_LOGIN_FAILURES
- * failures within the window (checked before the password, so guessing stops even with the right one),
- * and 401 for wrong credentials or an inactive account.
+ * Checks an email and password from a client address. The attempt is counted and recorded first
+ * (lib/users/throttle.ts: 429 with Retry-After past the limit, even with the right password), then 401 for
+ * wrong credentials or an inactive account.
  */
-export async function authenticate(rawEmail: string, password: string): Promise<PublicUser> {
+export async function authenticate(rawEmail: string, password: string, address: string): Promise<PublicUser> {
   const email = normalizeEmail(rawEmail);
-  const now = Date.now();
-  const failures = await listLoginFailuresSince(email, new Date(now - LOGIN_FAILURE_WINDOW_MS));
-  if (failures.length >= MAX_LOGIN_FAILURES) {
-    const oldestCounted = failures[failures.length - MAX_LOGIN_FAILURES].createdAt.getTime();
-    const retryAfter = Math.max(1, Math.ceil((oldestCounted + LOGIN_FAILURE_WINDOW_MS - now) / 1000));
-    throw tooManyRequests(
-      `Too many failed sign-in attempts for ${email}; try again in ${retryAfter} seconds.`,
-      retryAfter,
-    );
-  }
+  await claimLoginAttempt(email, address);
   const user = await findUserWithHashByEmail(email);
   const matches = await bcrypt.compare(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
-  if (!user || !matches) {
-    await recordLoginFailure(email);
-    throw unauthorized("Incorrect email or password.");
-  }
+  if (!user || !matches) throw unauthorized("Incorrect email or password.");
+  await clearLoginAttempts(email, address);
   if (!user.isActive) throw unauthorized("This account is inactive.");
-  if (failures.length > 0) await clearLoginFailures(email);
-  const { passwordHash: _hash, ...publicUser } = user;
-  return publicUser;
+  const { passwordHash: _hash, ...stored } = user;
+  return withEffectiveRole(stored);
 }

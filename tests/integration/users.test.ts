@@ -22,6 +22,8 @@ describe("POST /users/", () => {
     expect(user).toEqual({
       id: expect.any(Number),
       email: "ana@example.com",
+      display_name: "ana",
+      role: "admin",
       is_active: true,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
@@ -55,7 +57,7 @@ describe("POST /users/", () => {
   });
 
   it("answers 422 for a body that is not JSON, or of the wrong type", async () => {
-    const notJson = await app.fetch("/users/", { method: "POST", body: "{email:" });
+    const notJson = await app.fetch("/users/", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{email:" });
     expect(notJson.status).toBe(422);
     expect((await notJson.json()).detail).toMatch(/valid JSON/);
     const wrongType = await postJson("/users/", { email: 42, password: ["x"] });
@@ -143,10 +145,10 @@ describe("tokens", () => {
     const { id } = database.prepare("SELECT id FROM User WHERE email = ?").get(email) as { id: number };
     database.close();
     const secret = fs.readFileSync(`${app.dataDir}/nextauth-secret`, "utf8");
-    const expired = await encode({ token: { sub: String(id), email }, secret, maxAge: -60 });
+    const expired = await encode({ token: { sub: String(id), sid: "expired-session", email }, secret, maxAge: -60 });
     const response = await app.fetch("/users/me", { headers: { Authorization: `Bearer ${expired}` } });
     expect(response.status).toBe(401);
-    const fresh = await encode({ token: { sub: String(id), email }, secret, maxAge: 60 });
+    const fresh = await encode({ token: { sub: String(id), sid: "fresh-session", email }, secret, maxAge: 60 });
     expect((await app.fetch("/users/me", { headers: { Authorization: `Bearer ${fresh}` } })).status).toBe(200);
   });
 

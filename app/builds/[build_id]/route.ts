@@ -46,11 +46,12 @@ export const GET = route<Context>(async (_request, { params }) => {
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Build" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
  */
 export const DELETE = route<Context>(async (request, { params }) => {
-  await requireUser(request);
+  const user = await requireUser(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await destroyBuild(build_id));
+  return json(await destroyBuild(build_id, user));
 });

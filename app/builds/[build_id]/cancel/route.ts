@@ -26,11 +26,12 @@ type Context = { params: Promise<{ build_id: string }> };
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Build" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
  */
 export const POST = route<Context>(async (request, { params }) => {
-  await requireUser(request);
+  const user = await requireUser(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await cancelBuild(build_id));
+  return json(await cancelBuild(build_id, user));
 });

@@ -1,0 +1,61 @@
+import crypto from "node:crypto";
+import http from "node:http";
+import { getEnv, normalizeAddress } from "../env";
+
+/**
+ * The client's address, for throttling. Next.js gives route handlers no access to the socket, and the
+ * `X-Forwarded-For` it adds is kept when a client sent its own (`??=` in Next's base server), so neither can be
+ * trusted. Instead, `installSocketAddressStamp()` (called from instrumentation.ts when the server starts) wraps
+ * `http.Server#emit` and writes the socket's address into a header of every incoming request, replacing
+ * whatever a client sent under that name. The value carries a random per-process nonce, so a request that
+ * arrived before the stamp was installed (the first ones during start-up) cannot pass a forged address: it
+ * counts as "unknown".
+ */
+const HEADER = "x-runbot-socket-address";
+const state = globalThis as unknown as { socketAddressNonce?: string };
+
+export const UNKNOWN_ADDRESS = "unknown";
+
+export function installSocketAddressStamp(): void {
+  if (state.socketAddressNonce) return;
+  const nonce = crypto.randomBytes(16).toString("hex");
+  state.socketAddressNonce = nonce;
+  const emit = http.Server.prototype.emit;
+  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
+    if (event === "request") {
+      const request = args[0] as http.IncomingMessage;
+      request.headers[HEADER] = `${nonce} ${request.socket?.remoteAddress ?? UNKNOWN_ADDRESS}`;
+    }
+    return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
+  } as typeof emit;
+}
+
+type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(",") : value;
+}
+
+/**
+ * The address a request came from: the socket's peer, or, when that peer is one of TRUSTED_PROXIES, the
+ * nearest address in `X-Forwarded-For` that is not itself a trusted proxy.
+ */
+export function clientAddress(headers: HeaderSource): string {
+  const stamped = header(headers, HEADER);
+  const nonce = state.socketAddressNonce;
+  if (!nonce || !stamped?.startsWith(`${nonce} `)) return UNKNOWN_ADDRESS;
+  const socketAddress = normalizeAddress(stamped.slice(nonce.length + 1));
+  const trusted = getEnv().TRUSTED_PROXIES;
+  if (!trusted.has(socketAddress)) return socketAddress;
+  const forwarded = (header(headers, "x-forwarded-for") ?? "")
+    .split(",")
+    .map((entry) => normalizeAddress(entry.trim()))
+    .filter(Boolean);
+  // Each proxy appends the address it received from, so read from the right and stop at the first stranger.
+  for (let index = forwarded.length - 1; index >= 0; index--) {
+    if (!trusted.has(forwarded[index])) return forwarded[index];
+  }
+  return forwarded[0] ?? socketAddress;
+}

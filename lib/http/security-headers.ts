@@ -1,0 +1,37 @@
+/**
+ * Headers every response carries (set in proxy.ts). The Content-Security-Policy allows scripts only from the
+ * app's own origin plus the inline scripts Next.js writes, which carry a per-request nonce (Next reads it from
+ * the request's CSP header and stamps its scripts; the pages are rendered per request for that, see
+ * app/layout.tsx). Same-origin script files stay allowed, so /docs may load Swagger UI from /public. Styles
+ * allow inline attributes: React, Recharts and Swagger UI set `style=` at run time.
+ */
+export function contentSecurityPolicy(nonce: string, development: boolean): string {
+  return [
+    "default-src 'self'",
+    // Next's development client evaluates modules (React Refresh); production does not.
+    `script-src 'self' 'nonce-${nonce}'${development ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+export function securityHeaders(csp: string): Record<string, string> {
+  return {
+    "Content-Security-Policy": csp,
+    // For browsers without CSP frame-ancestors: no framing (clickjacking).
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    // Build ids and paths stay on the dashboard: previews and other sites get no Referer.
+    "Referrer-Policy": "same-origin",
+  };
+}
+
+export function newNonce(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+}

@@ -1,0 +1,28 @@
+import { getEnv } from "../env";
+import type { StoredUser } from "./repository";
+
+export type Role = "admin" | "user";
+
+/** A user as the rest of the app sees it: the stored fields with the role that applies now. */
+export type PublicUser = Omit<StoredUser, "role"> & { role: Role };
+
+/**
+ * The role that applies: the stored one (the first user registered is stored as admin), or admin when
+ * ADMIN_EMAILS names the email. Computed on every request, so editing ADMIN_EMAILS and restarting grants or
+ * withdraws it without touching the database.
+ */
+export function withEffectiveRole(user: StoredUser): PublicUser {
+  const admin = user.role === "admin" || getEnv().ADMIN_EMAILS.has(user.email);
+  return { ...user, role: admin ? "admin" : "user" };
+}
+
+/** What public reads show for a user: the display name, never the email. */
+export function publicNameOf(user: Pick<StoredUser, "email" | "displayName">): string {
+  return user.displayName || defaultDisplayName(user.email);
+}
+
+/** The email's local part ("ana" for ana@example.com): the display name when none is given. */
+export function defaultDisplayName(email: string): string {
+  const at = email.lastIndexOf("@");
+  return (at > 0 ? email.slice(0, at) : email).slice(0, 64);
+}

@@ -1,0 +1,46 @@
+import { getDb } from "../db";
+import { tooManyRequests } from "../http/problem";
+
+export const MAX_LOGIN_FAILURES = 10;
+export const LOGIN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
+
+/**
+ * Password guessing is throttled per email *and* client address: ten failures within 15 minutes from one
+ * address lock that address out for that email, while the owner signing in from elsewhere is not affected.
+ *
+ * The attempt is counted and recorded by one INSERT ... SELECT before the password is checked. SQLite runs a
+ * statement atomically, so of any number of simultaneous attempts at most MAX_LOGIN_FAILURES get to compare a
+ * password; the rest answer 429. A successful sign-in deletes the pair's attempts again. If the attempt cannot
+ * be recorded (a full disk), the statement throws and no password is compared: the throttle fails closed.
+ */
+export async function claimLoginAttempt(email: string, address: string): Promise<number> {
+  const now = new Date();
+  const since = new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS);
+  const inserted = await getDb().$queryRaw<{ id: number }[]>`
+    INSERT INTO "LoginAttempt" ("email", "address", "createdAt")
+    SELECT ${email}, ${address}, ${now}
+    WHERE (SELECT COUNT(*) FROM "LoginAttempt"
+           WHERE "email" = ${email} AND "address" = ${address} AND "createdAt" >= ${since}) < ${MAX_LOGIN_FAILURES}
+    RETURNING "id"`;
+  if (inserted.length === 1) return Number(inserted[0].id);
+
+  // The oldest of the last MAX_LOGIN_FAILURES attempts decides when the next one is allowed.
+  const [oldestCounted] = await getDb().loginAttempt.findMany({
+    where: { email, address, createdAt: { gte: since } },
+    orderBy: { createdAt: "desc" },
+    skip: MAX_LOGIN_FAILURES - 1,
+    take: 1,
+    select: { createdAt: true },
+  });
+  const freeAt = (oldestCounted?.createdAt.getTime() ?? now.getTime()) + LOGIN_FAILURE_WINDOW_MS;
+  const retryAfter = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
+  throw tooManyRequests(
+    `Too many failed sign-in attempts for ${email} from this address; try again in ${retryAfter} seconds.`,
+    retryAfter,
+  );
+}
+
+/** The password was right: forget this address's failures for the email. */
+export async function clearLoginAttempts(email: string, address: string): Promise<void> {
+  await getDb().loginAttempt.deleteMany({ where: { email, address } });
+}

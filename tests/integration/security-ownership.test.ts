@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import {
+  connectBuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  tearDownBuilds,
+  type BuildJson,
+  type BuildsApp,
+} from "../support/builds";
+import { registerAndGetToken } from "../support/users";
+
+// Issue 8, item 6: roles, ownership of builds, closed registration, display names instead of emails.
+
+describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", () => {
+  let builds: BuildsApp;
+  let admin: Awaited<ReturnType<typeof registerAndGetToken>>;
+  let owner: Awaited<ReturnType<typeof registerAndGetToken>>;
+  let stranger: Awaited<ReturnType<typeof registerAndGetToken>>;
+  let namedAdmin: Awaited<ReturnType<typeof registerAndGetToken>>;
+
+  beforeAll(async () => {
+    const fixture = makeBuildsFixture((f) => fixtureConfig(f, { maxConcurrent: 1 }));
+    const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, ADMIN_EMAILS: "boss@example.com, other@example.com" });
+    admin = await registerAndGetToken(app, "first@example.com");
+    owner = await registerAndGetToken(app, "owner.name@example.com");
+    stranger = await registerAndGetToken(app, "stranger@example.com");
+    namedAdmin = await registerAndGetToken(app, "Boss@Example.com");
+    builds = connectBuildsApp(app, fixture, admin.authorization);
+  });
+  afterAll(() => tearDownBuilds(builds));
+
+  const start = async (authorization: Record<string, string>, modules = ["base_mod"]) => {
+    const response = await builds.app.fetch("/builds", {
+      method: "POST",
+      headers: { ...authorization, "Content-Type": "application/json" },
+      body: JSON.stringify({ repositories: [{ repository: "demo" }], modules }),
+    });
+    expect(response.status).toBe(202);
+    return (await response.json()) as BuildJson;
+  };
+  const cancel = (id: string, authorization: Record<string, string>) =>
+    builds.app.fetch(`/builds/${id}/cancel`, { method: "POST", headers: authorization });
+  const destroy = (id: string, authorization: Record<string, string>) =>
+    builds.app.fetch(`/builds/${id}`, { method: "DELETE", headers: authorization });
+
+  it("the first user and ADMIN_EMAILS are admins, everyone else a user", async () => {
+    const roles = [];
+    for (const user of [admin, owner, stranger, namedAdmin]) {
+      roles.push((await (await builds.app.fetch("/users/me", { headers: user.authorization })).json()).role);
+    }
+    expect(roles).toEqual(["admin", "user", "user", "admin"]);
+  });
+
+  it("another user cannot cancel or destroy a build (403 problem); its creator can", async () => {
+    const build = await start(owner.authorization, ["base_mod", "slow_install"]);
+    const refused = await cancel(build.build_id, stranger.authorization);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("content-type")).toBe("application/problem+json");
+    expect((await refused.json()).detail).toMatch(/Only the user who started build .* or an admin/);
+    expect((await (await builds.get(`/builds/${build.build_id}`)).json()).status).not.toBe("canceled");
+    expect((await cancel(build.build_id, owner.authorization)).status).toBe(200);
+
+    const finished = await start(owner.authorization);
+    await builds.waitForStatus(finished.build_id, ["running", "failed"], 60_000);
+    expect((await destroy(finished.build_id, stranger.authorization)).status).toBe(403);
+    expect((await builds.get(`/builds/${finished.build_id}`).then((r) => r.json())).status).not.toMatch(/destroy/);
+    const destroyed = await destroy(finished.build_id, owner.authorization);
+    expect(destroyed.status).toBe(200);
+    expect((await destroyed.json()).status).toBe("destroyed");
+  });
+
+  it("an admin (first user or named in ADMIN_EMAILS) may act on anyone's build", async () => {
+    const first = await start(stranger.authorization, ["base_mod", "slow_install"]);
+    expect((await cancel(first.build_id, namedAdmin.authorization)).status).toBe(200);
+    const second = await start(stranger.authorization, ["base_mod", "slow_install"]);
+    expect((await cancel(second.build_id, admin.authorization)).status).toBe(200);
+  });
+
+  it("public reads show the creator's display name, never the email", async () => {
+    const build = await start(owner.authorization, ["base_mod", "slow_install"]);
+    const single = await (await builds.get(`/builds/${build.build_id}`)).text();
+    const list = await (await builds.get("/builds?limit=100")).text();
+    expect(JSON.parse(single).created_by).toBe("owner.name");
+    for (const body of [single, list]) expect(body).not.toMatch(/@example\.com/);
+    await cancel(build.build_id, owner.authorization);
+  });
+});
+
+describe("REGISTRATION=closed", () => {
+  let app: AppServer;
+  beforeAll(async () => {
+    app = await startAppServer({ REGISTRATION: "closed" });
+  });
+  afterAll(() => app?.stop());
+
+  const register = (email: string, headers: Record<string, string> = {}) =>
+    app.fetch("/users/", {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ email, password: "correct horse battery", display_name: "Ana María" }),
+    });
+
+  it("lets the first user register (as admin), then only admins create users", async () => {
+    const first = await registerAndGetToken(app, "root@example.com");
+    expect((await (await app.fetch("/users/me", { headers: first.authorization })).json()).role).toBe("admin");
+
+    const anonymous = await register("anon@example.com");
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).detail).toMatch(/Registration is closed/);
+
+    const created = await register("ana@example.com", first.authorization);
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ email: "ana@example.com", role: "user", display_name: "Ana María" });
+
+    const tokenResponse = await app.fetch("/users/token", {
+      method: "POST",
+      body: new URLSearchParams({ username: "ana@example.com", password: "correct horse battery" }),
+    });
+    const { access_token } = await tokenResponse.json();
+    const byUser = await register("friend@example.com", { Authorization: `Bearer ${access_token}` });
+    expect(byUser.status).toBe(403);
+  });
+});
