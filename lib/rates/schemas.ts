@@ -153,6 +153,7 @@ export type RateHistoryQuery = z.infer<typeof rateHistoryQuerySchema>;
 export type ConvertQuery = z.infer<typeof convertQuerySchema>;
 export type ConversionView = z.infer<typeof conversionSchema>;
 export type CurrencyView = z.infer<typeof currencySchema>;
+export type CurrencyListView = z.infer<typeof currencyListSchema>;
 export type ImportSummary = z.infer<typeof importSummarySchema>;
 export type RateView = z.infer<typeof rateSchema>;
 export type StoredRateView = z.infer<typeof storedRateSchema>;
