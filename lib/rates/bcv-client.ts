@@ -101,10 +101,8 @@ async function fetchOnce(config: BcvClientConfig): Promise<PublishedRate> {
         minTimeout: config.retryDelayMs,
         factor: 2,
         randomize: true,
+        // No line per attempt: the final error names the attempts, and a failed scheduled fetch is one line.
         shouldRetry: ({ error }) => error instanceof RateSourceError && error.transient,
-        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-          console.warn(`Central bank rate, attempt ${attemptNumber} failed (${retriesLeft} retries left): ${error.message}`);
-        },
       },
     );
     const today = todayIn(config.timeZone);
