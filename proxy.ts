@@ -1,25 +1,22 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getEnv } from "./lib/env";
-import { applyCors, corsPreflight } from "./lib/http/cors";
 import { rejectMalformedPath } from "./lib/http/malformed-path";
 import { contentSecurityPolicy, newNonce, securityHeaders } from "./lib/http/security-headers";
 
 /**
- * Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500, answers
- * CORS preflights and adds the CORS headers of the public rate endpoints (lib/http/cors.ts), and gives every
- * response the security headers (lib/http/security-headers.ts) with a fresh CSP nonce.
+ * Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500, and
+ * gives every response the security headers (lib/http/security-headers.ts) with a fresh CSP nonce.
  */
 export function proxy(request: NextRequest) {
   const csp = contentSecurityPolicy(newNonce(), getEnv().NODE_ENV === "development");
+  const malformed = rejectMalformedPath(request);
   const response =
-    corsPreflight(request) ??
-    rejectMalformedPath(request) ??
+    malformed ??
     NextResponse.next({
       // Next.js takes the nonce for its inline scripts from the request's CSP header.
       request: { headers: withHeader(request.headers, "Content-Security-Policy", csp) },
     });
   for (const [name, value] of Object.entries(securityHeaders(csp))) response.headers.set(name, value);
-  applyCors(request, response.headers);
   return response;
 }
 

@@ -1,4 +1,5 @@
 import { cacheableJson } from "@/lib/http/cache";
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { route } from "@/lib/http/route";
 import { convertAmount, parseConvertQuery } from "@/lib/rates/convert";
 
@@ -38,4 +39,6 @@ import { convertAmount, parseConvertQuery } from "@/lib/rates/convert";
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  */
-export const GET = route(async (request) => cacheableJson(request, await convertAmount(parseConvertQuery(request))));
+export const GET = withCors(route(async (request) => cacheableJson(request, await convertAmount(parseConvertQuery(request)))));
+
+export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,4 +1,5 @@
 import { cacheableJson } from "@/lib/http/cache";
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { route } from "@/lib/http/route";
 import { listCurrencies } from "@/lib/rates/service";
 
@@ -28,4 +29,6 @@ import { listCurrencies } from "@/lib/rates/service";
  *                 - { code: MXN, name: Mexican peso, first_date: "2025-01-03", last_date: "2025-10-14", dates: 125 }
  *       304: { $ref: "#/components/responses/NotModified" }
  */
-export const GET = route(async (request) => cacheableJson(request, await listCurrencies()));
+export const GET = withCors(route(async (request) => cacheableJson(request, await listCurrencies())));
+
+export const OPTIONS = corsPreflight(["GET", "HEAD"]);

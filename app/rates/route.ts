@@ -1,5 +1,6 @@
 import { requireUser } from "@/lib/auth/guard";
 import { cacheableJson } from "@/lib/http/cache";
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { rateCurrenciesQuerySchema } from "@/lib/rates/schemas";
@@ -68,13 +69,15 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *       502: { $ref: "#/components/responses/BadGateway" }
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
-export const GET = route(async (request) => {
+export const GET = withCors(route(async (request) => {
   const { currencies } = parseQuery(request, rateCurrenciesQuerySchema);
   return cacheableJson(request, await getLatestRate(currencies));
-});
+}));
 
-export const POST = route(async (request) => {
+export const POST = withCors(route(async (request) => {
   await requireUser(request);
   const { rate, created } = await fetchAndStoreRate();
   return json(rate, { status: created ? 201 : 200, headers: { "Cache-Control": "no-store" } });
-});
+}));
+
+export const OPTIONS = corsPreflight(["GET", "HEAD", "POST"]);

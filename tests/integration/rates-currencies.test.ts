@@ -251,7 +251,7 @@ describe("CORS", () => {
 
     const write = await preflight("/rates/import", "POST");
     expect(write.status).toBe(204);
-    expect(write.headers.get("access-control-allow-methods")).toBe("POST");
+    expect(write.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
     expect(write.headers.get("access-control-allow-headers")).toContain("Authorization");
     expect(write.headers.get("access-control-allow-credentials")).toBeNull();
 

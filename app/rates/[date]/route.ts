@@ -1,4 +1,5 @@
 import { cacheableJson } from "@/lib/http/cache";
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { rateCurrenciesQuerySchema, rateDateParamsSchema } from "@/lib/rates/schemas";
@@ -46,8 +47,10 @@ import { getRateByDate } from "@/lib/rates/service";
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const GET = route<{ params: Promise<{ date: string }> }>(async (request, { params }) => {
+export const GET = withCors(route<{ params: Promise<{ date: string }> }>(async (request, { params }) => {
   const { date } = parseParams(await params, rateDateParamsSchema);
   const { currencies } = parseQuery(request, rateCurrenciesQuerySchema);
   return cacheableJson(request, await getRateByDate(date, currencies));
-});
+}));
+
+export const OPTIONS = corsPreflight(["GET", "HEAD"]);

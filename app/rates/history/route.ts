@@ -1,4 +1,5 @@
 import { cacheableJson } from "@/lib/http/cache";
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
@@ -52,7 +53,9 @@ import { getRateHistory } from "@/lib/rates/service";
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const GET = route(async (request) => {
+export const GET = withCors(route(async (request) => {
   const query = parseQuery(request, rateHistoryQuerySchema);
   return cacheableJson(request, await getRateHistory(query));
-});
+}));
+
+export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,4 +1,5 @@
 import { requireUser } from "@/lib/auth/guard";
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { json, route } from "@/lib/http/route";
 import { importUploadedWorkbook } from "@/lib/rates/import";
 
@@ -49,7 +50,9 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  *       413: { $ref: "#/components/responses/ContentTooLarge" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const POST = route(async (request) => {
+export const POST = withCors(route(async (request) => {
   await requireUser(request);
   return json(await importUploadedWorkbook(request), { headers: { "Cache-Control": "no-store" } });
-});
+}));
+
+export const OPTIONS = corsPreflight(["POST"]);
