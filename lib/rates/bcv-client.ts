@@ -239,9 +239,7 @@ export function parseBcvRates(html: string, url = "the central bank's page"): Bc
     if ("value" in read) {
       rates[block.currency] = read.value;
     } else if (block.currency === DOLLAR) {
-      throw block.currency === DOLLAR && read.implausible
-        ? new RateSourceError("implausible", `the page at ${url} ${read.reason}`, false)
-        : unparseable(read.reason);
+      throw read.implausible ? new RateSourceError("implausible", `the page at ${url} ${read.reason}`, false) : unparseable(read.reason);
     } else {
       skipped.push({ currency: block.currency, reason: read.reason });
     }
