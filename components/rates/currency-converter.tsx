@@ -91,7 +91,7 @@ export function CurrencyConverter() {
           <Button variant="primary" type="submit" busy={busy}>
             Convert
           </Button>
-          <Button variant="ghost" onClick={swap} aria-label="Swap from and to">
+          <Button variant="ghost" onClick={swap} aria-label="Swap the currencies">
             ⇄ Swap
           </Button>
         </div>
@@ -99,7 +99,7 @@ export function CurrencyConverter() {
       <div aria-live="polite" className="mt-3">
         {result && (
           <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
-            <p className="text-lg font-semibold tabular-nums break-all">
+            <p className="text-lg font-semibold tabular-nums break-words">
               {groupDigits(result.amount)} {result.from} = {groupDigits(result.result)} {result.to}
             </p>
             <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">

@@ -5,6 +5,7 @@ import type { NameType, ValueType } from "recharts/types/component/DefaultToolti
 import { formatDay, formatRate } from "@/components/ui/format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
+import { useSelectedCurrency } from "./selected-currency";
 
 // Tailwind's indigo-600/400, slate-600/400 and slate-200/800: AA contrast on the panel in each scheme.
 const palettes = {
@@ -17,6 +18,7 @@ export function RateChart({ rates }: { rates: Rate[] }) {
   // The API answers newest first; a time axis reads left to right.
   const data = [...rates].reverse();
   const colors = palettes[usePrefersDark() ? "dark" : "light"];
+  const currency = useSelectedCurrency();
   return (
     <figure className="h-72 w-full" aria-label={`Line chart of ${rates.length} rates`}>
       <ResponsiveContainer width="100%" height="100%">
@@ -41,7 +43,7 @@ export function RateChart({ rates }: { rates: Rate[] }) {
           <Line
             type="monotone"
             dataKey="dollar"
-            name="Bs per USD"
+            name={`Bs per ${currency.code}`}
             stroke={colors.line}
             strokeWidth={2}
             // Dots help on short ranges; on years of data they would only be noise.

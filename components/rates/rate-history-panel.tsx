@@ -6,6 +6,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useRates } from "@/lib/swr/use-rates";
+import { useSelectedCurrency } from "./selected-currency";
 import { DownloadCsvButton } from "./download-csv-button";
 import { RateChart } from "./rate-chart";
 import { presetRange } from "./rate-range";
@@ -16,7 +17,8 @@ import { RateTable } from "./rate-table";
 export function RateHistoryPanel() {
   const [selection, setSelection] = useState<RangeSelection>({ preset: "30d" });
   const range = selection.preset === "custom" ? selection.range : presetRange(selection.preset);
-  const history = useRates(range);
+  const currency = useSelectedCurrency();
+  const history = useRates(range, currency.code);
   const latest = useLatestRate();
 
   let chart: React.ReactNode;

@@ -1,8 +1,10 @@
 import { formatChange, formatDay, formatRate } from "@/components/ui/format";
 import type { Rate } from "@/lib/swr/types";
+import { useSelectedCurrency } from "./selected-currency";
 
 /** The rates of the range, newest first, each with its change from the row below (the previous stored rate). */
 export function RateTable({ rates }: { rates: Rate[] }) {
+  const currency = useSelectedCurrency();
   return (
     <div className="h-56 overflow-y-auto 2xl:h-72 rounded-lg border border-slate-200 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
       <table className="w-full text-sm">
@@ -10,7 +12,7 @@ export function RateTable({ rates }: { rates: Rate[] }) {
         <thead className="sticky top-0 bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
           <tr>
             <th scope="col" className="px-3 py-2 font-semibold">Date</th>
-            <th scope="col" className="px-3 py-2 text-right font-semibold">Bs per USD</th>
+            <th scope="col" className="px-3 py-2 text-right font-semibold">Bs per {currency.code}</th>
             <th scope="col" className="px-3 py-2 text-right font-semibold">Change</th>
           </tr>
         </thead>
@@ -36,7 +38,7 @@ export function RateTable({ rates }: { rates: Rate[] }) {
   );
 }
 
-/** The rates as CSV (date,dollar), newest first like the table; the value keeps every decimal. */
-export function ratesToCsv(rates: Rate[]): string {
-  return ["date,dollar", ...rates.map((rate) => `${rate.date},${rate.dollar}`)].join("\n") + "\n";
+/** The rates as CSV (date,dollar; date,EUR for another currency), newest first like the table; every decimal kept. */
+export function ratesToCsv(rates: Rate[], column = "dollar"): string {
+  return [`date,${column}`, ...rates.map((rate) => `${rate.date},${rate.dollar}`)].join("\n") + "\n";
 }

@@ -32,10 +32,11 @@ export function CurrencySelect({ className = "" }: { className?: string }) {
   const { data } = useCurrencies();
   const currencies = data?.currencies.length ? data.currencies : [{ code: "USD", name: "US dollar" }];
   return (
-    <label className={`flex items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
+    <label className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
       <span className="whitespace-nowrap">Currency</span>
+      {/* A fixed width: the longest name ("Netherlands Antillean guilder") must not widen the card on a phone. */}
       <select
-        className={`${inputClass} h-9 w-auto min-w-0 pr-8`}
+        className={`${inputClass} h-9 w-48 min-w-0 pr-8`}
         value={code}
         onChange={(event) => setCode(event.target.value)}
         data-testid="currency-select"
