@@ -22,6 +22,7 @@ export async function claimLoginAttempt(email: string, address: string): Promise
     WHERE (SELECT COUNT(*) FROM "LoginAttempt"
            WHERE "email" = ${email} AND "address" = ${address} AND "createdAt" >= ${since}) < ${MAX_LOGIN_FAILURES}
     RETURNING "id"`;
+  await pruneOldAttempts(since);
   if (inserted.length === 1) return Number(inserted[0].id);
 
   // The oldest of the last MAX_LOGIN_FAILURES attempts decides when the next one is allowed.
@@ -43,4 +44,16 @@ export async function claimLoginAttempt(email: string, address: string): Promise
 /** The password was right: forget this address's failures for the email. */
 export async function clearLoginAttempts(email: string, address: string): Promise<void> {
   await getDb().loginAttempt.deleteMany({ where: { email, address } });
+}
+
+const PRUNE_INTERVAL_MS = 60_000;
+const pruning = globalThis as unknown as { loginAttemptsPrunedAt?: number };
+
+/** Attempts older than the window no longer count; delete them now and then so guessing cannot grow the table. */
+async function pruneOldAttempts(since: Date): Promise<void> {
+  const now = Date.now();
+  if (now - (pruning.loginAttemptsPrunedAt ?? 0) < PRUNE_INTERVAL_MS) return;
+  pruning.loginAttemptsPrunedAt = now;
+  // Best effort: a failed clean-up (a full disk) must not turn a 429 into a 503.
+  await getDb().loginAttempt.deleteMany({ where: { createdAt: { lt: since } } }).catch(() => undefined);
 }

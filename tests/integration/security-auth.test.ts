@@ -159,7 +159,7 @@ describe("credentials", () => {
 
 describe("the secret file", () => {
   const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-  it.each([["empty", ""], ["short", "abc123\n"]])("an %s secret file stops the start with a message", (_, content) => {
+  it.each([["an empty", ""], ["a short", "abc123\n"]])("%s secret file stops the start with a message", (_, content) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secret-test-"));
     try {
       fs.writeFileSync(path.join(dir, "nextauth-secret"), content, { mode: 0o600 });
@@ -174,5 +174,35 @@ describe("the secret file", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("under HTTPS (NEXTAUTH_URL https://...)", () => {
+  let secureApp: AppServer;
+  beforeAll(async () => {
+    secureApp = await startAppServer({ NEXTAUTH_URL: "https://dashboard.example.test/" });
+  });
+  afterAll(() => secureApp?.stop());
+
+  it("the session cookie is a __Host- cookie: Secure, Path=/, no Domain; the API reads it", async () => {
+    const user = await registerAndGetToken(secureApp);
+    const csrf = await secureApp.fetch("/api/auth/csrf");
+    const { csrfToken } = await csrf.json();
+    const csrfCookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const callback = await secureApp.fetch("/api/auth/callback/credentials", {
+      method: "POST",
+      redirect: "manual",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: csrfCookie },
+      body: new URLSearchParams({ csrfToken, email: user.email, password: user.password, json: "true" }),
+    });
+    const line = callback.headers.getSetCookie().find((cookie) => cookie.includes("session-token"));
+    expect(line).toMatch(/^__Host-next-auth\.session-token=/);
+    expect(line).toMatch(/;\s*Secure/i);
+    expect(line).toMatch(/;\s*Path=\//i);
+    expect(line).toMatch(/;\s*HttpOnly/i);
+    expect(line).not.toMatch(/Domain=/i);
+    const me = await secureApp.fetch("/users/me", { headers: { Cookie: line!.split(";")[0] } });
+    expect(me.status).toBe(200);
+    expect((await me.json()).email).toBe(user.email);
   });
 });

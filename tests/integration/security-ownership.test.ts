@@ -20,7 +20,10 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
   let namedAdmin: Awaited<ReturnType<typeof registerAndGetToken>>;
 
   beforeAll(async () => {
-    const fixture = makeBuildsFixture((f) => fixtureConfig(f, { maxConcurrent: 1 }));
+    // Item 4: previews on their own host names, never the dashboard's (cookies ignore ports).
+    const fixture = makeBuildsFixture(
+      (f) => `${fixtureConfig(f, { maxConcurrent: 1 })}\npreview_url: "http://{build_id}.preview.localhost:{port}/"\n`,
+    );
     const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, ADMIN_EMAILS: "boss@example.com, other@example.com" });
     admin = await registerAndGetToken(app, "first@example.com");
     owner = await registerAndGetToken(app, "owner.name@example.com");
@@ -62,7 +65,13 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     expect((await cancel(build.build_id, owner.authorization)).status).toBe(200);
 
     const finished = await start(owner.authorization);
-    await builds.waitForStatus(finished.build_id, ["running", "failed"], 60_000);
+    const running = await builds.waitForStatus(finished.build_id, ["running", "failed"], 60_000);
+    expect(running.status).toBe("running");
+    const preview = new URL(running.preview_url!);
+    expect(preview.hostname).toBe(`${finished.build_id}.preview.localhost`);
+    // *.localhost is the loopback: the preview answers there under its own host name.
+    const served = await fetch(`http://127.0.0.1:${preview.port}/`, { headers: { Host: preview.host } });
+    expect(await served.text()).toContain(finished.build_id);
     expect((await destroy(finished.build_id, stranger.authorization)).status).toBe(403);
     expect((await builds.get(`/builds/${finished.build_id}`).then((r) => r.json())).status).not.toMatch(/destroy/);
     const destroyed = await destroy(finished.build_id, owner.authorization);

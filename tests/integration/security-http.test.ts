@@ -1,0 +1,190 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildsApp } from "../support/builds";
+import { signInWithCookie } from "../support/sessions";
+import { registerAndGetToken } from "../support/users";
+
+// Issue 8: item 3 (CSRF through the session cookie, text/plain parsed as JSON), and the HTTP parts of item 9
+// (security headers, an 8 MB body's 57 MB error reply); plus what held (traversal, injection) as regressions.
+
+let builds: BuildsApp;
+let cookie: string;
+let foreignOrigin: string;
+beforeAll(async () => {
+  builds = await startBuildsApp(makeBuildsFixture((fixture) => fixtureConfig(fixture)));
+  const user = await registerAndGetToken(builds.app);
+  cookie = (await signInWithCookie(builds.app, user.email, user.password)).sessionCookie;
+  // A build preview: the same host, another port.
+  const port = Number(new URL(builds.app.baseUrl).port);
+  foreignOrigin = `http://127.0.0.1:${port === 65535 ? port - 1 : port + 1}`;
+});
+afterAll(() => tearDownBuilds(builds));
+
+// Passes every check up to the body's rules, then fails one (400): proof the request got through, no build made.
+const unknownField = JSON.stringify({ repositories: [{ repository: "demo" }], modules: ["base_mod"], color: "red" });
+const post = (pathname: string, headers: Record<string, string>, body = unknownField) =>
+  builds.app.fetch(pathname, { method: "POST", headers, body });
+
+describe("CSRF: writes authenticated by the session cookie", () => {
+  it("refuse a foreign Origin (another port of the same host) with a 403 problem", async () => {
+    const response = await post("/builds", { Cookie: cookie, Origin: foreignOrigin, "Content-Type": "application/json" });
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expect((await response.json()).detail).toMatch(/Cross-origin write refused/);
+  });
+
+  it("refuse what a no-cors text/plain fetch from a preview sends", async () => {
+    const response = await post("/builds", { Cookie: cookie, Origin: foreignOrigin, "Content-Type": "text/plain;charset=UTF-8" });
+    expect(response.status).toBe(403);
+  });
+
+  it("refuse Sec-Fetch-Site same-site and cross-site, on every kind of write", async () => {
+    for (const site of ["same-site", "cross-site"]) {
+      const headers = { Cookie: cookie, "Sec-Fetch-Site": site, "Content-Type": "application/json" };
+      expect((await post("/builds", headers)).status).toBe(403);
+      expect((await builds.app.fetch("/rates/", { method: "POST", headers })).status).toBe(403);
+      expect((await builds.app.fetch("/builds/0123456789abcdef", { method: "DELETE", headers })).status).toBe(403);
+      expect((await builds.app.fetch("/builds/0123456789abcdef/cancel", { method: "POST", headers })).status).toBe(403);
+      expect((await builds.app.fetch("/users/token", { method: "DELETE", headers })).status).toBe(403);
+    }
+  });
+
+  it("accept the dashboard's own origin", async () => {
+    const sameOrigin = await post("/builds", { Cookie: cookie, Origin: builds.app.baseUrl, "Content-Type": "application/json" });
+    expect(sameOrigin.status).toBe(400);
+    const fetchMetadata = await post("/builds", { Cookie: cookie, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json" });
+    expect(fetchMetadata.status).toBe(400);
+  });
+
+  it("bearer-authenticated writes from other origins stay allowed", async () => {
+    const response = await post("/builds", { ...builds.authorization, Origin: foreignOrigin, "Content-Type": "application/json" });
+    expect(response.status).toBe(400);
+  });
+});
+
+describe("JSON bodies must say they are JSON (415)", () => {
+  it("answers 415 for text/plain or no Content-Type, even for valid JSON", async () => {
+    const variants: Record<string, string>[] = [{ "Content-Type": "text/plain" }, { "Content-Type": "application/x-www-form-urlencoded" }, {}];
+    for (const headers of variants) {
+      const response = await post("/builds", { ...builds.authorization, ...headers });
+      expect(response.status).toBe(415);
+      expect((await response.json()).detail).toMatch(/Content-Type: application\/json/);
+    }
+    const register = await post("/users/", { "Content-Type": "text/plain" }, JSON.stringify({ email: "plain@example.com", password: "long enough" }));
+    expect(register.status).toBe(415);
+  });
+});
+
+describe("bounded bodies and error replies", () => {
+  const manyUnknownFields = (count: number) => {
+    const body: Record<string, unknown> = { repositories: [{ repository: "demo" }], modules: ["base_mod"] };
+    for (let index = 0; index < count; index++) body[`unknown_field_${index}_${"x".repeat(40)}`] = index;
+    return JSON.stringify(body);
+  };
+
+  it("an 8 MB body of unknown fields gets a short 413, whether it declares its length or not", async () => {
+    const body = manyUnknownFields(150_000);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(8_000_000);
+    const declared = await post("/builds", { ...builds.authorization, "Content-Type": "application/json" }, body);
+    expect(declared.status).toBe(413);
+    expect((await declared.text()).length).toBeLessThan(2000);
+
+    const bytes = new TextEncoder().encode(body);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let offset = 0; offset < bytes.length; offset += 65536) controller.enqueue(bytes.subarray(offset, offset + 65536));
+        controller.close();
+      },
+    });
+    const chunked = await builds.app.fetch("/builds", {
+      method: "POST",
+      headers: { ...builds.authorization, "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+  });
+
+  it("a body within the limit but full of unknown fields lists 20 of them in a reply of a few KB", async () => {
+    const body = manyUnknownFields(3000);
+    const response = await post("/builds", { ...builds.authorization, "Content-Type": "application/json" }, body);
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text.length).toBeLessThan(8000);
+    const problem = JSON.parse(text);
+    expect(problem.errors).toHaveLength(20);
+    expect(problem.detail).toMatch(/3000 field errors, the first 20 listed/);
+  });
+
+  it("a field name of 100 KB is shortened in the reply", async () => {
+    const body = JSON.stringify({ repositories: [{ repository: "demo" }], modules: ["base_mod"], ["k".repeat(100_000)]: 1 });
+    const response = await post("/builds", { ...builds.authorization, "Content-Type": "application/json" }, body);
+    expect(response.status).toBe(400);
+    expect((await response.text()).length).toBeLessThan(3000);
+  });
+});
+
+describe("security headers", () => {
+  it("pages carry a nonce CSP that every inline script honours, no framing, nosniff and a Referrer-Policy", async () => {
+    for (const pathname of ["/", "/docs"]) {
+      const response = await builds.app.fetch(pathname);
+      expect(response.status).toBe(200);
+      const csp = response.headers.get("content-security-policy") ?? "";
+      expect(csp).toMatch(/frame-ancestors 'none'/);
+      expect(csp).toMatch(/object-src 'none'/);
+      const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+      expect(nonce).toBeTruthy();
+      expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("same-origin");
+      const html = await response.text();
+      const inlineScripts = [...html.matchAll(/<script(?![^>]*\bsrc=)([^>]*)>/g)].map((match) => match[1]);
+      expect(inlineScripts.length).toBeGreaterThan(0);
+      for (const attributes of inlineScripts) expect(attributes).toContain(`nonce="${nonce}"`);
+    }
+    const second = (await builds.app.fetch("/")).headers.get("content-security-policy");
+    expect(second).not.toBe((await builds.app.fetch("/")).headers.get("content-security-policy"));
+  });
+
+  it("API replies carry nosniff and no-framing too", async () => {
+    const response = await builds.app.fetch("/builds");
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+  });
+});
+
+describe("what held (regression cases)", () => {
+  it("log reads cannot leave the build's logs folder", async () => {
+    for (const query of ["?stage=../../../../etc/passwd", "?stage=%2e%2e%2f%2e%2e%2fetc%2fpasswd", "?stage=install/../../x"]) {
+      const response = await builds.get(`/builds/0123456789abcdef/logs${query}`);
+      expect([404, 422]).toContain(response.status);
+      expect(await response.text()).not.toMatch(/root:/);
+    }
+    for (const id of ["..%2F..%2F..%2Fetc%2Fpasswd", "%2e%2e", "..%5C..%5Cwindows"]) {
+      const response = await builds.get(`/builds/${id}/logs`);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(await response.text()).not.toMatch(/root:/);
+    }
+  });
+
+  it("refs and modules never reach a shell", async () => {
+    const marker = path.join(os.tmpdir(), `pwned-${process.pid}-${Date.now()}`);
+    const payloads = [
+      { repositories: [{ repository: "demo", ref: `$(touch ${marker})` }], modules: ["base_mod"] },
+      { repositories: [{ repository: "demo", ref: `main;touch ${marker}` }], modules: ["base_mod"] },
+      { repositories: [{ repository: "demo", ref: `--output=${marker}` }], modules: ["base_mod"] },
+      { repositories: [{ repository: "demo" }], modules: [`base_mod;touch ${marker}`] },
+      { repositories: [{ repository: "demo" }], modules: ["`touch x`"] },
+      { repositories: [{ repository: `demo;touch ${marker}` }], modules: ["base_mod"] },
+    ];
+    for (const payload of payloads) {
+      const response = await builds.post(payload);
+      expect([400, 422]).toContain(response.status);
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+});
