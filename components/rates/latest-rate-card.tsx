@@ -77,11 +77,12 @@ export function LatestRateCard() {
       {latest.data !== undefined && !latest.error && (
         <div className="mt-4">
           <FetchRateButton variant={latest.data === null ? "primary" : "secondary"} />
-          <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
-            <ImportWorkbook />
-          </div>
         </div>
       )}
+      {/* Always mounted: its summary stays while the card reloads for another currency. */}
+      <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
+        <ImportWorkbook />
+      </div>
     </Panel>
   );
 }
