@@ -103,6 +103,15 @@ export function getEnv(): Env {
   return cached;
 }
 
+/**
+ * A variable the builds configuration names (webhook_secret_env): its value, or undefined when unset or
+ * empty. Kept here so that process.env is read in this file only.
+ */
+export function readNamedVariable(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
 /** An IPv4 address as IPv6 dual-stack sockets report it (::ffff:10.0.0.1) is the IPv4 address. */
 export function normalizeAddress(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

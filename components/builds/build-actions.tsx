@@ -9,6 +9,7 @@ import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import { IN_PROGRESS_STATUSES, type Build } from "@/lib/swr/types";
 import { buildKey } from "@/lib/swr/use-build";
 import { isBuildsKey } from "@/lib/swr/use-builds";
+import { RebuildExtendActions } from "./rebuild-extend-actions";
 
 /** Open preview while running, Cancel while queued or in progress, Destroy once the build is over. */
 export function BuildActions({ build }: { build: Build }) {
@@ -64,6 +65,7 @@ export function BuildActions({ build }: { build: Build }) {
         {hint && (cancelable || destroyable) && <span className="text-xs text-slate-600 dark:text-slate-400">{hint}</span>}
       </div>
       {error && <Alert tone="error">{error}</Alert>}
+      <RebuildExtendActions build={build} />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { PanelError, PanelLoading } from "@/components/ui/panel-states";
 import type { Build, Stage, StageName } from "@/lib/swr/types";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildActions } from "./build-actions";
+import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { shortSha } from "./build-format";
 import { ExpiryCountdown } from "./expiry-countdown";
@@ -42,6 +43,7 @@ export function BuildDetail({ buildId }: { buildId: string }) {
         <div className="flex flex-col gap-1">
           <div className="flex items-center gap-2">
             <BuildStatusBadge status={build.status} />
+            <TriggerBadge build={build} />
             {build.status === "queued" && build.queue_position != null && (
               <span className="text-sm text-slate-600 dark:text-slate-400">position {build.queue_position} in the queue</span>
             )}
@@ -60,6 +62,9 @@ export function BuildDetail({ buildId }: { buildId: string }) {
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">
         <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
+        <Fact label="Started by">
+          <span data-testid="build-origin">{describeOrigin(build)}</span>
+        </Fact>
         <Fact label="Started">{formatDateTime(build.started_at)}</Fact>
         <Fact label="Finished">{formatDateTime(build.finished_at)}</Fact>
         <Fact label={build.status === "running" || !build.finished_at ? "Expires in" : "Expiry"}>
@@ -85,6 +90,7 @@ export function BuildDetail({ buildId }: { buildId: string }) {
                 <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="commit-sha">
                   {shortSha(repo.commit_sha)}
                 </code>
+                <CommitLine repo={repo} />
               </li>
             ))}
           </ul>

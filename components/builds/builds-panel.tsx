@@ -10,6 +10,7 @@ import { BUILD_STATUSES, type BuildStatus, type BuildSummary } from "@/lib/swr/t
 import { useBuilds } from "@/lib/swr/use-builds";
 import { statusLabel } from "./build-status-badge";
 import { BuildsTable } from "./builds-table";
+import { FollowedBranches } from "./followed-branches";
 import { NewBuildDialog } from "./new-build-dialog";
 
 /** Whether a build matches a free-text search: its id, a repository, ref, commit or module. */
@@ -87,6 +88,7 @@ export function BuildsPanel() {
           />
         </label>
       </div>
+      <FollowedBranches />
       {body}
       <NewBuildDialog open={creating} onClose={() => setCreating(false)} />
     </Panel>

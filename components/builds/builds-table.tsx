@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { formatDateTime } from "@/components/ui/format";
 import type { BuildSummary } from "@/lib/swr/types";
+import { CommitLine, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { shortId, shortSha } from "./build-format";
 import { ExpiryCountdown } from "./expiry-countdown";
@@ -38,6 +39,9 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                 >
                   {shortId(build.build_id)}
                 </Link>
+                <div className="mt-0.5">
+                  <TriggerBadge build={build} />
+                </div>
               </td>
               <td className="px-3 py-2">
                 <ul className="flex flex-col gap-0.5">
@@ -48,6 +52,7 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                       <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined}>
                         {shortSha(repo.commit_sha)}
                       </code>
+                      <CommitLine repo={repo} />
                     </li>
                   ))}
                 </ul>

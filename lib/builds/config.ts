@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { getEnv } from "../env";
-import { REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
+import picomatch from "picomatch";
+import { getEnv, readNamedVariable } from "../env";
+import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 
 /**
  * The operator's description of the build service (BUILDS_CONFIG, a YAML file). Validated once at start:
@@ -37,6 +38,26 @@ const repositorySchema = z.strictObject({
     .string()
     .default("__manifest__.py")
     .refine((name) => /^[^/\\]+$/.test(name) && name !== "." && name !== "..", "must be a file name"),
+  // Automatic builds (issue 12): new heads of branches matching `branches` are built with `modules`.
+  auto_build: z
+    .strictObject({
+      branches: z
+        .array(z.string().trim().min(1, "must be a non-empty glob such as main or feature/*"))
+        .min(1, "must list at least one branch glob"),
+      modules: z
+        .union([
+          z.literal("all"),
+          z.array(z.string().regex(MODULE_NAME_PATTERN, `must match ${MODULE_NAME_PATTERN}`)).min(1, "must list at least one module"),
+        ], { error: 'must be "all" or a list of module names' })
+        .default("all"),
+      ttl_seconds: wholeSeconds.optional(),
+    })
+    .optional(),
+  // The secret webhooks are signed with: inline, or the name of an environment variable holding it.
+  webhook_secret: z.string().min(1, "must not be empty").optional(),
+  webhook_secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+  // Fetch the mirror on this interval and build new heads of followed branches (hosts that cannot call us).
+  watch_interval_seconds: positiveSeconds.optional(),
 });
 
 const configSchema = z
@@ -100,21 +121,48 @@ const configSchema = z
       })
       .prefault({}),
     repositories: z.array(repositorySchema).default([]),
+    // Builds that are over keep their rows and logs this long, then the reaper purges both. Fractions are for tests.
+    retention_days: z.number().positive("must be a positive number of days").default(14),
   })
   .superRefine((config, ctx) => {
     const seen = new Set<string>();
     config.repositories.forEach((repository, index) => {
-      if (seen.has(repository.alias)) {
-        ctx.addIssue({ code: "custom", path: ["repositories", index, "alias"], message: `duplicates the alias "${repository.alias}"` });
-      }
+      const issue = (key: (string | number)[], message: string) =>
+        ctx.addIssue({ code: "custom", path: ["repositories", index, ...key], message });
+      if (seen.has(repository.alias)) issue(["alias"], `duplicates the alias "${repository.alias}"`);
       seen.add(repository.alias);
+      if (repository.webhook_secret !== undefined && repository.webhook_secret_env !== undefined) {
+        issue(["webhook_secret_env"], "give either webhook_secret or webhook_secret_env, not both");
+      }
+      if (repository.webhook_secret_env !== undefined && !readNamedVariable(repository.webhook_secret_env)) {
+        issue(["webhook_secret_env"], `the environment variable ${repository.webhook_secret_env} is not set`);
+      }
+      if (repository.watch_interval_seconds !== undefined && repository.auto_build === undefined) {
+        issue(["watch_interval_seconds"], "needs auto_build: polling only builds followed branches");
+      }
+      const ttl = repository.auto_build?.ttl_seconds;
+      if (ttl !== undefined && (ttl < config.ttl.min_seconds || ttl > config.ttl.max_seconds)) {
+        issue(["auto_build", "ttl_seconds"], "must be between ttl.min_seconds and ttl.max_seconds");
+      }
+      repository.auto_build?.branches.forEach((glob, globIndex) => {
+        try {
+          picomatch.makeRe(glob, BRANCH_GLOB_OPTIONS);
+        } catch {
+          issue(["auto_build", "branches", globIndex], "is not a valid glob");
+        }
+      });
     });
   });
+
+/** Branch globs: `*` stays within one path segment (feature/* is not feature/a/b), `**` crosses them. */
+export const BRANCH_GLOB_OPTIONS: picomatch.PicomatchOptions = { dot: true, strictSlashes: true };
 
 type ParsedConfig = z.output<typeof configSchema>;
 export type RepositoryConfig = ParsedConfig["repositories"][number] & {
   /** A local absolute path or a URL git understands. */
   resolvedUrl: string;
+  /** The webhook secret (webhook_secret, or read from webhook_secret_env at start); null: no webhooks. */
+  webhookSecret: string | null;
 };
 export type BuildsConfig = Omit<ParsedConfig, "repositories" | "builds_root"> & {
   /** The configuration file, absolute. */
@@ -159,7 +207,13 @@ export function loadBuildsConfig(file: string): BuildsConfig {
   }
   const folder = path.dirname(absolute);
   const repositories = parsed.data.repositories
-    .map((repository) => ({ ...repository, resolvedUrl: resolveRepositoryUrl(repository.url, folder) }))
+    .map((repository) => ({
+      ...repository,
+      resolvedUrl: resolveRepositoryUrl(repository.url, folder),
+      webhookSecret:
+        repository.webhook_secret ??
+        (repository.webhook_secret_env === undefined ? null : (readNamedVariable(repository.webhook_secret_env) ?? null)),
+    }))
     .sort((a, b) => a.priority - b.priority || a.alias.localeCompare(b.alias));
   return { ...parsed.data, file: absolute, builds_root: path.resolve(folder, parsed.data.builds_root), repositories };
 }

@@ -3,11 +3,12 @@ import { z } from "zod";
 import { badRequest, invalidRequest, MAX_LISTED_ERRORS, serviceUnavailable } from "../http/problem";
 import { publicNameOf, type PublicUser } from "../users/roles";
 import { getBuildsConfig, type RepositoryConfig } from "./config";
+import { readCommitInfo } from "./commits";
 import { enqueueBuild } from "./executor";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./mirrors";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 import { countQueuedBuilds, insertQueuedBuild } from "./repository";
-import { createBuildSchema, MAX_MODULES, MAX_REPOSITORIES, type BuildView } from "./schemas";
+import { createBuildSchema, MAX_MODULES, MAX_REPOSITORIES, type BuildTrigger, type BuildView } from "./schemas";
 import { presentBuild } from "./service";
 
 /** Seconds a client is asked to wait before trying again when the service cannot take a build. */
@@ -38,7 +39,11 @@ type RequestedRepository = { repository: RepositoryConfig; ref: string; field: s
  * POST /builds: checks the request against the configuration, fetches the repositories, resolves every ref
  * to a commit, checks the modules at those commits, stores the build and queues it.
  */
-export async function createBuild(user: PublicUser, input: z.output<typeof createBuildSchema>): Promise<BuildView> {
+export async function createBuild(
+  user: PublicUser,
+  input: z.output<typeof createBuildSchema>,
+  trigger: Extract<BuildTrigger, "manual" | "rebuild"> = "manual",
+): Promise<BuildView> {
   const config = getBuildsConfig();
   if (config.repositories.length === 0) {
     throw serviceUnavailable("No repository is configured: the operator must add one to the builds configuration.", RETRY_AFTER_SECONDS);
@@ -76,7 +81,8 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
       ]);
     }
     for (const name of await listModules(config, repository, commitSha)) available.add(name);
-    resolved.push({ alias: repository.alias, ref, commitSha });
+    const commit = await readCommitInfo(config, repository.alias, commitSha);
+    resolved.push({ alias: repository.alias, ref, commitSha, commitSubject: commit.subject, commitAuthor: commit.author });
   }
   const missing = modules.filter((name) => !available.has(name));
   if (missing.length > 0) {
@@ -95,6 +101,9 @@ export async function createBuild(user: PublicUser, input: z.output<typeof creat
       createdById: user.id,
       // Public reads show who started a build by display name; the email stays private.
       createdBy: publicNameOf(user),
+      trigger,
+      // Who started it: the same name as created_by (for a rebuild, the requester, who owns the new build).
+      triggeredBy: publicNameOf(user),
       repositories: resolved,
     },
     config.max_queued_builds,

@@ -3,6 +3,7 @@ import path from "node:path";
 import PQueue from "p-queue";
 import { getBuildsConfig, type BuildsConfig } from "./config";
 import { getDriver, type RuntimeDriver } from "./driver";
+import { buildEvents } from "./events";
 import { mirrorPath, syncMirror } from "./mirrors";
 import { holdPort, leasePort, releasePort } from "./ports";
 import { runToCompletion, sleep, type RunOutcome } from "./processes";
@@ -153,6 +154,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   };
 
   await advance("checking_out", { startedAt: new Date() });
+  buildEvents().emit("dequeued", build.id);
   const repositories = build.repositories.map((repository) => {
     const configured = config.repositories.find((candidate) => candidate.alias === repository.alias);
     if (!configured) throw new StageFailed("checkout", `The repository "${repository.alias}" is no longer configured.`);
@@ -224,7 +226,10 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
     if (runtime === null) return { status: "skipped" };
     return waitUntilHealthy(config, driver(config), runtime, port, logPath, signal);
   });
-  await advance("running", { finishedAt: new Date() });
+  // The time to live starts now: queue and stage time do not eat the preview's life.
+  const now = new Date();
+  await advance("running", { finishedAt: now, expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000) });
+  buildEvents().emit("running", build.id);
 }
 
 type StageResult =

@@ -1,11 +1,12 @@
 import { getBuildsConfig } from "./config";
 import { destroyRuntime, failBuildsWithDeadRuntimes } from "./executor";
 import { listExpiredRunningBuilds, moveBuild } from "./repository";
+import { purgeExpiredRetention } from "./retention";
 
 /**
  * The reaper: independent of requests, it moves running builds past their expiry to `expired` and destroys
- * their runtime, and fails running builds whose runtime died. Its first pass runs at start, which catches
- * builds that expired while the server was down.
+ * their runtime, fails running builds whose runtime died, and purges builds past their retention. Its
+ * first pass runs at start, which catches builds that expired while the server was down.
  */
 const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> } };
 
@@ -22,6 +23,7 @@ export async function startReaper(): Promise<void> {
     state.pass = state.pass
       .then(() => reapExpiredBuilds())
       .then(() => failBuildsWithDeadRuntimes())
+      .then(async () => void (await purgeExpiredRetention()))
       .catch((error) => console.error("builds: the reaper failed:", error));
     return state.pass;
   };

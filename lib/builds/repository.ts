@@ -1,5 +1,6 @@
 import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
+import type { BuildTrigger } from "./schemas";
 import { canMove, type BuildStatus, type StageName, type StageStatus, STAGE_NAMES } from "./status";
 
 /** Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves. */
@@ -15,9 +16,12 @@ export interface NewBuild {
   modules: string[];
   ttlSeconds: number;
   createdAt: Date;
-  createdById: number;
+  /** Null for automatic builds: they belong to the service. */
+  createdById: number | null;
   createdBy: string;
-  repositories: { alias: string; ref: string; commitSha: string }[];
+  trigger: BuildTrigger;
+  triggeredBy: string | null;
+  repositories: { alias: string; ref: string; commitSha: string; commitSubject: string | null; commitAuthor: string | null }[];
 }
 
 /**
@@ -35,9 +39,12 @@ export function insertQueuedBuild(build: NewBuild, maxQueued: number): Promise<B
         modules: build.modules.join(","),
         ttlSeconds: build.ttlSeconds,
         createdAt: build.createdAt,
-        expiresAt: new Date(build.createdAt.getTime() + build.ttlSeconds * 1000),
+        // The time to live starts at running (the executor sets expiresAt then).
+        expiresAt: null,
         createdById: build.createdById,
         createdBy: build.createdBy,
+        trigger: build.trigger,
+        triggeredBy: build.triggeredBy,
         repositories: { create: build.repositories.map((repository, position) => ({ ...repository, position })) },
         stages: { create: STAGE_NAMES.map((name, position) => ({ name, position, status: "pending" })) },
       },
@@ -86,6 +93,9 @@ export function countQueuedBuilds(): Promise<number> {
   return getDb().build.count({ where: { status: "queued" } });
 }
 
+/** Statuses of builds that are over: their rows and logs are kept for retention_days, then purged. */
+export const ENDED_STATUSES: readonly BuildStatus[] = ["failed", "canceled", "expired", "destroyed"];
+
 /**
  * Moves a build from `from` to `to` if the table allows it and nobody moved it meanwhile (the update only
  * matches the status that was read). Returns whether it moved.
@@ -97,7 +107,9 @@ export async function moveBuild(
   data: Omit<Prisma.BuildUpdateManyMutationInput, "status"> = {},
 ): Promise<boolean> {
   if (!canMove(from, to)) throw new Error(`A build cannot move from ${from} to ${to}.`);
-  const { count } = await getDb().build.updateMany({ where: { id, status: from }, data: { ...data, status: to } });
+  // Retention (lib/builds/retention.ts) counts from the last time a build reached an end.
+  const ended = ENDED_STATUSES.includes(to) ? { endedAt: new Date() } : {};
+  const { count } = await getDb().build.updateMany({ where: { id, status: from }, data: { ...ended, ...data, status: to } });
   return count === 1;
 }
 
@@ -118,4 +130,54 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
   const db = getDb();
   await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, pgid: null } });
   await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
+}
+
+/** Sets a running build's expiry and the time to live it was given; false when it is no longer running. */
+export async function setRunningBuildExpiry(id: string, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
+  const { count } = await getDb().build.updateMany({ where: { id, status: "running" }, data: { expiresAt, ttlSeconds } });
+  return count === 1;
+}
+
+/** Whether an automatic build (any status) was ever made of this repository's commit. */
+export async function findAutomaticBuildOfCommit(alias: string, commitSha: string, triggers: readonly string[]) {
+  return getDb().build.findFirst({
+    where: { trigger: { in: [...triggers] }, repositories: { some: { alias, commitSha } } },
+    select: { id: true },
+    orderBy: { seq: "desc" },
+  });
+}
+
+/** The automatic builds following a branch (their one repository at that ref), oldest first. */
+export function listAutomaticBuildsOfBranch(alias: string, branch: string, triggers: readonly string[], statuses: readonly BuildStatus[]) {
+  return getDb().build.findMany({
+    where: { trigger: { in: [...triggers] }, status: { in: [...statuses] }, repositories: { some: { alias, ref: branch } } },
+    orderBy: { seq: "asc" },
+    include: withDetails,
+  });
+}
+
+/**
+ * Builds that are over and ended before `cutoff`. Rows made before endedAt existed fall back to when the
+ * build stopped working, then to when it was created.
+ */
+export function listBuildsEndedBefore(cutoff: Date, limit: number) {
+  return getDb().build.findMany({
+    where: {
+      status: { in: [...ENDED_STATUSES] },
+      OR: [
+        { endedAt: { lt: cutoff } },
+        { endedAt: null, finishedAt: { lt: cutoff } },
+        { endedAt: null, finishedAt: null, createdAt: { lt: cutoff } },
+      ],
+    },
+    orderBy: { seq: "asc" },
+    take: limit,
+    select: { id: true, status: true, port: true, runtimePgid: true },
+  });
+}
+
+/** Deletes a build's row (its repositories and stages go with it) if it is still in `status`. */
+export async function deleteBuildRow(id: string, status: string): Promise<boolean> {
+  const { count } = await getDb().build.deleteMany({ where: { id, status } });
+  return count === 1;
 }

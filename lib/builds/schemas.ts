@@ -43,8 +43,19 @@ export const buildStageSchema = z
   .meta({ id: "BuildStage" });
 
 export const buildRepositorySchema = z
-  .object({ repository: z.string(), ref: z.string(), commit_sha: z.string() })
+  .object({
+    repository: z.string(),
+    ref: z.string(),
+    commit_sha: z.string(),
+    commit_subject: z.string().nullable().describe("The commit's subject line, from git; null for builds made before it was recorded"),
+    commit_author: z.string().nullable().describe("The commit's author name, from git"),
+  })
   .meta({ id: "BuildRepository" });
+
+export const BUILD_TRIGGERS = ["manual", "webhook", "poll", "rebuild"] as const;
+export type BuildTrigger = (typeof BUILD_TRIGGERS)[number];
+/** Triggers of automatic builds: they follow a branch and belong to the service. */
+export const AUTOMATIC_TRIGGERS: readonly BuildTrigger[] = ["webhook", "poll"];
 
 export const buildSummarySchema = z
   .object({
@@ -56,12 +67,17 @@ export const buildSummarySchema = z
     created_at: timestamp,
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable().describe("When the build stopped working: it reached running, failed or was canceled"),
-    expires_at: timestamp,
+    expires_at: timestamp.nullable().describe("Null until the build reaches running: the time to live starts there"),
     queue_position: z.number().int().nullable().describe("1 for the next build to run; null unless queued"),
     preview_url: z.string().nullable().describe("Null unless running"),
     failure_stage: z.string().nullable().describe("A stage name, or `recovery` for a build a restart interrupted"),
     failure_message: z.string().nullable(),
-    created_by: z.string().describe("The display name of the user who asked for the build (never the email)"),
+    created_by: z.string().describe("The display name of the user who asked for the build (never the email); `build service` for automatic builds"),
+    trigger: z.enum(BUILD_TRIGGERS).describe("How the build was started: by hand, by a webhook, by polling, or as a rebuild"),
+    triggered_by: z
+      .string()
+      .nullable()
+      .describe("Who started it: the user's display name, or for a webhook the pusher the payload names; null for polling"),
   })
   .meta({ id: "BuildSummary" });
 
@@ -103,6 +119,33 @@ export const buildLogSchema = z
   })
   .meta({ id: "BuildLog" });
 
+export const extendBuildSchema = z
+  .strictObject({
+    ttl_seconds: z.number().int().positive().describe("The build's remaining life, counted from now; at most ttl.max_seconds"),
+  })
+  .meta({ id: "ExtendBuild" });
+
+export const hookParamsSchema = z.object({ alias: z.string() });
+
+export const hookResultSchema = z
+  .object({
+    result: z
+      .enum(["started", "pending", "nothing_to_do", "destroying", "pong"])
+      .describe(
+        "started: a build was queued; pending: the queue is full, the commit is remembered and built when there is room; " +
+          "destroying: the branch was deleted and its automatic builds are being destroyed",
+      ),
+    detail: z.string(),
+    repository: z.string(),
+    branch: z.string().nullable(),
+    commit_sha: z.string().nullable(),
+    build: buildSchema.nullable().describe("The build started"),
+    build_ids: z.array(z.string()).describe("The builds concerned: the one started or already made for this commit, or those destroyed"),
+  })
+  .meta({ id: "HookResult" });
+
+export type HookResultView = z.infer<typeof hookResultSchema>;
+
 export const buildIdParamsSchema = z.object({ build_id: z.string() });
 
 export const appConfigSchema = z
@@ -116,6 +159,16 @@ export const appConfigSchema = z
         priority: z.number().int(),
         ready: z.boolean(),
         modules: z.array(z.string()).describe("At the default ref; empty while the repository is not ready"),
+        auto_build: z
+          .object({
+            branches: z.array(z.string()).describe("Globs of the branches built automatically"),
+            modules: z.union([z.literal("all"), z.array(z.string())]),
+            ttl_seconds: z.number().int(),
+            webhook: z.boolean().describe("Whether POST /hooks/{alias} is accepted (a secret is configured)"),
+            watch_interval_seconds: z.number().nullable().describe("Polling interval; null when not polled"),
+          })
+          .nullable()
+          .describe("The branches followed by automatic builds; null when none are"),
       }),
     ),
     ttl: z.object({
@@ -134,3 +187,18 @@ export type BuildView = z.infer<typeof buildSchema>;
 export type BuildSummaryView = z.infer<typeof buildSummarySchema>;
 export type BuildLogView = z.infer<typeof buildLogSchema>;
 export type AppConfigView = z.infer<typeof appConfigSchema>;
+
+/**
+ * The fields of a push event POST /hooks/{alias} reads (GitHub, GitLab and Gitea/Forgejo send these names);
+ * the rest of the payload is ignored. Only for the API description: the body is read after its signature.
+ */
+export const pushEventSchema = z
+  .looseObject({
+    ref: z.string().describe("refs/heads/<branch>; other refs (tags) start nothing"),
+    after: z.string().describe("The branch's new commit; all zeros when the branch was deleted"),
+    before: z.string().optional(),
+    deleted: z.boolean().optional().describe("GitHub and Gitea: true when the branch was deleted"),
+    pusher: z.looseObject({ name: z.string().optional(), login: z.string().optional() }).optional(),
+    user_username: z.string().optional().describe("GitLab: who pushed"),
+  })
+  .meta({ id: "PushEvent" });

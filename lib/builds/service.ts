@@ -118,6 +118,15 @@ export async function getAppConfig(): Promise<AppConfigView> {
       priority: repository.priority,
       ready: isRepositoryReady(repository.alias),
       modules: (await modulesAtDefaultRef(config, repository).catch(() => null)) ?? [],
+      auto_build: repository.auto_build
+        ? {
+            branches: repository.auto_build.branches,
+            modules: repository.auto_build.modules,
+            ttl_seconds: repository.auto_build.ttl_seconds ?? config.ttl.default_seconds,
+            webhook: repository.webhookSecret !== null,
+            watch_interval_seconds: repository.watch_interval_seconds ?? null,
+          }
+        : null,
     })),
   );
   return {

@@ -1,6 +1,6 @@
 import type { Build, BuildRepository, BuildStage } from "@prisma/client";
 import type { BuildStatus, StageName, StageStatus } from "./status";
-import type { BuildSummaryView, BuildView } from "./schemas";
+import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { fillPreviewTemplate, getBuildsConfig } from "./config";
 
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
@@ -11,19 +11,27 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
   return {
     build_id: build.id,
     status,
-    repositories: build.repositories.map((r) => ({ repository: r.alias, ref: r.ref, commit_sha: r.commitSha })),
+    repositories: build.repositories.map((r) => ({
+      repository: r.alias,
+      ref: r.ref,
+      commit_sha: r.commitSha,
+      commit_subject: r.commitSubject,
+      commit_author: r.commitAuthor,
+    })),
     modules: build.modules === "" ? [] : build.modules.split(","),
     ttl_seconds: build.ttlSeconds,
     created_at: build.createdAt.toISOString(),
     started_at: iso(build.startedAt),
     finished_at: iso(build.finishedAt),
-    expires_at: build.expiresAt.toISOString(),
+    expires_at: iso(build.expiresAt),
     queue_position: status === "queued" ? queuePosition : null,
     preview_url:
       status === "running" && build.port != null ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port) : null,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,
     created_by: build.createdBy,
+    trigger: build.trigger as BuildTrigger,
+    triggered_by: build.triggeredBy,
   };
 }
 

@@ -68,8 +68,9 @@ function mediaType(request: Request): string {
 }
 
 /**
- * The body's bytes, refusing (413) more than `limit` (default MAX_BODY_BYTES) without reading past it. Also
- * for endpoints that take files (POST /rates/import), with their own limit.
+ * The body's bytes, refusing (413) more than MAX_BODY_BYTES (or `limit`) without reading past the limit.
+ * Webhooks read their raw body here: its signature covers exactly these bytes; workbook imports (POST
+ * /rates/import) with their own limit.
  */
 export async function readBody(request: Request, limit = getEnv().MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>

@@ -84,8 +84,13 @@ export default async function globalSetup(_config: FullConfig) {
  * The stages print a few coloured lines a second apart, so a spec can watch a log grow; `start` serves a
  * page naming the build's modules on $PORT.
  */
+const E2E_WEBHOOK_SECRET = "e2e-webhook-secret";
+
 function makeBuildsFixture(tempDir: string): string {
   const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose"]);
+  // The specs push to it (auto-builds.spec.ts) and sign webhooks with the secret.
+  process.env.E2E_DEMO_REPO = demo;
+  process.env.E2E_WEBHOOK_SECRET = E2E_WEBHOOK_SECRET;
   const extras = makeRepository(path.join(tempDir, "extras-repo"), ["gamma"]);
   const previewServer = path.join(tempDir, "preview-server.cjs");
   fs.writeFileSync(
@@ -131,6 +136,9 @@ repositories:
     priority: 10
     modules_path: modules
     module_manifest: module.json
+    # Automatic builds (tests/e2e/auto-builds.spec.ts): branches auto/* through a signed webhook.
+    auto_build: { branches: ["auto/*"], modules: [alpha], ttl_seconds: 600 }
+    webhook_secret: ${JSON.stringify(E2E_WEBHOOK_SECRET)}
   - alias: extras
     url: ${JSON.stringify(extras)}
     default_ref: main

@@ -37,8 +37,12 @@ describe("POST /builds → running → DELETE /builds/{build_id}", () => {
       preview_url: null,
       failure_stage: null,
       created_by: expect.stringMatching(/^user-[0-9a-f-]+$/),
+      trigger: "manual",
+      triggered_by: build.created_by,
+      // The time to live starts at running.
+      expires_at: null,
     });
-    expect(new Date(build.expires_at as string).getTime() - new Date(build.created_at as string).getTime()).toBe(3600_000);
+    expect((build.repositories as object[])[0]).toMatchObject({ commit_subject: "a feature module", commit_author: "Test" });
     expect(build.stages.map((stage) => stage.name)).toEqual(["checkout", "install", "test", "start", "healthcheck"]);
     running = await builds.waitForStatus(build.build_id, ["running", "failed"]);
   });
@@ -54,6 +58,8 @@ describe("POST /builds → running → DELETE /builds/{build_id}", () => {
     ]);
     expect(running.stages.find((stage) => stage.name === "install")).toMatchObject({ exit_code: 0, duration_ms: expect.any(Number) });
     expect(running.started_at).toMatch(ISO);
+    // finished_at is when it reached running: its life is counted from there.
+    expect(new Date(running.expires_at as string).getTime() - new Date(running.finished_at as string).getTime()).toBe(3600_000);
     expect(running.preview_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${builds.fixture.ports.start}/$`));
     const preview = await fetch(running.preview_url!);
     expect(await preview.text()).toBe(`build ${running.build_id} modules feature_mod,base_mod`);

@@ -121,9 +121,9 @@ describe("GET /app-config", () => {
     expect(config).toEqual({
       version: "0.2.0",
       repositories: [
-        { alias: "demo", default_ref: "main", allow_request_ref: true, priority: 10, ready: true, modules: ["base_mod", "broken", "chatty", "extra_mod", "slow_install"] },
-        { alias: "gone", default_ref: "main", allow_request_ref: true, priority: 10, ready: false, modules: [] },
-        { alias: "pinned", default_ref: "main", allow_request_ref: false, priority: 20, ready: true, modules: ["base_mod", "broken", "chatty", "extra_mod", "slow_install"] },
+        { alias: "demo", default_ref: "main", allow_request_ref: true, priority: 10, ready: true, modules: ["base_mod", "broken", "chatty", "extra_mod", "slow_install"], auto_build: null },
+        { alias: "gone", default_ref: "main", allow_request_ref: true, priority: 10, ready: false, modules: [], auto_build: null },
+        { alias: "pinned", default_ref: "main", allow_request_ref: false, priority: 20, ready: true, modules: ["base_mod", "broken", "chatty", "extra_mod", "slow_install"], auto_build: null },
       ],
       ttl: { default_seconds: 3600, min_seconds: 600, max_seconds: 7200, choices: [600, 3600] },
       max_concurrent_builds: 2,

@@ -97,3 +97,49 @@ repositories:
     expect(output).toMatch(/bad\.yaml: ports\.start: must be at least 1024/);
   });
 });
+
+describe("auto_build, webhooks and retention in the configuration", () => {
+  it("reads auto_build, the webhook secret (inline or from the environment) and retention_days", () => {
+    process.env.BUILDS_CONFIG_TEST_SECRET = "from-the-environment";
+    try {
+      const config = loadBuildsConfig(
+        configFile(`
+retention_days: 3
+repositories:
+  - alias: inline
+    url: .
+    webhook_secret: inline-secret
+    auto_build: { branches: [main, "feature/*"], modules: [sales, hr], ttl_seconds: 3600 }
+  - alias: env
+    url: .
+    webhook_secret_env: BUILDS_CONFIG_TEST_SECRET
+    watch_interval_seconds: 60
+    auto_build: { branches: ["**"] }
+  - alias: plain
+    url: .
+`),
+      );
+      expect(config.retention_days).toBe(3);
+      const [env, inline, plain] = config.repositories;
+      expect(inline).toMatchObject({ webhookSecret: "inline-secret", auto_build: { branches: ["main", "feature/*"], modules: ["sales", "hr"], ttl_seconds: 3600 } });
+      expect(env).toMatchObject({ webhookSecret: "from-the-environment", watch_interval_seconds: 60, auto_build: { modules: "all" } });
+      expect(plain.webhookSecret).toBeNull();
+      expect(plain.auto_build).toBeUndefined();
+    } finally {
+      delete process.env.BUILDS_CONFIG_TEST_SECRET;
+    }
+    expect(loadBuildsConfig(configFile("repositories: []")).retention_days).toBe(14);
+  });
+
+  it.each([
+    ["repositories: [{ alias: a, url: ., auto_build: { branches: [] } }]", /repositories\[0\]\.auto_build\.branches: must list at least one branch glob/],
+    ["repositories: [{ alias: a, url: ., auto_build: { branches: [main], modules: [Bad] } }]", /repositories\[0\]\.auto_build\.modules/],
+    ["repositories: [{ alias: a, url: ., auto_build: { branches: [main], ttl_seconds: 10 } }]", /repositories\[0\]\.auto_build\.ttl_seconds: must be between ttl\.min_seconds and ttl\.max_seconds/],
+    ["repositories: [{ alias: a, url: ., webhook_secret: x, webhook_secret_env: Y }]", /repositories\[0\]\.webhook_secret_env: give either webhook_secret or webhook_secret_env/],
+    ["repositories: [{ alias: a, url: ., webhook_secret_env: BUILDS_CONFIG_TEST_UNSET }]", /repositories\[0\]\.webhook_secret_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/],
+    ["repositories: [{ alias: a, url: ., watch_interval_seconds: 5 }]", /repositories\[0\]\.watch_interval_seconds: needs auto_build/],
+    ["retention_days: 0", /retention_days: must be a positive number of days/],
+  ])("rejects %s naming the key", (yaml, message) => {
+    expect(errorOf(yaml)).toMatch(message);
+  });
+});

@@ -1,0 +1,46 @@
+import { requireUser } from "@/lib/auth/guard";
+import { parseJson, parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { extendBuild } from "@/lib/builds/actions";
+import { buildIdParamsSchema, extendBuildSchema } from "@/lib/builds/schemas";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}/extend:
+ *   post:
+ *     tags: [Builds]
+ *     summary: Give a running build more time
+ *     description: >
+ *       The build now expires `ttl_seconds` from now, at most ttl.max_seconds of the configuration (400 above it).
+ *       `ttl_seconds` of the answer becomes the time to live asked for, counted from the extension. 409 for a
+ *       build that is not running. Allowed for the build's creator or an admin (an automatic build: admins only).
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *     requestBody:
+ *       required: true
+ *       content:
+ *         application/json:
+ *           schema: { $ref: "#/components/schemas/ExtendBuild" }
+ *           example: { ttl_seconds: 14400 }
+ *     responses:
+ *       200:
+ *         description: The build with its new expires_at
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       409: { $ref: "#/components/responses/Conflict" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const POST = route<Context>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  const { ttl_seconds } = await parseJson(request, extendBuildSchema);
+  return json(await extendBuild(user, build_id, ttl_seconds));
+});

@@ -1,0 +1,41 @@
+import { requireUser } from "@/lib/auth/guard";
+import { parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { rebuildBuild } from "@/lib/builds/actions";
+import { buildIdParamsSchema } from "@/lib/builds/schemas";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}/rebuild:
+ *   post:
+ *     tags: [Builds]
+ *     summary: Build the same repositories and modules again
+ *     description: >
+ *       A new build with the same repositories and modules and the same time to live (within the configured
+ *       bounds); every ref is resolved again, so a branch gets its newest commit. Any signed-in user may rebuild
+ *       any build; the new build is theirs (trigger `rebuild`). The same rules as POST /builds apply (400 when a
+ *       ref no longer exists or a module is gone, 503 when the queue is full).
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *     responses:
+ *       202:
+ *         description: The new, queued build
+ *         headers:
+ *           Location: { description: "/builds/{build_id} of the new build", schema: { type: string } }
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
+ */
+export const POST = route<Context>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  const build = await rebuildBuild(user, build_id);
+  return json(build, { status: 202, headers: { Location: `/builds/${build.build_id}` } });
+});

@@ -1,0 +1,186 @@
+import crypto from "node:crypto";
+import picomatch from "picomatch";
+import { BRANCH_GLOB_OPTIONS, getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
+import { readCommitInfo } from "../commits";
+import { enqueueBuild } from "../executor";
+import { listModules } from "../mirrors";
+import type { Actor } from "../permissions";
+import { findAutomaticBuildOfCommit, findBuild, insertQueuedBuild, listAutomaticBuildsOfBranch, type BuildRecord } from "../repository";
+import { AUTOMATIC_TRIGGERS } from "../schemas";
+import { cancelBuild, destroyBuild } from "../service";
+import { IN_PROGRESS_STATUSES, type BuildStatus } from "../status";
+import { deleteHead, findHead, listPendingHeads, markHeadBuilt, saveHead, type AutoTrigger, type HeadRecord } from "./heads";
+
+/**
+ * Automatic builds (issue 12): a webhook or a poll notices the head of a followed branch; one build is made
+ * per (repository, commit); notices that find the queue full are remembered (the newest per branch) and
+ * built when there is room; once a newer automatic build of a branch runs, the older ones of that branch go.
+ * Automatic builds have no creating user: they belong to the service.
+ */
+export const SERVICE_CREATOR = "build service";
+
+/** The service acting on its own builds (superseding, branch deletion): they are the admins' and its own. */
+const SERVICE_ACTOR: Actor = { id: 0, role: "admin" };
+
+/** Builds that are alive or on their way: what superseding and branch deletion act on. */
+const LIVE_STATUSES: readonly BuildStatus[] = ["queued", ...IN_PROGRESS_STATUSES, "running"];
+
+export type NoticeOutcome =
+  | { result: "started"; build: BuildRecord; detail: string }
+  | { result: "pending"; detail: string }
+  | { result: "nothing_to_do"; detail: string; buildIds: string[] };
+
+/** Whether the repository's auto_build follows the branch. */
+export function followsBranch(repository: RepositoryConfig, branch: string): boolean {
+  const globs = repository.auto_build?.branches;
+  return !!globs && picomatch.isMatch(branch, globs, BRANCH_GLOB_OPTIONS);
+}
+
+// Notices, drains and branch deletions run one at a time in this process: "is there a build of this commit?"
+// and "make one" must not interleave between two deliveries of the same push.
+const globalForAuto = globalThis as unknown as { autoBuildsTail?: Promise<unknown> };
+
+function serialized<T>(work: () => Promise<T>): Promise<T> {
+  const run = (globalForAuto.autoBuildsTail ?? Promise.resolve()).then(work, work);
+  globalForAuto.autoBuildsTail = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * A branch's head was noticed (the mirror is already fetched): builds it unless that commit was already
+ * noticed or built, or remembers it while the queue is full.
+ */
+export function noticeBranchHead(
+  repository: RepositoryConfig,
+  branch: string,
+  commitSha: string,
+  trigger: AutoTrigger,
+  triggeredBy: string | null,
+): Promise<NoticeOutcome> {
+  return serialized(async () => {
+    if (!followsBranch(repository, branch)) {
+      return { result: "nothing_to_do", detail: `The branch "${branch}" is not followed by auto_build.`, buildIds: [] };
+    }
+    const head = await findHead(repository.alias, branch);
+    if (head?.commitSha === commitSha) {
+      if (head.pending) return { result: "pending", detail: `${short(commitSha)} of ${branch} is already waiting for room in the queue.` };
+      const built = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
+      return { result: "nothing_to_do", detail: `${short(commitSha)} of ${branch} was already noticed.`, buildIds: built ? [built.id] : [] };
+    }
+    const existing = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
+    if (existing) {
+      await saveHead(repository.alias, branch, { commitSha, pending: false, trigger, triggeredBy });
+      return { result: "nothing_to_do", detail: `${short(commitSha)} already has an automatic build.`, buildIds: [existing.id] };
+    }
+    const saved = await saveHead(repository.alias, branch, { commitSha, pending: true, trigger, triggeredBy });
+    const started = await startHead(getBuildsConfig(), saved);
+    if (started.kind === "started") return { result: "started", build: started.build, detail: `Building ${short(commitSha)} of ${branch}.` };
+    if (started.kind === "queue_full") {
+      return { result: "pending", detail: `The build queue is full: ${short(commitSha)} of ${branch} is remembered and built when there is room.` };
+    }
+    return { result: "nothing_to_do", detail: started.detail, buildIds: [] };
+  });
+}
+
+type StartResult = { kind: "started"; build: BuildRecord } | { kind: "queue_full" } | { kind: "skipped"; detail: string };
+
+/** Makes the build of a pending head, unless the queue is full. */
+async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartResult> {
+  const repository = config.repositories.find((candidate) => candidate.alias === head.alias);
+  if (!repository?.auto_build || !followsBranch(repository, head.branch)) {
+    await markHeadBuilt(head.id, head.commitSha);
+    return { kind: "skipped", detail: `The branch "${head.branch}" is no longer followed.` };
+  }
+  // A crash between making the build and clearing `pending` must not build the commit twice.
+  if (await findAutomaticBuildOfCommit(head.alias, head.commitSha, AUTOMATIC_TRIGGERS)) {
+    await markHeadBuilt(head.id, head.commitSha);
+    return { kind: "skipped", detail: `${short(head.commitSha)} already has an automatic build.` };
+  }
+  let modules: string[];
+  try {
+    const available = await listModules(config, repository, head.commitSha);
+    const wanted = repository.auto_build.modules;
+    modules = wanted === "all" ? available : wanted.filter((name) => available.includes(name));
+  } catch (error) {
+    await markHeadBuilt(head.id, head.commitSha);
+    return { kind: "skipped", detail: `The commit ${short(head.commitSha)} cannot be read: ${(error as Error).message.split("\n")[0]}` };
+  }
+  if (modules.length === 0) {
+    await markHeadBuilt(head.id, head.commitSha);
+    return { kind: "skipped", detail: `No module of auto_build.modules exists at ${short(head.commitSha)} of ${head.branch}.` };
+  }
+  const commit = await readCommitInfo(config, head.alias, head.commitSha);
+  const build = await insertQueuedBuild(
+    {
+      id: crypto.randomBytes(8).toString("hex"),
+      modules,
+      ttlSeconds: repository.auto_build.ttl_seconds ?? config.ttl.default_seconds,
+      createdAt: new Date(),
+      createdById: null,
+      createdBy: SERVICE_CREATOR,
+      trigger: head.trigger as AutoTrigger,
+      triggeredBy: head.triggeredBy,
+      repositories: [
+        { alias: head.alias, ref: head.branch, commitSha: head.commitSha, commitSubject: commit.subject, commitAuthor: commit.author },
+      ],
+    },
+    config.max_queued_builds,
+  );
+  if (!build) return { kind: "queue_full" };
+  await markHeadBuilt(head.id, head.commitSha);
+  enqueueBuild(build.id);
+  return { kind: "started", build };
+}
+
+/** Builds remembered notices, oldest first, while the queue has room. */
+export function drainPendingNotices(): Promise<void> {
+  return serialized(async () => {
+    const config = getBuildsConfig();
+    for (const head of await listPendingHeads()) {
+      if ((await startHead(config, head)).kind === "queue_full") return;
+    }
+  });
+}
+
+/**
+ * A followed branch was deleted: forgets its head, and returns its live automatic builds with a promise that
+ * settles once they are destroyed (queued and in-progress ones are canceled first).
+ */
+export async function forgetBranch(repository: RepositoryConfig, branch: string): Promise<{ buildIds: string[]; done: Promise<void> }> {
+  const builds = await serialized(async () => {
+    await deleteHead(repository.alias, branch);
+    return listAutomaticBuildsOfBranch(repository.alias, branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
+  });
+  const done = Promise.all(builds.map((build) => retire(build.id))).then(() => undefined);
+  return { buildIds: builds.map((build) => build.id), done };
+}
+
+/**
+ * A build reached running: when it is automatic, every older live automatic build of its branch goes, and
+ * if a newer one of that branch already runs, this one goes instead (the branch has one live preview).
+ */
+export async function retireSupersededBuilds(buildId: string): Promise<void> {
+  const build = await findBuild(buildId);
+  if (!build || !AUTOMATIC_TRIGGERS.includes(build.trigger as AutoTrigger) || build.repositories.length !== 1) return;
+  const [{ alias, ref }] = build.repositories;
+  const live = await listAutomaticBuildsOfBranch(alias, ref, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
+  const newestRunning = live.filter((candidate) => candidate.status === "running").at(-1);
+  if (!newestRunning) return;
+  await Promise.all(live.filter((candidate) => candidate.seq < newestRunning.seq).map((candidate) => retire(candidate.id)));
+}
+
+/** Cancels (if still on its way) and destroys a build; one that moved meanwhile is left as it is. */
+async function retire(buildId: string): Promise<void> {
+  try {
+    const build = await findBuild(buildId);
+    if (!build) return;
+    if (build.status !== "running") await cancelBuild(buildId, SERVICE_ACTOR).catch(() => undefined);
+    await destroyBuild(buildId, SERVICE_ACTOR);
+  } catch (error) {
+    console.error(`builds: the automatic build ${buildId} could not be destroyed:`, error);
+  }
+}
+
+function short(sha: string): string {
+  return sha.slice(0, 12);
+}

@@ -1,0 +1,29 @@
+import fs from "node:fs";
+import path from "node:path";
+import { getBuildsConfig } from "./config";
+import { deleteBuildRow, listBuildsEndedBefore } from "./repository";
+import { workspacePaths } from "./workspace";
+
+/**
+ * Retention: builds that are over (failed, canceled, expired, destroyed) keep their rows and logs for
+ * retention_days after they ended; then the reaper purges both, which bounds the disk the logs take.
+ */
+const PURGE_BATCH = 200;
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Purges the builds that ended more than retention_days ago; returns their ids. */
+export async function purgeExpiredRetention(now = new Date()): Promise<string[]> {
+  const config = getBuildsConfig();
+  const cutoff = new Date(now.getTime() - config.retention_days * DAY_MS);
+  const purged: string[] = [];
+  for (const build of await listBuildsEndedBefore(cutoff, PURGE_BATCH)) {
+    // A runtime still recorded is not over: the reaper's other passes finish it first.
+    if (build.port !== null || build.runtimePgid !== null) continue;
+    // The row goes first, only from the status just read: a build moved meanwhile is left for the next pass.
+    if (!(await deleteBuildRow(build.id, build.status))) continue;
+    const folder = workspacePaths(config, build.id).root;
+    if (path.dirname(folder) === config.builds_root) fs.rmSync(folder, { recursive: true, force: true });
+    purged.push(build.id);
+  }
+  return purged;
+}
