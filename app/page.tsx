@@ -14,7 +14,7 @@ export default function DashboardPage() {
       <h1 className="sr-only">Dashboard</h1>
       {/* The currency picked in the rate card also drives the history's chart and table. */}
       <SelectedCurrencyProvider>
-        <section aria-label="Exchange rates" className="grid items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
+        <section aria-label="Exchange rates" className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
           <div className="flex min-w-0 flex-col gap-4">
             <LatestRateCard />
             <CurrencyConverter />
