@@ -27,6 +27,19 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      {
+        resolve: { alias },
+        // `npm run soak` only: minutes of load on the built app, not part of npm test.
+        test: {
+          name: "soak",
+          include: ["tests/soak/**/*.soak.ts"],
+          environment: "node",
+          globalSetup: ["tests/support/global-setup.ts"],
+          testTimeout: 600_000,
+          hookTimeout: 120_000,
+          maxWorkers: 1,
+        },
+      },
     ],
     benchmark: { include: ["tests/bench/**/*.bench.ts"] },
   },

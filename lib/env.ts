@@ -50,6 +50,9 @@ const envSchema = z.object({
   // schedule off: the rate is then fetched only through POST /rates/.
   RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
+  // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
+  LOG_STREAMS_MAX: positiveInt(200),
+  LOG_STREAMS_PER_CLIENT: positiveInt(10),
   // The largest request body a JSON or form endpoint reads (413 past it); the app's own bodies are a few KB.
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
   // Comma-separated emails that are admins whatever their stored role (lib/users/roles.ts).

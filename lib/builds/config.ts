@@ -62,7 +62,8 @@ const repositorySchema = z.strictObject({
 
 const configSchema = z
   .strictObject({
-    builds_root: z.string().min(1).default("./data/builds"),
+    // Outside the data folder: stages running as runtime.run_as must enter the builds but not the data folder.
+    builds_root: z.string().min(1).default("./builds"),
     max_concurrent_builds: z.number().int("must be an integer").min(1, "must be at least 1").max(64).default(2),
     max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
     ttl: z
@@ -104,6 +105,8 @@ const configSchema = z
         }
       }, "must be an http(s) URL template using {build_id} and {port}, e.g. http://{build_id}.preview.localhost:{port}/"),
     stage_timeout_seconds: positiveSeconds.default(1800),
+    // What one stage (or a runtime) may write to its log; past it the log says so and the output is dropped.
+    stage_log_limit_mb: z.number().positive("must be a positive number of megabytes").max(100_000).default(50),
     // How often the reaper looks for expired builds; small values are for tests.
     reaper_interval_seconds: positiveSeconds.default(30),
     runtime: z
@@ -112,6 +115,11 @@ const configSchema = z
         install: command,
         test: command,
         start: command,
+        // The user the process driver runs stages and runtimes as when the server runs as root (lib/builds/run-as.ts).
+        run_as: z
+          .string()
+          .regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, "must be a user name")
+          .default("nobody"),
         healthcheck: z
           .strictObject({
             path: z.string().startsWith("/", "must start with /").default("/"),

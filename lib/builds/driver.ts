@@ -1,3 +1,5 @@
+import { getBuildsConfig } from "./config";
+import { stageUser } from "./run-as";
 import { isProcessGroupAlive, runToCompletion, spawnLogged, stopProcessGroup, type RunOutcome } from "./processes";
 
 /**
@@ -30,10 +32,12 @@ const SHELL = "/bin/sh";
 
 export const processDriver: RuntimeDriver = {
   runStage(stage, control) {
-    return runToCompletion({ file: SHELL, args: ["-c", stage.command], cwd: stage.cwd, env: stage.env, logPath: stage.logPath }, control);
+    const user = stageUser(getBuildsConfig());
+    return runToCompletion({ file: SHELL, args: ["-c", stage.command], cwd: stage.cwd, env: stage.env, logPath: stage.logPath, user }, control);
   },
   startRuntime(stage) {
-    return spawnLogged({ file: SHELL, args: ["-c", stage.command], cwd: stage.cwd, env: stage.env, logPath: stage.logPath }).pgid;
+    const user = stageUser(getBuildsConfig());
+    return spawnLogged({ file: SHELL, args: ["-c", stage.command], cwd: stage.cwd, env: stage.env, logPath: stage.logPath, user }).pgid;
   },
   isAlive: isProcessGroupAlive,
   stop: (handle) => stopProcessGroup(handle),

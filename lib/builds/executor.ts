@@ -18,6 +18,8 @@ import {
 } from "./repository";
 import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "./status";
 import { removeRuntimeFiles, workspacePaths } from "./workspace";
+import { checkStageUser, handOverWorkspace, stageUser } from "./run-as";
+import { getEnv } from "../env";
 
 /**
  * The executor: a p-queue bounded by max_concurrent_builds runs each build's stages in order. Queued builds
@@ -64,6 +66,7 @@ export function enqueueBuild(buildId: string): void {
 export async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
+  for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
   for (const repository of config.repositories) void syncMirror(config, repository);
   await recoverBuilds(config);
   for (const build of await listBuildsWithStatus(["queued"])) enqueueBuild(build.id);
@@ -167,7 +170,8 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   await updateBuildRuntime(build.id, { port });
   const env = {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-    HOME: process.env.HOME ?? paths.runtime,
+    // The server's home is not the stage user's to write in.
+    HOME: stageUser(config) ? paths.runtime : (process.env.HOME ?? paths.runtime),
     LANG: process.env.LANG ?? "C.UTF-8",
     BUILD_ID: build.id,
     PORT: String(port),
@@ -200,6 +204,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
     }
     return { status: "succeeded", exitCode: 0 };
   });
+  await handOverWorkspace(config, [paths.sources, paths.runtime]);
 
   for (const [stage, buildStatus] of [["install", "installing"], ["test", "testing"]] as const) {
     await advance(buildStatus);

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { badRequest, notFound } from "../http/problem";
 import { getBuildsConfig } from "./config";
-import { sleep } from "./processes";
+import { onBuildChanged } from "./build-events";
+import { watchLogFile } from "./log-streams";
 import type { BuildRecord } from "./repository";
 import { findBuild } from "./repository";
 import { LOG_WINDOW_BYTES, type BuildLogView } from "./schemas";
@@ -114,8 +115,12 @@ function requireStage(build: BuildRecord, name: string): StageRecord {
   return stage;
 }
 
+function stageSegmentPath(build: BuildRecord, stage: StageRecord): string | null {
+  return recordedLogPath(getBuildsConfig(), build.id, stage.logFile);
+}
+
 function stageSegment(build: BuildRecord, stage: StageRecord): Segment {
-  return fileSegment(recordedLogPath(getBuildsConfig(), build.id, stage.logFile));
+  return fileSegment(stageSegmentPath(build, stage));
 }
 
 /** GET /builds/{id}/logs: one stage's log, or all of them each under a `== stage ==` heading. */
@@ -146,72 +151,173 @@ export async function readBuildLog(buildId: string, query: { stage?: string; off
   };
 }
 
-const SSE_POLL_MS = 300;
 const SSE_PING_MS = 15_000;
+/** One event's bytes at most: what a stream holds in memory at a time, whatever the log's size. */
 const SSE_CHUNK_BYTES = 64 * 1024;
+/** Where a log file cannot be watched, how often a stream looks at it instead. */
+const SSE_UNWATCHED_LOOK_MS = 1_000;
+
+function sseData(bytes: Buffer, offset: number): string {
+  const data = bytes.toString("utf8").split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
+  return `id: ${offset}\n${data}\n`;
+}
+
+async function readChunk(file: string, from: number, length: number): Promise<Buffer> {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, from);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fileSize(file: string | null): Promise<number> {
+  if (!file) return 0;
+  try {
+    return (await fs.promises.stat(file)).size;
+  } catch {
+    return 0;
+  }
+}
 
 /**
  * GET /builds/{id}/logs/stream: a stage's log as Server-Sent Events. Each event carries the bytes after the
  * previous one as `data` lines, with `id` the byte offset after it, so `Last-Event-ID` resumes exactly; a
  * `: ping` comment keeps idle connections open; an `end` event follows the last bytes once the stage is over.
- * Polls the file and the build while the client is connected, and stops when it goes away.
+ *
+ * The stream is pulled: the next event is made only when the client has taken the previous one (Next writes
+ * a chunk, waits for the socket to drain, then pulls), so a client that stops reading holds one chunk of at
+ * most 64 KB, not the log. Between events it sleeps until the log file changes (one watcher per file, shared)
+ * or the build does (./build-events.ts); the database is read again only then, or with each ping.
+ * `release` is called once when the stream ends, however it ends.
  */
 export async function streamBuildLog(
   buildId: string,
   stageName: string,
   lastEventId: string | null,
   signal: AbortSignal,
+  release: () => void = () => {},
 ): Promise<ReadableStream<Uint8Array>> {
-  const first = await requireBuild(buildId);
-  requireStage(first, stageName);
-  const resumeFrom = lastEventId !== null && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
+  let build = await requireBuild(buildId);
+  let stage = requireStage(build, stageName);
+  let offset = lastEventId !== null && /^\d{1,15}$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
   const encoder = new TextEncoder();
-  const stopped = new AbortController();
-  const stop = () => stopped.abort();
-  signal.addEventListener("abort", stop, { once: true });
 
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (text: string) => controller.enqueue(encoder.encode(text));
-      void (async () => {
-        let offset = resumeFrom;
-        let lastSent = Date.now();
-        try {
-          while (!stopped.signal.aborted) {
-            const build = await findBuild(buildId);
-            if (!build) break;
-            const stage = requireStage(build, stageName);
-            // Completion is read before the file, so every byte written before the stage ended gets sent.
-            const complete = isLogComplete(build, stage);
-            const segment = stageSegment(build, stage);
-            offset = Math.min(offset, segment.length);
-            while (offset < segment.length && !stopped.signal.aborted) {
-              const raw = segment.read(offset, Math.min(segment.length, offset + SSE_CHUNK_BYTES));
-              const bytes = raw.subarray(0, completeCharactersLength(raw));
-              if (bytes.length === 0) break;
-              offset += bytes.length;
-              const data = bytes.toString("utf8").split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
-              send(`id: ${offset}\n${data}\n`);
-              lastSent = Date.now();
-            }
-            if (complete && offset >= segment.length) {
-              send(`event: end\nid: ${offset}\ndata: ${JSON.stringify({ stage: stage.name, status: stage.status, size: offset })}\n\n`);
-              break;
-            }
-            if (Date.now() - lastSent >= SSE_PING_MS) {
-              send(": ping\n\n");
-              lastSent = Date.now();
-            }
-            await sleep(SSE_POLL_MS, stopped.signal);
-          }
-          if (!stopped.signal.aborted) controller.close();
-        } catch (error) {
-          if (!stopped.signal.aborted) controller.error(error);
-        } finally {
-          signal.removeEventListener("abort", stop);
-        }
-      })();
-    },
-    cancel: stop,
+  let buildChanged = false;
+  let fileChanged = false;
+  let wake: (() => void) | null = null;
+  const rouse = () => {
+    wake?.();
+    wake = null;
+  };
+  const stopBuildEvents = onBuildChanged(buildId, () => {
+    buildChanged = true;
+    rouse();
   });
+  let watchedFile: string | null = null;
+  let stopWatching: (() => void) | null = null;
+  const watch = (file: string | null) => {
+    if (file === watchedFile) return;
+    stopWatching?.();
+    watchedFile = file;
+    stopWatching = file
+      ? watchLogFile(file, () => {
+          fileChanged = true;
+          rouse();
+        })
+      : null;
+  };
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    stopBuildEvents();
+    watch(null);
+    signal.removeEventListener("abort", finish);
+    rouse();
+    release();
+  };
+  signal.addEventListener("abort", finish, { once: true });
+
+  /** Waits for news of the file or the build, or `ms`. */
+  const waitForNews = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (finished || buildChanged || fileChanged) return resolve();
+      const timer = setTimeout(() => rouse(), ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  /** The next event of the stream, or null at its end. */
+  const nextEvent = async (): Promise<string | null> => {
+    let lastSent = Date.now();
+    while (!finished) {
+      if (buildChanged) {
+        buildChanged = false;
+        const fresh = await findBuild(buildId);
+        if (!fresh) return null;
+        build = fresh;
+        stage = requireStage(build, stageName);
+      }
+      const file = stageSegmentPath(build, stage);
+      watch(file);
+      // Completion is read before the file, so every byte written before the stage ended gets sent.
+      const complete = isLogComplete(build, stage);
+      fileChanged = false;
+      const size = await fileSize(file);
+      offset = Math.min(offset, size);
+      if (file && offset < size) {
+        const raw = await readChunk(file, offset, Math.min(SSE_CHUNK_BYTES, size - offset));
+        const bytes = raw.subarray(0, completeCharactersLength(raw));
+        if (bytes.length > 0) {
+          offset += bytes.length;
+          return sseData(bytes, offset);
+        }
+      }
+      if (complete) {
+        return `event: end\nid: ${offset}\ndata: ${JSON.stringify({ stage: stage.name, status: stage.status, size: offset })}\n\n`;
+      }
+      const quiet = SSE_PING_MS - (Date.now() - lastSent);
+      if (quiet <= 0) {
+        // Also the moment to look at the build again, in case news of it came from outside this process.
+        buildChanged = true;
+        return ": ping\n\n";
+      }
+      // Without a file (the stage has not started) news of the build wakes the stream.
+      await waitForNews(file && !stopWatching ? Math.min(quiet, SSE_UNWATCHED_LOOK_MS) : quiet);
+    }
+    return null;
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const event = await nextEvent();
+          if (finished) return;
+          if (event === null) {
+            finish();
+            controller.close();
+            return;
+          }
+          controller.enqueue(encoder.encode(event));
+          if (event.startsWith("event: end\n")) {
+            finish();
+            controller.close();
+          }
+        } catch (error) {
+          if (finished) return;
+          finish();
+          controller.error(error);
+        }
+      },
+      cancel: finish,
+    },
+    // One event waits in the stream at most; the next is made when the client has taken it.
+    new CountQueuingStrategy({ highWaterMark: 1 }),
+  );
 }

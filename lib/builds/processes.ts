@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { getBuildsConfig } from "./config";
+import { logWriterArgs } from "./log-writer";
 
 /**
  * Child processes of the builds. Every one runs in its own process group (detached), so that stopping a
@@ -17,14 +19,28 @@ export interface SpawnLoggedOptions {
   args: string[];
   cwd: string;
   env: Record<string, string>;
-  /** stdout and stderr both append to this file, interleaved as they come. */
+  /** stdout and stderr both append to this file, interleaved as they come, up to stage_log_limit_mb. */
   logPath: string;
+  /** Another user to run the command as (runtime.run_as); the log writer stays the server's. */
+  user?: { uid: number; gid: number } | null;
+  /** `exit`: done when the command exits (stages); `eof` (default): while anything holds its output (runtimes). */
+  mode?: "exit" | "eof";
 }
 
-export function spawnLogged({ file, args, cwd, env, logPath }: SpawnLoggedOptions): LoggedProcess {
+/**
+ * Starts a command in a new process group under the capping log writer (./log-writer.ts), which is the
+ * group's leader: the returned pgid is the writer's pid, and its exit status is the command's.
+ */
+export function spawnLogged({ file, args, cwd, env, logPath, user, mode = "eof" }: SpawnLoggedOptions): LoggedProcess {
   const fd = fs.openSync(logPath, "a");
   try {
-    const child = spawn(file, args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ["ignore", fd, fd], detached: true });
+    const limitBytes = getBuildsConfig().stage_log_limit_mb * 1024 * 1024;
+    const child = spawn(process.execPath, logWriterArgs({ limitBytes, mode, user, file, args }), {
+      cwd,
+      env: env as NodeJS.ProcessEnv,
+      stdio: ["ignore", fd, fd],
+      detached: true,
+    });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.once("error", (error) => {
         fs.appendFileSync(logPath, `\n[builds] could not start ${file}: ${error.message}\n`);
@@ -117,7 +133,7 @@ export async function runToCompletion(
   control: { signal: AbortSignal; timeoutMs: number; onStarted?: (pgid: number) => Promise<unknown> },
 ): Promise<RunOutcome> {
   if (control.signal.aborted) return { kind: "aborted" };
-  const child = spawnLogged(options);
+  const child = spawnLogged({ mode: "exit", ...options });
   await control.onStarted?.(child.pgid);
   let stoppedFor: "aborted" | "timed_out" | null = null;
   const stop = (reason: "aborted" | "timed_out") => {

@@ -1,5 +1,6 @@
 import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
+import { notifyBuildChanged } from "./build-events";
 import type { BuildTrigger } from "./schemas";
 import { canMove, type BuildStatus, type StageName, type StageStatus, STAGE_NAMES } from "./status";
 
@@ -110,6 +111,7 @@ export async function moveBuild(
   // Retention (lib/builds/retention.ts) counts from the last time a build reached an end.
   const ended = ENDED_STATUSES.includes(to) ? { endedAt: new Date() } : {};
   const { count } = await getDb().build.updateMany({ where: { id, status: from }, data: { ...ended, ...data, status: to } });
+  if (count === 1) notifyBuildChanged(id);
   return count === 1;
 }
 
@@ -117,12 +119,14 @@ export function updateBuildRuntime(id: string, data: { port?: number | null; run
   return getDb().build.update({ where: { id }, data });
 }
 
-export function updateStage(
+export async function updateStage(
   buildId: string,
   name: StageName,
   data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; pgid?: number | null; logFile?: string },
 ) {
-  return getDb().buildStage.update({ where: { buildId_name: { buildId, name } }, data });
+  const stage = await getDb().buildStage.update({ where: { buildId_name: { buildId, name } }, data });
+  notifyBuildChanged(buildId);
+  return stage;
 }
 
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
@@ -130,6 +134,7 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
   const db = getDb();
   await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, pgid: null } });
   await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
+  notifyBuildChanged(buildId);
 }
 
 /** Sets a running build's expiry and the time to live it was given; false when it is no longer running. */

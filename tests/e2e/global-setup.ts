@@ -20,6 +20,8 @@ export default async function globalSetup(_config: FullConfig) {
     throw new Error("The app is not built: run `npm run build` first (npm test does).");
   }
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
+  // Stages run as runtime.run_as when the tests run as root: they must reach the builds and the preview server.
+  fs.chmodSync(tempDir, 0o755);
   const children: ChildProcess[] = [];
   const teardown = async () => {
     for (const child of children.reverse()) await stopProcessGroup(child);
@@ -42,7 +44,8 @@ export default async function globalSetup(_config: FullConfig) {
 
     const buildsConfig = makeBuildsFixture(tempDir);
 
-    const databaseUrl = `file:${path.join(tempDir, "app.db")}`;
+    // A data folder of its own (made 0700), apart from the builds that stages must enter.
+    const databaseUrl = `file:${path.join(tempDir, "data", "app.db")}`;
     execFileSync(bin("tsx"), ["scripts/prepare-start.ts"], {
       cwd: projectRoot,
       env: { ...process.env, DATABASE_URL: databaseUrl },

@@ -14,6 +14,10 @@ export interface AppServer {
   /** The temp folder holding this server's database and secret. */
   dataDir: string;
   databaseFile: string;
+  /** The server's process id (`next start` serves in its own process), for memory and CPU measurements. */
+  pid: number;
+  /** What the server printed so far (stdout and stderr). */
+  output(): string;
   fetch(pathname: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
   /** Ends the server's process group (SIGTERM, or SIGKILL for a crash) and keeps its data, for a restart. */
@@ -30,7 +34,9 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
   const databaseFile = path.join(dataDir, "app.db");
   fs.copyFileSync(inject("templateDatabase"), databaseFile);
   const port = await freePort();
-  const child = spawn(path.join(projectRoot, "node_modules", ".bin", "next"), ["start", "-p", String(port)], {
+  // The keep-alive timeout of `npm start` (package.json): see the README.
+  const args = ["start", "-p", String(port), "--keepAliveTimeout", "65000"];
+  const child = spawn(path.join(projectRoot, "node_modules", ".bin", "next"), args, {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -56,6 +62,8 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
     baseUrl,
     dataDir,
     databaseFile,
+    pid: child.pid!,
+    output: () => output.join(""),
     fetch: (pathname, init) => fetch(new URL(pathname, baseUrl), init),
     stop: async () => {
       await stopProcessGroup(child);

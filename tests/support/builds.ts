@@ -70,6 +70,8 @@ function git(cwd: string, ...args: string[]) {
 /** Makes the repository (branch main, plus `feature` with one more module) and a configuration for it. */
 export function makeBuildsFixture(config: (fixture: Omit<BuildsFixture, "configFile">) => string): BuildsFixture {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "builds-test-"));
+  // Stages run as runtime.run_as when the tests run as root: that user must reach the builds below.
+  fs.chmodSync(root, 0o755);
   const repository = path.join(root, "repo");
   fs.mkdirSync(repository);
   for (const [file, content] of Object.entries(STAGE_SCRIPTS)) {

@@ -35,14 +35,15 @@ repositories:
   - { alias: scp, url: "git@example.com:org/repo.git", priority: 30 }
 `),
     );
-    expect(config.builds_root).toBe(path.join(dir, "data", "builds"));
+    expect(config.builds_root).toBe(path.join(dir, "builds"));
     expect(config).toMatchObject({
       max_concurrent_builds: 2,
       max_queued_builds: 50,
       ttl: { default_seconds: 14400, min_seconds: 300, max_seconds: 604800, choices: [3600, 14400, 28800, 86400] },
       ports: { start: 18000, end: 19999 },
       stage_timeout_seconds: 1800,
-      runtime: { driver: "process", healthcheck: { path: "/", timeout_seconds: 120 } },
+      stage_log_limit_mb: 50,
+      runtime: { driver: "process", run_as: "nobody", healthcheck: { path: "/", timeout_seconds: 120 } },
     });
     // Sorted by priority, then alias: the order of ADDONS_PATH.
     expect(config.repositories.map((r) => [r.alias, r.resolvedUrl])).toEqual([
@@ -57,7 +58,8 @@ repositories:
   it("accepts the configuration the project ships", () => {
     const shipped = loadBuildsConfig(path.resolve("builds.config.yaml"));
     expect(shipped.repositories).toMatchObject([{ alias: "demo", resolvedUrl: path.resolve("."), default_ref: "main" }]);
-    expect(shipped.builds_root).toBe(path.resolve("data/builds"));
+    // Outside the data folder, which stages running as runtime.run_as may not enter.
+    expect(shipped.builds_root).toBe(path.resolve("builds"));
   });
 
   it.each([
@@ -68,6 +70,8 @@ repositories:
     ["max_concurrent_builds: two", /max_concurrent_builds: /],
     ["runtime: { driver: docker }", /runtime\.driver: must be "process"/],
     ["runtime: { healthcheck: { path: health } }", /runtime\.healthcheck\.path: must start with \//],
+    ["stage_log_limit_mb: 0", /stage_log_limit_mb: must be a positive number of megabytes/],
+    ["runtime: { run_as: \"a b\" }", /runtime\.run_as: must be a user name/],
     ["repositories: [{ alias: Demo, url: . }]", /repositories\[0\]\.alias: must match/],
     ["repositories: [{ alias: demo, url: ., default_ref: '-x' }]", /repositories\[0\]\.default_ref: must not start with '-'/],
     ["repositories: [{ alias: demo, url: . }, { alias: demo, url: . }]", /repositories\[1\]\.alias: duplicates the alias "demo"/],

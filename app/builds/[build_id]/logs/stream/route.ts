@@ -1,6 +1,9 @@
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { streamBuildLog } from "@/lib/builds/logs";
+import { acquireStreamSlot } from "@/lib/builds/log-streams";
+import { getEnv } from "@/lib/env";
+import { clientAddress } from "@/lib/http/client-address";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -14,6 +17,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *     description: >
  *       Each event's `data` lines are the log's next bytes and its `id` the byte offset after them; send
  *       `Last-Event-ID` to resume from there. A `: ping` comment every 15 s; an `end` event once the stage is over.
+ *       Events are made as the client reads them. Open streams are limited per client address and in all
+ *       (LOG_STREAMS_PER_CLIENT, LOG_STREAMS_MAX): past either, a 503 with Retry-After.
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string } }
  *       - { in: query, name: stage, required: true, schema: { type: string, enum: [checkout, install, test, start, healthcheck] } }
@@ -26,11 +31,26 @@ type Context = { params: Promise<{ build_id: string }> };
  *             schema: { type: string }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
+ *       503:
+ *         description: Too many log streams are open, for this client or in all; try again after Retry-After seconds
+ *         headers:
+ *           Retry-After: { schema: { type: integer } }
+ *         content:
+ *           application/problem+json:
+ *             schema: { $ref: "#/components/schemas/Problem" }
  */
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema);
-  const stream = await streamBuildLog(build_id, stage, request.headers.get("last-event-id"), request.signal);
+  const { LOG_STREAMS_MAX, LOG_STREAMS_PER_CLIENT } = getEnv();
+  const release = acquireStreamSlot(clientAddress(request.headers), { total: LOG_STREAMS_MAX, perClient: LOG_STREAMS_PER_CLIENT });
+  let stream: ReadableStream<Uint8Array>;
+  try {
+    stream = await streamBuildLog(build_id, stage, request.headers.get("last-event-id"), request.signal, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
   return new Response(stream, {
     headers: {
       "Content-Type": "text/event-stream; charset=utf-8",
