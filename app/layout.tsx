@@ -8,7 +8,7 @@ import "./globals.css";
 export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = {
-  title: "BCV rates & builds",
+  title: { default: "BCV Rates & Previews", template: "%s · BCV Rates & Previews" },
   description: "Official BCV dollar rates and preview builds",
 };
 

@@ -1,9 +1,10 @@
 /**
  * Runs before the server starts (`npm start`, `npm run dev`): validates the environment and the builds
- * configuration, creates the data folder and migrates the SQLite database. Any problem stops the start with a
- * message that names it.
+ * configuration, creates the data folder and migrates the SQLite database, then prints where things are and
+ * which configuration is in use. Any problem stops the start with a message that names it.
  */
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
@@ -17,21 +18,56 @@ const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 
 function main() {
   const env = getEnv();
-  const buildsConfig = loadBuildsConfig(env.BUILDS_CONFIG);
+  const builds = loadBuildsConfig(env.BUILDS_CONFIG);
   const dbFile = databaseFilePath(env.DATABASE_URL);
   secureDataFolder(dbFile);
-  for (const warning of checkStageUser(buildsConfig, env.DATA_DIR)) console.warn(warning);
+  for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
   // WAL lets the server, the migration step and test processes read while one of them writes.
   const database = new Database(dbFile);
   database.pragma("journal_mode = WAL");
   database.close();
-  execFileSync(path.join(projectRoot, "node_modules", ".bin", "prisma"), ["migrate", "deploy"], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: env.DATABASE_URL },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const migrations = migrate(env.DATABASE_URL);
   // Whatever the migration created, the -wal and -shm files included, is the server's only.
   secureDataFolder(dbFile);
+
+  const secretFile = path.join(env.DATA_DIR, "nextauth-secret");
+  const secretKept = fs.existsSync(secretFile) && fs.readFileSync(secretFile, "utf8").trim() === env.NEXTAUTH_SECRET;
+  const rows: [string, string][] = [
+    ["URL", env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`],
+    ["Data folder", env.DATA_DIR],
+    ["Database", `${dbFile} (${migrations})`],
+    ["Secret", secretKept ? `kept in ${secretFile}` : "NEXTAUTH_SECRET"],
+    ["Builds", `${path.resolve(env.BUILDS_CONFIG)} (${builds.repositories.length} ${builds.repositories.length === 1 ? "repository" : "repositories"})`],
+    ["Central bank", `${env.BCV_URL} (${env.BCV_TIMEOUT_MS} ms per attempt, ${env.BCV_RETRIES} retries)`],
+    [
+      "Rate schedule",
+      env.RATES_FETCH_INTERVAL_SECONDS > 0 ? `every ${env.RATES_FETCH_INTERVAL_SECONDS} s` : "off (POST /rates/ fetches)",
+    ],
+    ["Time zone", env.RATES_TIMEZONE],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log(["BCV Rates & Previews", ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`)].join("\n"));
+}
+
+/**
+ * `prisma migrate deploy`, its output kept unless it fails: on success Prisma prints a page of notes about
+ * its configuration that a person starting the app does not need. Returns what it did, in a few words.
+ */
+function migrate(databaseUrl: string): string {
+  let output: string;
+  try {
+    output = execFileSync(path.join(projectRoot, "node_modules", ".bin", "prisma"), ["migrate", "deploy"], {
+      cwd: projectRoot,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`prisma migrate deploy failed:\n${stdout ?? ""}${stderr ?? ""}`);
+  }
+  const applied = [...output.matchAll(/└─ (\S+)\//g)].map((match) => match[1]);
+  return applied.length > 0 ? `migrations applied: ${applied.join(", ")}` : "up to date";
 }
 
 try {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { SwaggerDocs } from "@/components/docs/swagger-docs";
 
-export const metadata: Metadata = { title: "API documentation · BCV rates & builds" };
+export const metadata: Metadata = { title: "API documentation" };
 
 export default function DocsPage() {
   return <SwaggerDocs />;

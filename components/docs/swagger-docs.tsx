@@ -1,20 +1,52 @@
 "use client";
 
-import dynamic from "next/dynamic";
-import "swagger-ui-react/swagger-ui.css";
+import { useEffect, useRef, useState } from "react";
+import "swagger-ui-dist/swagger-ui.css";
+import "./swagger-docs.css";
 
-// Swagger UI is large and browser-only: it is loaded on /docs alone, never in the dashboard's bundle.
-const SwaggerUI = dynamic(() => import("swagger-ui-react"), {
-  ssr: false,
-  loading: () => <p className="p-8 text-slate-600">Loading the API description…</p>,
-});
-
+/**
+ * Swagger UI from swagger-ui-dist's prebuilt bundle, not swagger-ui-react: Turbopack re-bundles
+ * swagger-ui-react's ApiDOM modules so that OpenAPI 3.1 documents fail with "refract is not a function"
+ * (swagger-api/swagger-ui#10599, vercel/next.js#86507), leaving every operation an endless spinner. The dist
+ * bundle is one self-contained file that Turbopack passes through; it is imported here, so it is a chunk of
+ * /docs alone, served from this origin (no inline script, no CDN).
+ */
 export function SwaggerDocs() {
+  const container = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<"loading" | "ready" | "failed">("loading");
+
+  useEffect(() => {
+    let cancelled = false;
+    import("swagger-ui-dist/swagger-ui-bundle.js")
+      .then(({ default: SwaggerUIBundle }) => {
+        if (cancelled || !container.current) return;
+        SwaggerUIBundle({
+          domNode: container.current,
+          url: "/openapi.json",
+          persistAuthorization: true,
+          tryItOutEnabled: true,
+          docExpansion: "list",
+          onComplete: () => setState("ready"),
+        });
+      })
+      .catch(() => setState("failed"));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+
   return (
     // Swagger UI has no dark theme; a light panel keeps its text readable when the system is dark.
     <main className="min-h-screen bg-white text-slate-900">
       <div className="mx-auto max-w-6xl py-4">
-        <SwaggerUI url="/openapi.json" persistAuthorization tryItOutEnabled docExpansion="list" />
+        {state === "loading" && <p className="p-8 text-slate-600">Loading the API description…</p>}
+        {state === "failed" && (
+          <p role="alert" className="p-8 text-red-700">
+            The API description could not be loaded. Reload the page, or read it as JSON at{" "}
+            <a className="underline" href="/openapi.json">/openapi.json</a>.
+          </p>
+        )}
+        <div ref={container} />
       </div>
     </main>
   );

@@ -10,8 +10,8 @@ export function SiteHeader() {
             <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white dark:bg-indigo-400 dark:text-slate-950">
               Bs
             </span>
-            {/* On a phone the header keeps room for the session buttons; the name stays for screen readers. */}
-            <span className="sr-only sm:not-sr-only">BCV runbot</span>
+            {/* Below 768 px the header keeps room for the session buttons; the name stays for screen readers. */}
+            <span className="sr-only md:not-sr-only">BCV Rates &amp; Previews</span>
           </a>
           <nav aria-label="Main">
             {/* A plain link, not next/link: prefetching /docs would pull Swagger UI's bundle into the dashboard. */}

@@ -95,7 +95,7 @@ export function getOpenApiDocument(): object {
     definition: {
       openapi: "3.1.0",
       info: {
-        title: "BCV rates and preview builds",
+        title: "BCV Rates & Previews",
         version: "0.2.0",
         description:
           "Official US dollar rates of the Banco Central de Venezuela, and preview builds of configured git " +

@@ -29,6 +29,20 @@ describe("starting the application", () => {
     expect(fs.statSync(`${dir}/fresh/nextauth-secret`).mode & 0o777).toBe(0o600);
   });
 
+  it("prints where the data is and the configuration in use, without Prisma's notes", () => {
+    const first = prepareStart({ DATABASE_URL: `file:${dir}/quiet/app.db`, PORT: "4321" });
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stdout).toContain("http://localhost:4321");
+    expect(first.stdout).toMatch(new RegExp(`Data folder +${dir}/quiet\n`));
+    expect(first.stdout).toContain(`${dir}/quiet/app.db (migrations applied: 20261122190000_init`);
+    expect(first.stdout).toContain(`kept in ${dir}/quiet/nextauth-secret`);
+    expect(first.stdout).toContain("builds.config.yaml");
+    expect(first.stdout + first.stderr).not.toMatch(/prisma|warn|will NOT be used|dev\.db|deprecated/i);
+
+    const again = prepareStart({ DATABASE_URL: `file:${dir}/quiet/app.db` });
+    expect(again.stdout).toContain(`${dir}/quiet/app.db (up to date)`);
+  });
+
   it("stops with a message naming an invalid variable", () => {
     const result = prepareStart({ DATABASE_URL: `file:${dir}/bad/app.db`, RATES_TIMEZONE: "Nowhere/Land" });
     expect(result.status).toBe(1);

@@ -1,0 +1,236 @@
+import type { APIRequestContext, Locator, Page, Response } from "@playwright/test";
+import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
+import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
+
+/**
+ * /docs as an API client uses it: every operation opens on its parameters and responses, Execute sends the
+ * call and shows the answer, and Authorize sends a bearer token. Named to run after rates.spec.ts, whose first
+ * test needs a database without rates.
+ */
+
+interface OpenApiOperation {
+  parameters?: unknown[];
+  responses: Record<string, unknown>;
+}
+type OpenApiPaths = Record<string, Record<string, OpenApiOperation>>;
+
+const METHODS = ["get", "post", "put", "patch", "delete"];
+
+/** The operation's block in Swagger UI, found by method and path. */
+function operation(page: Page, method: string, path: string): Locator {
+  return page
+    .locator(`.opblock.opblock-${method}`)
+    .filter({ has: page.locator(`.opblock-summary-path[data-path="${path}"]`) });
+}
+
+async function expand(block: Locator) {
+  await block.locator(".opblock-summary").click();
+  await expect(block.locator(".opblock-body")).toBeVisible();
+}
+
+/** Presses Execute and returns the live response's status cell and body. */
+async function execute(block: Locator) {
+  await block.getByRole("button", { name: "Execute" }).click();
+  const live = block.locator(".live-responses-table");
+  await expect(live).toBeVisible();
+  return {
+    status: live.locator("tr.response .response-col_status"),
+    // The first code block of the answer is its body; its headers follow.
+    body: live.locator("tr.response .response-col_description .highlight-code").first(),
+    requestUrl: block.locator(".request-url pre"),
+  };
+}
+
+// Swagger UI swallows some errors and shows a spinner forever instead: any script error fails the test.
+const docsTest = test.extend<{ scriptErrors: string[] }>({
+  scriptErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      page.on("console", (message) => {
+        // A 401 or 400 to a call made on purpose is logged by Chromium as a failed resource: not a script error.
+        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text());
+      });
+      await use(errors);
+      expect(errors, "script errors on /docs").toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+docsTest.describe("/docs", () => {
+  docsTest("Swagger UI's script and styles load on /docs alone", async ({ page }) => {
+    const swaggerAssets = async (path: string) => {
+      const found: string[] = [];
+      const reading: Promise<void>[] = [];
+      const listener = (response: Response) => {
+        if (!["script", "stylesheet"].includes(response.request().resourceType())) return;
+        reading.push(
+          response.text().then((text) => {
+            if (text.includes("swagger-ui")) found.push(new URL(response.url()).pathname);
+          }),
+        );
+      };
+      page.on("response", listener);
+      await page.goto(path);
+      await page.waitForLoadState("networkidle");
+      await Promise.all(reading);
+      page.off("response", listener);
+      return found;
+    };
+    expect(await swaggerAssets("/docs")).not.toEqual([]);
+    expect(await swaggerAssets("/")).toEqual([]);
+  });
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    for (const viewport of [
+      { width: 1440, height: 960 },
+      { width: 390, height: 844 },
+    ]) {
+      docsTest(`an opened operation at ${viewport.width} px in ${colorScheme} mode fits the screen`, async ({ page }, testInfo) => {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize(viewport);
+        await page.goto("/docs");
+        const history = operation(page, "get", "/rates/history");
+        await expand(history);
+        await history.getByRole("button", { name: "Execute" }).click();
+        await expect(history.locator(".live-responses-table tr.response .response-col_status")).toHaveText("200");
+        // Nothing scrolls sideways: long code lines wrap or scroll inside their own box.
+        const overflow = await page.evaluate(() => ({
+          width: document.documentElement.scrollWidth,
+          // The innermost elements sticking out on the right, to name the culprit when this fails.
+          culprits: [...document.querySelectorAll("body *")]
+            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+            .filter((element) => ![...element.children].some((child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
+            .slice(0, 5)
+            .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (${Math.round(element.getBoundingClientRect().right)} px)`),
+        }));
+        expect(overflow.width, overflow.culprits.join(", ")).toBeLessThanOrEqual(viewport.width);
+        const name = `docs-${viewport.width}px-${colorScheme}`;
+        await history.screenshot({ path: testInfo.outputPath(`${name}-operation.png`) });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: testInfo.outputPath(`${name}-top.png`) });
+        for (const part of ["operation", "top"]) {
+          await testInfo.attach(`${name}-${part}`, { path: testInfo.outputPath(`${name}-${part}.png`), contentType: "image/png" });
+        }
+      });
+    }
+  }
+
+  docsTest("every operation opens on its parameters and documented responses", async ({ page, request }) => {
+    const document = (await (await request.get("/openapi.json")).json()) as { paths: OpenApiPaths };
+    await page.goto("/docs");
+    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => METHODS.includes(method))
+        .map(([method, op]) => ({ path, method, op })),
+    );
+    expect(operations.length).toBeGreaterThan(10);
+    await expect(page.locator(".opblock")).toHaveCount(operations.length);
+
+    for (const { path, method, op } of operations) {
+      const block = operation(page, method, path);
+      await expand(block);
+      const body = block.locator(".opblock-body");
+      await expect(body.locator(".loading-container")).toHaveCount(0);
+      await expect(body.getByRole("heading", { name: "Parameters" })).toBeVisible();
+      if ((op.parameters ?? []).length === 0) {
+        await expect(body.locator(".opblock-description-wrapper").getByText("No parameters")).toBeVisible();
+      } else {
+        await expect(body.locator("tr[data-param-name]")).toHaveCount(op.parameters!.length);
+      }
+      const codes = await body.locator(".responses-table:not(.live-responses-table) > tbody > tr.response").evaluateAll(
+        (rows) => rows.map((row) => row.getAttribute("data-code")),
+      );
+      expect(codes, `${method.toUpperCase()} ${path}`).toEqual(Object.keys(op.responses));
+      await expect(body.getByRole("button", { name: "Execute" })).toBeVisible();
+      // Closed again so the page stays short and the next block's locators stay unambiguous.
+      await block.locator(".opblock-summary").click();
+      await expect(body).toBeHidden();
+    }
+  });
+
+  docsTest("Authorize with a token: GET /users/me and POST /rates/ are sent with it", async ({ page, request, bcv }) => {
+    const { email, token } = await registerAndGetToken(request);
+    const today = todayInCaracas();
+    await bcv.set({ dollar: "262,87654321", date: today });
+    await page.goto("/docs");
+    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
+
+    // Without authorization the protected call is refused, as documented.
+    const me = operation(page, "get", "/users/me");
+    await expand(me);
+    let answer = await execute(me);
+    await expect(answer.status).toHaveText("401");
+
+    await page.getByRole("button", { name: "Authorize" }).first().click();
+    const dialog = page.locator(".dialog-ux .modal-ux");
+    await expect(dialog).toBeVisible();
+    const bearer = dialog.locator(".auth-container").filter({ hasText: "bearerAuth" });
+    await bearer.locator("input").fill(token);
+    await bearer.getByRole("button", { name: "Apply credentials" }).click();
+    await expect(bearer.getByRole("button", { name: /logout|remove/i })).toBeVisible();
+    await dialog.getByRole("button", { name: "Close" }).first().click();
+    await expect(dialog).toBeHidden();
+
+    answer = await execute(me);
+    await expect(answer.status).toHaveText("200");
+    await expect(answer.body).toContainText(email);
+
+    // An authenticated write: POST /rates/ fetches today's rate from the central bank stand-in.
+    const fetchRate = operation(page, "post", "/rates/");
+    await expand(fetchRate);
+    answer = await execute(fetchRate);
+    await expect(answer.status).toHaveText(/^20[01]$/);
+    await expect(answer.body).toContainText('"dollar": 262.87654321');
+    await expect(answer.body).toContainText(`"date": "${today}"`);
+  });
+
+  docsTest("GET /rates/ and GET /rates/history execute, with the parameters given", async ({ page, request, bcv }) => {
+    const { authorization } = await registerAndGetToken(request);
+    const today = todayInCaracas();
+    await bcv.set({ dollar: "263,5", date: today });
+    expect((await request.post("/rates/", { headers: authorization })).ok()).toBe(true);
+    await page.goto("/docs");
+    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
+
+    const latest = operation(page, "get", "/rates/");
+    await expand(latest);
+    let answer = await execute(latest);
+    await expect(answer.status).toHaveText("200");
+    await expect(answer.body).toContainText(`"date": "${today}"`);
+    await expect(answer.body).toContainText('"dollar": 263.5');
+
+    const history = operation(page, "get", "/rates/history");
+    await expand(history);
+    const start = shiftDays(today, -3);
+    await history.locator('tr[data-param-name="start_date"] input').fill(start);
+    await history.locator('tr[data-param-name="end_date"] input').fill(today);
+    answer = await execute(history);
+    await expect(answer.requestUrl).toContainText(`/rates/history?start_date=${start}&end_date=${today}`);
+    await expect(answer.status).toHaveText("200");
+    await expect(answer.body).toContainText(`"start_date": "${start}"`);
+    await expect(answer.body).toContainText(`"end_date": "${today}"`);
+    await expect(answer.body).toContainText('"dollar": 263.5');
+
+    // A range the server refuses comes back as a problem naming the field. (A malformed date never leaves
+    // the page: Swagger UI checks the documented pattern first.)
+    await history.locator('tr[data-param-name="start_date"] input').fill(today);
+    await history.locator('tr[data-param-name="end_date"] input').fill(start);
+    answer = await execute(history);
+    await expect(answer.status).toHaveText("400");
+    await expect(answer.body).toContainText('"status": 400');
+    await expect(answer.body).toContainText('"field": "query.start_date"');
+  });
+});
+
+/** Registers a fresh user through the API and returns its email, token and Authorization header. */
+async function registerAndGetToken(request: APIRequestContext) {
+  const email = uniqueEmail("docs");
+  expect((await request.post("/users/", { data: { email, password: PASSWORD } })).status()).toBe(201);
+  const response = await request.post("/users/token", { form: { username: email, password: PASSWORD } });
+  expect(response.status()).toBe(200);
+  const { access_token: token } = (await response.json()) as { access_token: string };
+  return { email, token, authorization: { Authorization: `Bearer ${token}` } };
+}
