@@ -27,6 +27,8 @@ function withHeader(headers: Headers, name: string, value: string): Headers {
 }
 
 export const config = {
-  // Every path but Next's own assets, whose names are generated.
-  matcher: ["/((?!_next/static|_next/image).*)"],
+  // Every path but Next's own assets, whose names are generated, and the public rate reads, which set the same
+  // security headers themselves (lib/rates/read-cache.ts): the proxy costs about as much again as a whole
+  // route handler (README, Performance). Their paths with a percent sign, which may be malformed, still come here.
+  matcher: ["/((?!_next/static|_next/image|rates/|rates$|bench/).*)", "/(rates|bench)/(.*%.*)"],
 };

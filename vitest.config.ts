@@ -9,15 +9,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        // No benchmarks here: they start the built app, so they run in the integration project only.
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", benchmark: { include: [] } },
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node" },
       },
       {
         resolve: { alias },
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
-          benchmark: { include: ["tests/bench/**/*.bench.ts"] },
           environment: "node",
           // Each file starts its own server of the built app (tests/support/app-server.ts) on a fresh database.
           globalSetup: ["tests/support/global-setup.ts"],
@@ -41,6 +39,5 @@ export default defineConfig({
         },
       },
     ],
-    benchmark: { include: ["tests/bench/**/*.bench.ts"] },
   },
 });

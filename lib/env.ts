@@ -73,6 +73,11 @@ const envSchema = z.object({
       }
       return new Set(addresses.map(normalizeAddress));
     }),
+  // The max-age of the public rate reads: how long a browser or the HTTP cache in front (deploy/nginx/) may
+  // serve a rate without asking again, so the bound on how late a new rate shows through them.
+  RATES_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // "1" serves the benchmark's constant route (/bench/floor, the framework's floor); never set in production.
+  BENCH_ROUTES: z.enum(["0", "1"]).default("0"),
 });
 
 export type Env = z.infer<typeof envSchema> & {

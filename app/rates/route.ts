@@ -1,8 +1,8 @@
 import { requireUser } from "@/lib/auth/guard";
-import { cacheableJson } from "@/lib/http/cache";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
+import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateCurrenciesQuerySchema } from "@/lib/rates/schemas";
 import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
 
@@ -69,10 +69,11 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *       502: { $ref: "#/components/responses/BadGateway" }
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
-export const GET = withCors(route(async (request) => {
-  const { currencies } = parseQuery(request, rateCurrenciesQuerySchema);
-  return cacheableJson(request, await getLatestRate(currencies));
-}));
+export const GET = withCors(
+  route((request) =>
+    serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema).currencies)),
+  ),
+);
 
 export const POST = withCors(route(async (request) => {
   await requireUser(request);

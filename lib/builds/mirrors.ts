@@ -9,14 +9,21 @@ import { MODULE_NAME_PATTERN } from "./names";
  * Local mirrors of the configured repositories, under <builds_root>/.mirrors/<alias>.git: cloned at start,
  * fetched before each build. A repository is ready when its mirror exists and its last fetch worked.
  * git always gets its arguments as an array, and values from requests only after validation (lib/builds/names.ts).
+ *
+ * Fetches are coalesced per repository (syncMirror): one runs at a time, and every caller that arrives while
+ * one runs shares the one queued after it, so a burst of requests costs at most two fetches, not one each.
  */
 const execFileAsync = promisify(execFile);
 
 interface MirrorState {
   ready: boolean;
   lastError: string | null;
-  /** Syncs of one mirror run one after the other. */
-  tail: Promise<unknown>;
+  /** The fetch (or clone) running now. */
+  running: Promise<boolean> | undefined;
+  /** The fetch that starts when `running` ends, shared by everyone who asked while `running` ran. */
+  queued: Promise<boolean> | undefined;
+  /** Refs resolved since the last sync ended, shared by the requests that resolve them (resolveRef). */
+  refs: Map<string, Promise<string | null>>;
 }
 
 // On globalThis: the route handlers' bundle and instrumentation's share one view of the mirrors.
@@ -29,7 +36,7 @@ function mirrorState(alias: string): MirrorState {
   globalForMirrors.buildMirrors ??= new Map();
   let state = globalForMirrors.buildMirrors.get(alias);
   if (!state) {
-    state = { ready: false, lastError: null, tail: Promise.resolve() };
+    state = { ready: false, lastError: null, running: undefined, queued: undefined, refs: new Map() };
     globalForMirrors.buildMirrors.set(alias, state);
   }
   return state;
@@ -61,50 +68,88 @@ export function isRepositoryReady(alias: string): boolean {
   return mirrorState(alias).ready;
 }
 
-/** Clones the mirror when it is missing, fetches it otherwise; records readiness. Returns it. */
+/**
+ * Brings the mirror up to date with the repository as it is at the time of the call, and returns its
+ * readiness. The guarantee callers rely on (POST /builds resolves refs "as they are now"): the promise settles
+ * only after a fetch that STARTED after the call. A fetch already running when the call arrives may have read
+ * the repository's refs before a push the caller knows of, so the caller does not share it: it shares the
+ * queued fetch, which starts when the running one ends (after the call, so good for every caller that joined
+ * it). Hence at most one fetch runs and one waits per repository, whatever the number of callers (requests,
+ * webhooks, polling), and a caller waits for at most two fetches.
+ */
 export function syncMirror(config: BuildsConfig, repository: RepositoryConfig): Promise<boolean> {
   const state = mirrorState(repository.alias);
-  const run = state.tail.then(async () => {
-    const mirror = mirrorPath(config, repository.alias);
-    try {
-      if (fs.existsSync(path.join(mirror, "HEAD"))) {
-        await git([
-          `--git-dir=${mirror}`,
-          "fetch",
-          "--prune",
-          "--quiet",
-          "--",
-          repository.resolvedUrl,
-          "+refs/heads/*:refs/heads/*",
-          "+refs/tags/*:refs/tags/*",
-        ]);
-      } else {
-        // Clone beside it and rename, so that a half-made clone is never taken for a mirror.
-        const partial = `${mirror}.partial-${process.pid}`;
-        fs.rmSync(partial, { recursive: true, force: true });
-        fs.mkdirSync(path.dirname(mirror), { recursive: true });
-        await git(["clone", "--mirror", "--quiet", "--", repository.resolvedUrl, partial]);
-        fs.rmSync(mirror, { recursive: true, force: true });
-        fs.renameSync(partial, mirror);
-      }
-      state.ready = true;
-      state.lastError = null;
-    } catch (error) {
-      state.ready = false;
-      state.lastError = (error as Error).message.split("\n").slice(0, 3).join(" ");
-      console.error(`builds: the mirror of "${repository.alias}" could not be synced: ${state.lastError}`);
-    }
-    return state.ready;
+  if (state.queued) return state.queued;
+  const start = () => {
+    const run = fetchOrCloneMirror(config, repository, state).finally(() => {
+      if (state.running === run) state.running = undefined;
+    });
+    state.running = run;
+    return run;
+  };
+  if (!state.running) return start();
+  const queued = state.running.then(() => {
+    state.queued = undefined;
+    return start();
   });
-  state.tail = run;
-  return run;
+  state.queued = queued;
+  return queued;
+}
+
+/** Clones the mirror when it is missing, fetches it otherwise; records readiness. Never rejects. */
+async function fetchOrCloneMirror(config: BuildsConfig, repository: RepositoryConfig, state: MirrorState): Promise<boolean> {
+  const mirror = mirrorPath(config, repository.alias);
+  try {
+    if (fs.existsSync(path.join(mirror, "HEAD"))) {
+      await git([
+        `--git-dir=${mirror}`,
+        "fetch",
+        "--prune",
+        "--quiet",
+        "--",
+        repository.resolvedUrl,
+        "+refs/heads/*:refs/heads/*",
+        "+refs/tags/*:refs/tags/*",
+      ]);
+    } else {
+      // Clone beside it and rename, so that a half-made clone is never taken for a mirror.
+      const partial = `${mirror}.partial-${process.pid}`;
+      fs.rmSync(partial, { recursive: true, force: true });
+      fs.mkdirSync(path.dirname(mirror), { recursive: true });
+      await git(["clone", "--mirror", "--quiet", "--", repository.resolvedUrl, partial]);
+      fs.rmSync(mirror, { recursive: true, force: true });
+      fs.renameSync(partial, mirror);
+    }
+    state.ready = true;
+    state.lastError = null;
+  } catch (error) {
+    state.ready = false;
+    state.lastError = (error as Error).message.split("\n").slice(0, 3).join(" ");
+    console.error(`builds: the mirror of "${repository.alias}" could not be synced: ${state.lastError}`);
+  }
+  // Whatever the fetch changed, refs are looked up afresh from here on.
+  state.refs.clear();
+  return state.ready;
 }
 
 /**
  * The commit a ref names in the mirror, or null: a branch, else a tag, else a full commit id. Qualified ref
  * names leave git no room to read the value as anything else (an option, `HEAD`, a revision expression).
  */
-export async function resolveRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
+export function resolveRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
+  // Refs change only by a sync: requests that resolve the same ref after the same sync share one lookup.
+  const state = mirrorState(alias);
+  let resolved = state.refs.get(ref);
+  if (!resolved) {
+    resolved = lookUpRef(config, alias, ref);
+    state.refs.set(ref, resolved);
+    // Bounded: the names come from requests. Every sync empties it anyway.
+    if (state.refs.size > 1000) state.refs.delete(state.refs.keys().next().value!);
+  }
+  return resolved;
+}
+
+async function lookUpRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
   const candidates = [`refs/heads/${ref}`, `refs/tags/${ref}`];
   if (/^[0-9a-f]{40}$/.test(ref)) candidates.push(ref);
   for (const candidate of candidates) {

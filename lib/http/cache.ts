@@ -6,6 +6,19 @@ export interface CacheOptions {
   maxAgeSeconds?: number;
   /** "public" lets shared caches keep it too; use "private" for anything tied to a user. */
   scope?: "public" | "private";
+  /** More headers for both the 200 and the 304. */
+  headers?: Record<string, string>;
+}
+
+/** A JSON body serialised once, with its ETag: what a cache keeps to answer without doing the work again. */
+export interface SerializedJson {
+  body: Buffer;
+  etag: string;
+}
+
+export function serializedJson(body: unknown): SerializedJson {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return { body: bytes, etag: etag(bytes) };
 }
 
 /**
@@ -15,13 +28,22 @@ export interface CacheOptions {
  * is the transfer and the client's work.
  */
 export function cacheableJson(request: Request, body: unknown, options: CacheOptions = {}): Response {
+  return cachedJson(request, serializedJson(body), options);
+}
+
+/** cacheableJson for a body serialised earlier (lib/rates/read-cache.ts): no serialisation, no hashing. */
+export function cachedJson(request: Request, json: SerializedJson, options: CacheOptions = {}): Response {
   const { maxAgeSeconds = 60, scope = "public" } = options;
-  const text = JSON.stringify(body);
-  const headers = { ETag: etag(text), "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
+  const headers = { ...options.headers, ETag: json.etag, "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
+  const ifNoneMatch = request.headers.get("if-none-match");
   // Only If-None-Match is passed on: `fresh` answers "stale" to any request with Cache-Control: no-cache,
   // which fetch() adds by itself to every request carrying If-None-Match. That directive is for caches on
   // the way; the origin evaluates the precondition regardless (RFC 9110, 13.2.1).
-  const conditional = { "if-none-match": request.headers.get("if-none-match") ?? undefined };
-  if (fresh(conditional, { etag: headers.ETag })) return new Response(null, { status: 304, headers });
-  return new Response(text, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
+  if (ifNoneMatch !== null && (ifNoneMatch === json.etag || fresh({ "if-none-match": ifNoneMatch }, { etag: json.etag }))) {
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(json.body as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: { ...headers, "Content-Type": "application/json", "Content-Length": String(json.body.byteLength) },
+  });
 }

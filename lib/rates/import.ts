@@ -9,7 +9,7 @@ import {
   type StoredValue,
   type WorkbookValue,
 } from "./repository";
-import { afterRatesWritten } from "./rate-writes";
+import { invalidateRateReads } from "./read-cache";
 import type { ImportSummary } from "./schemas";
 import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookError } from "./workbook";
 import { payloadTooLarge, unprocessable } from "../http/problem";
@@ -78,7 +78,7 @@ export async function importWorkbook(bytes: Uint8Array, fileName: string): Promi
     }
     await insertWorkbookValues(tx, inserts, fetchedAt);
   });
-  afterRatesWritten();
+  invalidateRateReads();
   return summary;
 }
 

@@ -3,6 +3,7 @@ import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/proble
 import { bcvClientConfigFromEnv, fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
 import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
+import { invalidateRateReads } from "./read-cache";
 import {
   findLatestRate,
   findLatestRateBefore,
@@ -148,5 +149,6 @@ export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; creat
     console.warn(`rates: the central bank's page was read without ${currency}: it ${reason}`);
   }
   const { rate, created } = await saveHomePageRates(published.date, published.rates, config.url);
+  invalidateRateReads();
   return { rate: toStoredRateView(rate), created };
 }

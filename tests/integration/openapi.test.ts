@@ -20,7 +20,8 @@ const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 function apiRoutes(): { path: string; methods: string[] }[] {
   const files = fs
     .readdirSync(appFolder, { recursive: true, encoding: "utf8" })
-    .filter((file) => path.basename(file) === "route.ts" && !file.startsWith("api/auth"));
+    // bench/ holds the benchmark's constant route, served only under BENCH_ROUTES=1 and not part of the API.
+    .filter((file) => path.basename(file) === "route.ts" && !file.startsWith("api/auth") && !file.startsWith("bench"));
   return files
     .filter((file) => file !== "openapi.json/route.ts")
     .map((file) => {

@@ -1,7 +1,7 @@
-import { cacheableJson } from "@/lib/http/cache";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
+import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateCurrenciesQuerySchema, rateDateParamsSchema } from "@/lib/rates/schemas";
 import { getRateByDate } from "@/lib/rates/service";
 
@@ -47,10 +47,15 @@ import { getRateByDate } from "@/lib/rates/service";
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const GET = withCors(route<{ params: Promise<{ date: string }> }>(async (request, { params }) => {
-  const { date } = parseParams(await params, rateDateParamsSchema);
-  const { currencies } = parseQuery(request, rateCurrenciesQuerySchema);
-  return cacheableJson(request, await getRateByDate(date, currencies));
-}));
+export const GET = withCors(
+  route<{ params: Promise<{ date: string }> }>((request, { params }) =>
+    serveRateRead(request, async () =>
+      getRateByDate(
+        parseParams(await params, rateDateParamsSchema).date,
+        parseQuery(request, rateCurrenciesQuerySchema).currencies,
+      ),
+    ),
+  ),
+);
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

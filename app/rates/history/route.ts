@@ -1,8 +1,8 @@
-import { cacheableJson } from "@/lib/http/cache";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
+import { serveRateRead } from "@/lib/rates/read-cache";
 import { getRateHistory } from "@/lib/rates/service";
 
 /**
@@ -53,9 +53,11 @@ import { getRateHistory } from "@/lib/rates/service";
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const GET = withCors(route(async (request) => {
-  const query = parseQuery(request, rateHistoryQuerySchema);
-  return cacheableJson(request, await getRateHistory(query));
-}));
+// perDay: without end_date the range ends today.
+export const GET = withCors(
+  route((request) =>
+    serveRateRead(request, () => getRateHistory(parseQuery(request, rateHistoryQuerySchema)), { perDay: true }),
+  ),
+);
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,0 +1,299 @@
+/**
+ * `npm run bench` (after `npm run build`; builds nothing itself): measures in one run, on loopback,
+ * - the machine's limit (node:http answering constant JSON) and the framework's floor (the app's bench-only
+ *   constant route, /bench/floor, served only under BENCH_ROUTES=1);
+ * - the app's four rate reads on a database of 3,700 daily rates, straight and through nginx
+ *   (deploy/nginx/bcv-rates.conf, cache hits);
+ * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
+ *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client.
+ * Prints a table with ratios and writes bench/results/latest.json. The machine is usually shared: compare
+ * ratios within one run, not absolute figures across runs.
+ *
+ * Each read is measured in BENCH_ROUNDS rounds (3) of BENCH_SECONDS (4) after a BENCH_WARMUP_SECONDS (2)
+ * warm-up in the first, the targets taking turns, and each figure is the median of its rounds: load from
+ * other processes then weighs on every target alike instead of on whichever ran during a spike.
+ * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startNginx, type NginxServer } from "../tests/support/nginx";
+import { makeBuildsBench } from "./support/builds";
+import { measureLoad, type LoadResult } from "./support/load";
+import { SEEDED_DAYS, seedDailyRates, shiftDate } from "./support/seed";
+import { assertBuilt, makeDatabase, projectRoot, startApp, startNodeHttp, type Server } from "./support/servers";
+
+const settings = {
+  durationSeconds: Number(process.env.BENCH_SECONDS ?? 4),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
+  builds: Number(process.env.BENCH_BUILDS ?? 100),
+  burst: Number(process.env.BENCH_BURST ?? 40),
+  only: process.env.BENCH_ONLY as "reads" | "builds" | undefined,
+};
+
+const FLOOR_BODY = JSON.stringify({ dollar: 236.4587, date: "2026-11-23" });
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+const round = (value: number, digits = 0) => Number(value.toFixed(digits));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface ReadRow extends LoadResult {
+  name: string;
+  ratioToFloor?: number;
+  p99RatioToFloor?: number;
+  ratioToLimit: number;
+  cpuRatioToFloor?: number;
+}
+
+async function measureReads(app: Server, nginx: NginxServer, today: string) {
+  const limitServer = await startNodeHttp(FLOOR_BODY);
+  const load = (url: string, warmupSeconds: number, serverProcessGroup: number) =>
+    measureLoad(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds, serverProcessGroup });
+  try {
+    const reads: [string, string][] = [
+      ["/rates/", "/rates/"],
+      ["/rates/{date}", `/rates/${shiftDate(today, -100)}`],
+      ["/rates/history (30 d)", "/rates/history"],
+      ["/rates/history (10 years)", `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`],
+    ];
+    type Target = { name: string; url: string; kind: "limit" | "floor" | "app" | "nginx"; pgid: number; rounds: LoadResult[] };
+    const appTarget = (name: string, pathname: string, kind: Target["kind"] = "app"): Target => ({
+      name,
+      url: app.baseUrl + pathname,
+      kind,
+      pgid: app.child.pid!,
+      rounds: [],
+    });
+    const targets: Target[] = [
+      { name: "node:http, constant JSON (the limit)", url: `${limitServer.baseUrl}/`, kind: "limit", pgid: limitServer.child.pid!, rounds: [] },
+      appTarget("Next.js route, constant JSON (the floor)", "/bench/floor", "floor"),
+      // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
+      appTarget("the floor through proxy.ts", "/bench/%66loor"),
+      ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
+      ...reads.map(([name, pathname]): Target => ({ name: `nginx cache ${name}`, url: nginx.baseUrl + pathname, kind: "nginx", pgid: nginx.pid, rounds: [] })),
+    ];
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const target of targets) {
+        const result = await load(target.url, round === 0 ? settings.warmupSeconds : 0, target.pgid);
+        target.rounds.push(result);
+        console.error(
+          `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request`,
+        );
+        if (result.errors + result.non2xx > 0) console.error(`  ! ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+      }
+    }
+    const median = (values: number[]) => percentile(values, 50);
+    const measured = targets.map(({ name, url, kind, rounds }) => ({
+      name,
+      kind,
+      result: {
+        url,
+        requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
+        latencyP50Ms: median(rounds.map((r) => r.latencyP50Ms)),
+        latencyP99Ms: median(rounds.map((r) => r.latencyP99Ms)),
+        errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+        non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+        bytesPerRequest: rounds[0].bytesPerRequest,
+        cpuMicrosPerRequest: median(rounds.map((r) => r.cpuMicrosPerRequest ?? NaN)),
+        rounds: rounds.map((r) => ({ requestsPerSecond: Math.round(r.requestsPerSecond), latencyP99Ms: r.latencyP99Ms, cpuMicrosPerRequest: r.cpuMicrosPerRequest })),
+      },
+    }));
+    const limit = measured.find((m) => m.kind === "limit")!.result;
+    const floor = measured.find((m) => m.kind === "floor")!.result;
+    return measured.map(({ name, result, kind }): ReadRow => ({
+      name,
+      ...result,
+      requestsPerSecond: round(result.requestsPerSecond),
+      ratioToFloor: kind === "app" || kind === "floor" ? round(result.requestsPerSecond / floor.requestsPerSecond, 2) : undefined,
+      p99RatioToFloor: kind === "app" || kind === "floor" ? round(result.latencyP99Ms / floor.latencyP99Ms, 2) : undefined,
+      ratioToLimit: round(result.requestsPerSecond / limit.requestsPerSecond, 3),
+      cpuRatioToFloor: kind === "app" || kind === "floor" ? round(result.cpuMicrosPerRequest / floor.cpuMicrosPerRequest, 2) : undefined,
+    }));
+  } finally {
+    await limitServer.stop();
+  }
+}
+
+type BuildJson = { build_id: string; status: string; created_at: string; finished_at: string | null; stages: { name: string; started_at: string | null }[] };
+
+async function measureBuilds(app: Server) {
+  const email = `bench-${Date.now()}@example.com`;
+  const password = "a long bench password";
+  const registered = await fetch(`${app.baseUrl}/users/`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${await registered.text()}`);
+  const token = await fetch(`${app.baseUrl}/users/token`, { method: "POST", body: new URLSearchParams({ username: email, password }) });
+  const { access_token } = (await token.json()) as { access_token: string };
+  const headers = { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" };
+  const post = async (modules: string[]) => {
+    const response = await fetch(`${app.baseUrl}/builds`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ repositories: [{ repository: "demo" }], modules }),
+    });
+    if (response.status !== 202) throw new Error(`POST /builds answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as BuildJson;
+  };
+  const get = async (id: string) => (await (await fetch(`${app.baseUrl}/builds/${id}`)).json()) as BuildJson;
+  const settled = (build: BuildJson) => !["queued", "checking_out", "installing", "testing", "starting"].includes(build.status);
+
+  // POST to the first stage's start, one build at a time (a slot is always free).
+  const toFirstStage: number[] = [];
+  const createdToFirstStage: number[] = [];
+  const postAnswer: number[] = [];
+  for (let index = 0; index < settings.builds; index++) {
+    const sent = Date.now();
+    const { build_id } = await post(["hello"]);
+    postAnswer.push(Date.now() - sent);
+    // The times come from the server's timestamps; polling only tells when the slot is free again, gently,
+    // since every poll is a request the server serves meanwhile.
+    let build: BuildJson;
+    for (;;) {
+      await sleep(50);
+      build = await get(build_id);
+      if (settled(build)) break;
+    }
+    if (build.status !== "running") throw new Error(`build ${build_id} ended ${build.status}`);
+    const first = Date.parse(build.stages[0].started_at!);
+    toFirstStage.push(first - sent);
+    createdToFirstStage.push(first - Date.parse(build.created_at));
+  }
+
+  // A burst: every POST at once. Answer times (the mirror fetch is shared), and the time to drain the queue.
+  const burstStart = Date.now();
+  const burstAnswers: number[] = [];
+  const burst = await Promise.all(
+    Array.from({ length: settings.burst }, async () => {
+      const sent = Date.now();
+      const build = await post(["hello"]);
+      burstAnswers.push(Date.now() - sent);
+      return build.build_id;
+    }),
+  );
+  // One list request every half second: the drain time comes from the builds' own timestamps.
+  for (;;) {
+    await sleep(500);
+    const { builds } = (await (await fetch(`${app.baseUrl}/builds?limit=100`)).json()) as { builds: BuildJson[] };
+    const ids = new Set(burst);
+    if (builds.filter((build) => ids.has(build.build_id)).every(settled)) break;
+  }
+  const finished = await Promise.all(burst.map(get));
+  const failed = finished.filter((build) => build.status !== "running");
+  if (failed.length > 0) throw new Error(`${failed.length} burst builds did not reach running: ${failed[0].status}`);
+  const drainMs = Math.max(...finished.map((build) => Date.parse(build.finished_at!))) - burstStart;
+
+  // A log line's delay, from the stage's output to an SSE client: lines carry the time they were printed.
+  const { build_id } = await post(["lines"]);
+  const stream = await fetch(`${app.baseUrl}/builds/${build_id}/logs/stream?stage=install`);
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const lineDelays: number[] = [];
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const receivedAt = Date.now();
+    buffer += value;
+    const lines = buffer.split("\n");
+    buffer = lines.pop()!;
+    for (const line of lines) {
+      const match = /^data: t=(\d+) line \d+$/.exec(line);
+      if (match) lineDelays.push(receivedAt - Number(match[1]));
+    }
+    if (/^event: end$/m.test(value)) break;
+  }
+  await reader.cancel().catch(() => undefined);
+
+  const summary = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values), count: values.length });
+  return {
+    postToFirstStageMs: summary(toFirstStage),
+    createdToFirstStageMs: summary(createdToFirstStage),
+    postAnswerMs: summary(postAnswer),
+    burst: { builds: settings.burst, answerMs: summary(burstAnswers), drainMs, perBuildMs: round(drainMs / settings.burst, 1) },
+    sseLineDelayMs: summary(lineDelays),
+  };
+}
+
+function machine() {
+  return {
+    cores: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+    loadAverageAtStart: os.loadavg().map((value) => round(value, 2)),
+  };
+}
+
+function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typeof measureBuilds>> | undefined) {
+  const lines: string[] = [];
+  if (reads) {
+    lines.push(
+      "| server | req/s | p50 ms | p99 ms | × floor (req/s) | × floor (p99) | × limit (req/s) | server CPU µs/request | × floor (CPU) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    );
+    for (const row of reads) {
+      lines.push(
+        `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} | ${row.cpuMicrosPerRequest ?? ""} | ${row.cpuRatioToFloor ?? ""} |`,
+      );
+    }
+  }
+  if (builds) {
+    lines.push("", "| build service | p50 ms | p99 ms | max ms |", "|---|---:|---:|---:|");
+    const row = (name: string, s: { p50: number; p99: number; max: number }) => lines.push(`| ${name} | ${s.p50} | ${s.p99} | ${s.max} |`);
+    row(`POST /builds to first stage, free slot (${builds.postToFirstStageMs.count} builds)`, builds.postToFirstStageMs);
+    row("created to first stage (server clock)", builds.createdToFirstStageMs);
+    row(`POST /builds answer, burst of ${builds.burst.builds} at once`, builds.burst.answerMs);
+    row(`log line to SSE client (${builds.sseLineDelayMs.count} lines)`, builds.sseLineDelayMs);
+    lines.push(`| queue drain, ${builds.burst.builds} builds on 2 slots | ${builds.burst.drainMs} ms total, ${builds.burst.perBuildMs} ms a build | | |`);
+  }
+  return lines.join("\n");
+}
+
+async function main() {
+  assertBuilt();
+  const started = new Date();
+  const host = machine();
+  const today = started.toISOString().slice(0, 10);
+  const { dataDir, databaseFile } = makeDatabase();
+  seedDailyRates(databaseFile, today);
+  const { configFile } = makeBuildsBench(dataDir);
+  const app = await startApp({ databaseFile, env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile } });
+  let nginx: NginxServer | undefined;
+  try {
+    let reads: ReadRow[] | undefined;
+    let builds: Awaited<ReturnType<typeof measureBuilds>> | undefined;
+    if (settings.only !== "builds") {
+      nginx = await startNginx({ appPort: app.port, workers: "auto" });
+      console.error(`reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`);
+      reads = await measureReads(app, nginx, today);
+      await nginx.stop();
+      nginx = undefined;
+    }
+    if (settings.only !== "reads") {
+      console.error("build service...");
+      builds = await measureBuilds(app);
+    }
+    const table = printTable(reads, builds);
+    console.log(`\nnpm run bench, ${started.toISOString()}, ${host.cores} cores (${host.cpuModel}), Node ${process.version}, ${SEEDED_DAYS} daily rates\n`);
+    console.log(table);
+    const result = { time: started.toISOString(), machine: host, settings: { ...settings, seededDays: SEEDED_DAYS }, reads, builds, table };
+    const file = path.join(projectRoot, "bench", "results", "latest.json");
+    fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`\nwritten: ${path.relative(projectRoot, file)}`);
+  } finally {
+    await nginx?.stop();
+    await app.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,12 @@
+// The machine's limit for a Node.js HTTP server: node:http answering the same constant JSON as the Next.js floor.
+// Usage: node node-http.mjs PORT BODY
+import http from "node:http";
+
+const [port, body] = process.argv.slice(2);
+const bytes = Buffer.from(body);
+http
+  .createServer((request, response) => {
+    response.writeHead(200, { "Content-Type": "application/json", "Content-Length": bytes.length });
+    response.end(bytes);
+  })
+  .listen(Number(port), "127.0.0.1");

@@ -1,0 +1,85 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { freePort, stopProcessGroup } from "../../tests/support/processes";
+
+/** Processes the benchmark starts on loopback: the built app, a bare node:http server. Each one its own process group. */
+export const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+
+export interface Server {
+  baseUrl: string;
+  port: number;
+  child: ChildProcess;
+  output: string[];
+  stop(): Promise<void>;
+}
+
+/** A fresh, migrated database file in a temp folder (the same migration `npm start` runs). */
+export function makeDatabase(): { dataDir: string; databaseFile: string } {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-app-"));
+  const databaseFile = path.join(dataDir, "app.db");
+  execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: `file:${databaseFile}` },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  return { dataDir, databaseFile };
+}
+
+export function assertBuilt(): void {
+  if (!fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
+    throw new Error("The app is not built: run `npm run build` first; the benchmark builds nothing by itself.");
+  }
+}
+
+/** `next start` of the built app; `nodeOptions` e.g. `--cpu-prof` for a profile. */
+export async function startApp(options: { databaseFile: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<Server> {
+  const port = await freePort();
+  const next = path.join(projectRoot, "node_modules", "next", "dist", "bin", "next");
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), next, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: `file:${options.databaseFile}`,
+      NEXTAUTH_URL: undefined,
+      NEXTAUTH_SECRET: undefined,
+      PORT: String(port),
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  return watch(child, port, "/users/me");
+}
+
+/** The machine's limit for an HTTP server in Node: node:http answering constant JSON. */
+export async function startNodeHttp(body: string): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(projectRoot, "bench", "servers", "node-http.mjs"), String(port), body], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  return watch(child, port, "/");
+}
+
+async function watch(child: ChildProcess, port: number, probe: string): Promise<Server> {
+  const output: string[] = [];
+  child.stdout?.on("data", (chunk) => output.push(String(chunk)));
+  child.stderr?.on("data", (chunk) => output.push(String(chunk)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`exited with code ${child.exitCode}:\n${output.join("")}`);
+    try {
+      await (await fetch(baseUrl + probe)).arrayBuffer();
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`no answer on ${baseUrl} within 90 s:\n${output.join("")}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  return { baseUrl, port, child, output, stop: () => stopProcessGroup(child) };
+}

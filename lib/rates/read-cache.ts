@@ -1,0 +1,155 @@
+import { databaseVersion } from "../database-version";
+import { getEnv } from "../env";
+import { cachedJson, serializedJson, type SerializedJson } from "../http/cache";
+import { securityHeaders } from "../http/security-headers";
+import { todayIn } from "./dates";
+
+/**
+ * The rate reads' cache: per request path and query, the serialised body and its ETag. A hit costs no query,
+ * no serialisation and no hashing; a 304 costs no more than a string comparison. Bounded (least recently used
+ * entries go first, by count and by bytes).
+ *
+ * Correctness first: every write of rates calls invalidateRateReads() after it commits, and every read also
+ * checks the database's data_version, so a commit made by any other connection (the import command, a
+ * script) empties the cache too. A read that started before an invalidation never stores what it read.
+ * Concurrent misses of one key share one query ("single flight"), so a cold 10-year history under load is
+ * computed once, not once per connection.
+ */
+const MAX_ENTRIES = 512;
+const MAX_BYTES = 32 * 1024 * 1024;
+
+// The proxy, which gives every other response its security headers, does not run for these reads (proxy.ts):
+// the same headers, with the strictest policy, since a JSON body loads nothing.
+const READ_HEADERS = securityHeaders("default-src 'none'; frame-ancestors 'none'");
+
+interface CacheState {
+  entries: Map<string, SerializedJson>;
+  bytes: number;
+  /** Changes on every invalidation; an entry read in an older epoch is never stored. */
+  epoch: number;
+  databaseVersion: number | undefined;
+  inFlight: Map<string, Promise<SerializedJson>>;
+  today: { value: string; computedAt: number } | undefined;
+}
+
+// On globalThis: Next bundles the route handlers apart from instrumentation's jobs (the scheduled fetch), and
+// an invalidation from either must reach the one cache.
+const globalForCache = globalThis as unknown as { rateReadCache?: CacheState };
+
+function cache(): CacheState {
+  globalForCache.rateReadCache ??= {
+    entries: new Map(),
+    bytes: 0,
+    epoch: 0,
+    databaseVersion: undefined,
+    inFlight: new Map(),
+    today: undefined,
+  };
+  return globalForCache.rateReadCache;
+}
+
+/** Forgets every cached rate read. Call it after every committed write of rates (POST /rates/, imports). */
+export function invalidateRateReads(): void {
+  const state = cache();
+  state.entries.clear();
+  state.inFlight.clear();
+  state.bytes = 0;
+  state.epoch++;
+}
+
+/** The current epoch, after emptying the cache when another connection committed since the last look. */
+function currentEpoch(): number {
+  const state = cache();
+  const version = databaseVersion();
+  if (version !== state.databaseVersion) {
+    if (state.databaseVersion !== undefined) invalidateRateReads();
+    state.databaseVersion = version;
+  }
+  return state.epoch;
+}
+
+/**
+ * "Today" in RATES_TIMEZONE, recomputed at most once a second: reads whose answer depends on it (the default
+ * history range) are cached per day, and the Intl formatting is not free.
+ */
+function today(): string {
+  const state = cache();
+  const now = Date.now();
+  if (!state.today || now - state.today.computedAt >= 1000) {
+    state.today = { value: todayIn(getEnv().RATES_TIMEZONE, new Date(now)), computedAt: now };
+  }
+  return state.today.value;
+}
+
+/** Path and query of a request URL, without building a URL object. */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start < 0 ? "/" : url.slice(start);
+}
+
+function store(key: string, entry: SerializedJson): void {
+  const state = cache();
+  const previous = state.entries.get(key);
+  if (previous) {
+    state.entries.delete(key);
+    state.bytes -= previous.body.byteLength;
+  }
+  if (entry.body.byteLength > MAX_BYTES) return;
+  state.entries.set(key, entry);
+  state.bytes += entry.body.byteLength;
+  // A Map iterates in insertion order and hits re-insert: the first keys are the least recently used.
+  for (const [oldest, evicted] of state.entries) {
+    if (state.entries.size <= MAX_ENTRIES && state.bytes <= MAX_BYTES) break;
+    state.entries.delete(oldest);
+    state.bytes -= evicted.body.byteLength;
+  }
+}
+
+function load(key: string, epoch: number, read: () => Promise<unknown>): Promise<SerializedJson> {
+  const state = cache();
+  const running = state.inFlight.get(key);
+  if (running) return running;
+  const flight = read().then(serializedJson);
+  state.inFlight.set(key, flight);
+  flight.then(
+    (entry) => {
+      if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
+      // Checked again now: a commit during the query may not have been seen by anyone yet.
+      if (currentEpoch() === epoch) store(key, entry);
+    },
+    () => {
+      if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
+    },
+  );
+  return flight;
+}
+
+/**
+ * Answers a public rate read from the cache, calling `read` (the unchanged service call, whose errors pass
+ * through as problems and are never cached) on a miss. `perDay`: the answer depends on today's date.
+ * `headers`: more headers for the answer (CORS, say).
+ */
+export async function serveRateRead(
+  request: Request,
+  read: () => Promise<unknown>,
+  options: { perDay?: boolean; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const key = options.perDay ? `${pathAndQuery(request.url)}\0${today()}` : pathAndQuery(request.url);
+  const epoch = currentEpoch();
+  const state = cache();
+  let entry = state.entries.get(key);
+  if (entry) {
+    state.entries.delete(key);
+    state.entries.set(key, entry);
+  } else {
+    entry = await load(key, epoch, read);
+  }
+  const headers = options.headers ? { ...READ_HEADERS, ...options.headers } : READ_HEADERS;
+  return cachedJson(request, entry, { maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS, headers });
+}
+
+/** For tests and the benchmark: what the cache holds. */
+export function rateReadCacheStats(): { entries: number; bytes: number; epoch: number } {
+  const state = cache();
+  return { entries: state.entries.size, bytes: state.bytes, epoch: state.epoch };
+}

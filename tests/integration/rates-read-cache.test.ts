@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
+import { registerAndGetToken } from "../support/users";
+
+/**
+ * The rate reads are served from a cache of serialised bodies (lib/rates/read-cache.ts). These tests hold it
+ * to "correctness first": a read after a write sees the write, whether the write came through the API (same
+ * process) or straight into the database file (another connection: an import, a script).
+ */
+let bcv: BcvServer;
+let app: AppServer;
+let authorization: Record<string, string>;
+const today = todayAtOffset(-4);
+const yesterday = shiftDate(today, -1);
+
+beforeAll(async () => {
+  bcv = await startBcvServer();
+  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0" });
+  ({ authorization } = await registerAndGetToken(app));
+});
+afterAll(async () => {
+  await app?.stop();
+  await bcv?.stop();
+});
+
+const readJson = async (path: string) => {
+  const response = await app.fetch(path);
+  expect(response.status, path).toBe(200);
+  return { etag: response.headers.get("etag"), body: await response.json() };
+};
+
+describe("rate reads after writes", () => {
+  it("see a rate stored by POST /rates/ at once: latest, by date, and the default history", async () => {
+    seedRates(app, [{ date: yesterday, dollar: "100.00000000" }]);
+    const before = await readJson("/rates/");
+    expect(before.body).toEqual({ dollar: 100, date: yesterday });
+    expect((await app.fetch(`/rates/${today}`)).status).toBe(404);
+    const historyBefore = await readJson("/rates/history");
+    expect(historyBefore.body.rates).toEqual([{ dollar: 100, date: yesterday }]);
+
+    bcv.setRate({ dollar: "101,50000000", date: today });
+    const stored = await app.fetch("/rates/", { method: "POST", headers: authorization });
+    expect(stored.status).toBe(201);
+
+    const after = await readJson("/rates/");
+    expect(after.body).toEqual({ dollar: 101.5, date: today });
+    expect(after.etag).not.toBe(before.etag);
+    expect((await readJson(`/rates/${today}`)).body).toEqual({ dollar: 101.5, date: today });
+    expect((await readJson("/rates/history")).body.rates).toEqual([
+      { dollar: 101.5, date: today },
+      { dollar: 100, date: yesterday },
+    ]);
+    // The old ETag no longer answers 304.
+    const revalidated = await app.fetch("/rates/", { headers: { "If-None-Match": before.etag! } });
+    expect(revalidated.status).toBe(200);
+  });
+
+  it("see a write made by another connection to the database file at once", async () => {
+    const cached = await readJson(`/rates/${yesterday}`);
+    expect((await readJson(`/rates/${yesterday}`)).etag).toBe(cached.etag);
+    seedRates(app, [{ date: yesterday, dollar: "99.25000000" }]);
+    expect((await readJson(`/rates/${yesterday}`)).body).toEqual({ dollar: 99.25, date: yesterday });
+  });
+
+  it("answer 304 from the cache for the ETag it gave, and the same body to every concurrent reader", async () => {
+    const start = shiftDate(today, -3660);
+    seedRates(
+      app,
+      Array.from({ length: 3000 }, (_, day) => ({ date: shiftDate(start, day), dollar: (10 + day / 100).toFixed(8) })),
+    );
+    const path = `/rates/history?start_date=${start}&end_date=${today}`;
+    const answers = await Promise.all(Array.from({ length: 30 }, () => app.fetch(path).then((r) => r.text())));
+    expect(new Set(answers).size).toBe(1);
+    expect(JSON.parse(answers[0]).rates).toHaveLength(3002);
+    const { etag } = await readJson(path);
+    const notModified = await app.fetch(path, { headers: { "If-None-Match": etag! } });
+    expect(notModified.status).toBe(304);
+    expect(await notModified.text()).toBe("");
+  });
+
+  it("carry the security headers that the proxy gives every other response", async () => {
+    for (const path of ["/rates/", `/rates/${yesterday}`, "/rates/history"]) {
+      const response = await app.fetch(path);
+      expect(response.headers.get("x-content-type-options"), path).toBe("nosniff");
+      expect(response.headers.get("x-frame-options"), path).toBe("DENY");
+      expect(response.headers.get("content-security-policy"), path).toContain("frame-ancestors 'none'");
+    }
+    const page = await app.fetch("/");
+    expect(page.headers.get("content-security-policy")).toMatch(/script-src 'self' 'nonce-/);
+  });
+
+  it("never cache a problem: a date without a rate answers 404 until one is stored", async () => {
+    const later = shiftDate(today, -2);
+    expect((await app.fetch(`/rates/${later}`)).status).toBe(404);
+    seedRates(app, [{ date: later, dollar: "98.00000000" }]);
+    expect((await readJson(`/rates/${later}`)).body).toEqual({ dollar: 98, date: later });
+  });
+});

@@ -1,0 +1,86 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BuildsConfig, RepositoryConfig } from "@/lib/builds/config";
+
+/**
+ * syncMirror's coalescing, against real git repositories in a temp folder. Every git command the module runs
+ * is traced (GIT_TRACE, read by git from the environment the module passes on), so fetches can be counted.
+ * A `reference-transaction` hook in the mirror holds each fetch for a while AFTER it has read the upstream's
+ * refs: the window in which sharing the running fetch would hand a caller refs older than its request.
+ */
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-mirrors-"));
+const upstream = path.join(dir, "upstream");
+const trace = path.join(dir, "git-trace.log");
+let mirrors: typeof import("@/lib/builds/mirrors");
+const config = { builds_root: path.join(dir, "builds") } as BuildsConfig;
+const repository = { alias: "demo", resolvedUrl: upstream } as RepositoryConfig;
+
+function git(cwd: string, ...args: string[]) {
+  return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd, encoding: "utf8" }).trim();
+}
+
+function commit(message: string): string {
+  fs.writeFileSync(path.join(upstream, "file.txt"), message);
+  git(upstream, "commit", "--quiet", "-am", message);
+  return git(upstream, "rev-parse", "HEAD");
+}
+
+const fetchesSoFar = () => (fs.existsSync(trace) ? fs.readFileSync(trace, "utf8").match(/built-in: git fetch /g)?.length ?? 0 : 0);
+
+beforeAll(async () => {
+  fs.mkdirSync(upstream);
+  git(upstream, "init", "--quiet", "-b", "main");
+  fs.writeFileSync(path.join(upstream, "file.txt"), "first");
+  git(upstream, "add", ".");
+  git(upstream, "commit", "--quiet", "-m", "first");
+  process.env.GIT_TRACE = trace;
+  mirrors = await import("@/lib/builds/mirrors");
+  expect(await mirrors.syncMirror(config, repository)).toBe(true);
+  const hook = path.join(mirrors.mirrorPath(config, "demo"), "hooks", "reference-transaction");
+  fs.writeFileSync(hook, "#!/bin/sh\n[ \"$1\" = prepared ] && sleep 0.6\nexit 0\n", { mode: 0o755 });
+});
+afterAll(() => {
+  delete process.env.GIT_TRACE;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("syncMirror", () => {
+  it("resolves a ref as it was when the caller asked, even while an older fetch is running", async () => {
+    const before = commit("second");
+    const first = mirrors.syncMirror(config, repository);
+    // The first fetch has read `before` and is held by the hook; the branch moves meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const pushed = commit("third");
+    const second = mirrors.syncMirror(config, repository);
+    expect(await first).toBe(true);
+    expect(await second).toBe(true);
+    expect(await mirrors.resolveRef(config, "demo", "main")).toBe(pushed);
+    expect(pushed).not.toBe(before);
+  });
+
+  it("shares one queued fetch among every caller that arrives while a fetch runs", async () => {
+    commit("fourth");
+    const fetchesBefore = fetchesSoFar();
+    const running = mirrors.syncMirror(config, repository);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const latest = commit("fifth");
+    const burst = Array.from({ length: 40 }, () => mirrors.syncMirror(config, repository));
+    expect(await Promise.all([running, ...burst])).toEqual(Array(41).fill(true));
+    // One running, one queued for all forty: two fetches, and every caller sees the commit made before it asked.
+    expect(fetchesSoFar() - fetchesBefore).toBe(2);
+    const resolved = await Promise.all(burst.map(() => mirrors.resolveRef(config, "demo", "main")));
+    expect(new Set(resolved)).toEqual(new Set([latest]));
+  });
+
+  it("starts a new fetch for a caller that arrives after the last one ended", async () => {
+    await mirrors.syncMirror(config, repository);
+    const latest = commit("sixth");
+    const fetchesBefore = fetchesSoFar();
+    expect(await mirrors.syncMirror(config, repository)).toBe(true);
+    expect(fetchesSoFar() - fetchesBefore).toBe(1);
+    expect(await mirrors.resolveRef(config, "demo", "main")).toBe(latest);
+  });
+});
