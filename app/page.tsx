@@ -6,6 +6,7 @@ import { CurrencyConverter } from "@/components/rates/currency-converter";
 import { LatestRateCard } from "@/components/rates/latest-rate-card";
 import { RateHistoryPanel } from "@/components/rates/rate-history-panel";
 import { SelectedCurrencyProvider } from "@/components/rates/selected-currency";
+import { PanelLoading } from "@/components/ui/panel-states";
 
 /** The dashboard: the BCV rates (any published currency), their history and a converter, then the preview builds. */
 export default function DashboardPage() {
@@ -19,7 +20,10 @@ export default function DashboardPage() {
             <LatestRateCard />
             <CurrencyConverter />
           </div>
-          <RateHistoryPanel />
+          {/* The history reads its range from the query string: the boundary lets the rest of the page prerender. */}
+          <Suspense fallback={<PanelLoading label="Loading the rate history" className="h-96" />}>
+            <RateHistoryPanel />
+          </Suspense>
         </section>
       </SelectedCurrencyProvider>
       <section aria-label="Preview builds" className="flex flex-col gap-4">

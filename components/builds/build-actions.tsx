@@ -5,23 +5,32 @@ import { useSWRConfig } from "swr";
 import { useCanAct } from "@/components/auth/use-can-act";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import { IN_PROGRESS_STATUSES, type Build } from "@/lib/swr/types";
 import { buildKey } from "@/lib/swr/use-build";
 import { isBuildsKey } from "@/lib/swr/use-builds";
+import { shortId } from "./build-format";
 import { RebuildExtendActions } from "./rebuild-extend-actions";
 
-/** Open preview while running, Cancel while queued or in progress, Destroy once the build is over. */
+type Action = "cancel" | "destroy";
+
+/**
+ * Open preview while running, Cancel while queued or in progress, Destroy once the build is over. Cancel and
+ * Destroy cannot be undone, so each asks first, naming the build.
+ */
 export function BuildActions({ build }: { build: Build }) {
   const { canAct, hint } = useCanAct();
   const { mutate } = useSWRConfig();
-  const [busy, setBusy] = useState<"cancel" | "destroy">();
+  const [asking, setAsking] = useState<Action>();
+  const [busy, setBusy] = useState<Action>();
   const [error, setError] = useState<string>();
 
   const cancelable = IN_PROGRESS_STATUSES.includes(build.status) && build.status !== "destroying";
   const destroyable = ["running", "failed", "canceled", "expired"].includes(build.status);
+  const name = shortId(build.build_id);
 
-  async function act(action: "cancel" | "destroy") {
+  async function act(action: Action) {
     setBusy(action);
     setError(undefined);
     try {
@@ -32,12 +41,18 @@ export function BuildActions({ build }: { build: Build }) {
         revalidate: true,
       });
       void mutate(isBuildsKey);
+      setAsking(undefined);
     } catch (e) {
       setError(e instanceof ApiError ? e.message : `The build could not be ${action === "cancel" ? "canceled" : "destroyed"}.`);
     } finally {
       setBusy(undefined);
     }
   }
+
+  const close = () => {
+    setAsking(undefined);
+    setError(undefined);
+  };
 
   return (
     <div className="flex flex-col gap-2">
@@ -47,24 +62,54 @@ export function BuildActions({ build }: { build: Build }) {
             href={build.preview_url}
             target="_blank"
             rel="noopener noreferrer"
-            className="inline-flex h-10 items-center gap-2 rounded-md bg-emerald-700 px-4 text-sm font-medium text-white hover:bg-emerald-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400"
+            className="inline-flex h-10 items-center gap-2 rounded-md bg-emerald-700 px-4 text-sm font-medium whitespace-nowrap text-white hover:bg-emerald-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400"
           >
             Open preview <span aria-hidden>↗</span>
           </a>
         )}
         {cancelable && (
-          <Button onClick={() => void act("cancel")} busy={busy === "cancel"} disabled={!canAct}>
+          <Button onClick={() => setAsking("cancel")} disabled={!canAct}>
             Cancel build
           </Button>
         )}
         {destroyable && (
-          <Button variant="danger" onClick={() => void act("destroy")} busy={busy === "destroy"} disabled={!canAct}>
+          <Button variant="danger" onClick={() => setAsking("destroy")} disabled={!canAct}>
             Destroy
           </Button>
         )}
         {hint && (cancelable || destroyable) && <span className="text-xs text-slate-600 dark:text-slate-400">{hint}</span>}
       </div>
-      {error && <Alert tone="error">{error}</Alert>}
+      <ConfirmDialog
+        open={asking === "cancel"}
+        title={`Cancel build ${name}?`}
+        confirmLabel={`Cancel build ${name}`}
+        dismissLabel="Keep building"
+        busy={busy === "cancel"}
+        error={asking === "cancel" ? error : undefined}
+        onConfirm={() => void act("cancel")}
+        onClose={close}
+      >
+        <p>
+          Build <code className="font-mono">{name}</code> stops where it is: the running stage is interrupted and the
+          stages after it do not run. It cannot be resumed.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={asking === "destroy"}
+        title={`Destroy build ${name}?`}
+        confirmLabel={`Destroy build ${name}`}
+        busy={busy === "destroy"}
+        error={asking === "destroy" ? error : undefined}
+        onConfirm={() => void act("destroy")}
+        onClose={close}
+      >
+        <p>
+          Build <code className="font-mono">{name}</code>
+          {build.status === "running" ? "'s preview stops answering and its" : "'s"} runtime files are removed. Its record and
+          logs stay.
+        </p>
+      </ConfirmDialog>
+      {!asking && error && <Alert tone="error">{error}</Alert>}
       <RebuildExtendActions build={build} />
     </div>
   );

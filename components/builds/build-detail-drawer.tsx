@@ -2,25 +2,27 @@
 
 import { useRouter, useSearchParams } from "next/navigation";
 import { Modal } from "@/components/ui/modal";
+import { hrefWith } from "@/components/ui/query-string";
+import { useBuild } from "@/lib/swr/use-build";
 import { BuildDetail } from "./build-detail";
 import { shortId } from "./build-format";
 
 /**
  * The build named by `?build=<id>` in a side drawer. The dashboard is the only page (the API owns the
  * /builds paths), so a build's detail is addressed by the query string: it can be linked and reloaded.
+ * Closing it keeps the rest of the query (the rate history's range).
  */
 export function BuildDetailDrawer() {
   const params = useSearchParams();
   const router = useRouter();
   const buildId = params.get("build");
+  // The same SWR key as the detail's: one request, and the title can say when the id names no build.
+  const { error } = useBuild(buildId);
+  const close = () => router.push(hrefWith(params, { build: null }), { scroll: false });
+  const title = !buildId ? "Build" : error?.status === 404 ? "Build not found" : `Build ${shortId(buildId)}`;
   return (
-    <Modal
-      open={buildId !== null}
-      onClose={() => router.push("/", { scroll: false })}
-      title={buildId ? `Build ${shortId(buildId)}` : "Build"}
-      placement="side"
-    >
-      {buildId && <BuildDetail key={buildId} buildId={buildId} />}
+    <Modal open={buildId !== null} onClose={close} title={title} placement="side">
+      {buildId && <BuildDetail key={buildId} buildId={buildId} onClose={close} />}
     </Modal>
   );
 }

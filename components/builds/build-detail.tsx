@@ -1,47 +1,41 @@
 "use client";
 
 import { useState } from "react";
-import { formatDateTime, formatTtl } from "@/components/ui/format";
-import { PanelError, PanelLoading } from "@/components/ui/panel-states";
-import type { Build, Stage, StageName } from "@/lib/swr/types";
+import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { formatDateTime, formatDuration, formatTtl } from "@/components/ui/format";
+import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useNow } from "@/components/ui/use-now";
+import type { Build } from "@/lib/swr/types";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildActions } from "./build-actions";
+import { BuildExpiry, expiryLabel } from "./build-expiry";
 import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { shortSha } from "./build-format";
-import { ExpiryCountdown } from "./expiry-countdown";
+import { followedStage } from "./followed-stage";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
 
-/**
- * The stage whose log to show when the person has not picked one: the running stage (so the viewer moves
- * on as the build does), else the failed one, else the last that ran.
- */
-function followedStage(build: Build): Stage | undefined {
-  return (
-    build.stages.find((s) => s.status === "running") ??
-    build.stages.find((s) => s.status === "failed") ??
-    [...build.stages].reverse().find((s) => s.status !== "pending" && s.status !== "skipped") ??
-    build.stages[0]
-  );
-}
-
-/** A build's detail: status, actions, failure, repositories, expiry, stage timeline and the stage log. */
-export function BuildDetail({ buildId }: { buildId: string }) {
+/** A build's detail: status, actions, failure, people and times, preview, repositories, stages and the stage log. */
+export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: () => void }) {
   const { data: build, error, mutate } = useBuild(buildId);
   // null follows the build; a stage name is the person's choice and stays until they pick another.
-  const [pinned, setPinned] = useState<StageName | null>(null);
+  const [pinned, setPinned] = useState<string | null>(null);
 
-  if (error) return <PanelError error={error} onRetry={() => void mutate()} className="h-64" />;
+  if (error?.status === 404) return <BuildNotFound buildId={buildId} onClose={onClose} />;
+  // Asking again only helps when the server or the network failed, not for a refused request.
+  const retryable = error && (error.status === 0 || error.status >= 500);
+  if (error) return <PanelError error={error} onRetry={retryable ? () => void mutate() : undefined} className="h-64" />;
   if (!build) return <PanelLoading label="Loading the build" className="h-64" />;
 
-  const stage = (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build);
+  const stage = (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build.stages);
 
   return (
-    <div className="flex flex-col gap-5">
+    <div className="flex min-w-0 flex-col gap-5">
       <div className="flex flex-wrap items-start justify-between gap-3">
-        <div className="flex flex-col gap-1">
-          <div className="flex items-center gap-2">
+        <div className="flex min-w-0 flex-col gap-1">
+          <div className="flex flex-wrap items-center gap-2">
             <BuildStatusBadge status={build.status} />
             <TriggerBadge build={build} />
             {build.status === "queued" && build.queue_position != null && (
@@ -56,30 +50,48 @@ export function BuildDetail({ buildId }: { buildId: string }) {
       {build.status === "failed" && (
         <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-100" data-testid="failure-box">
           <p className="font-semibold">Failed in {build.failure_stage ?? "an unknown stage"}</p>
-          {build.failure_message && <p className="mt-1 whitespace-pre-wrap">{build.failure_message}</p>}
+          {build.failure_message && <p className="mt-1 break-words whitespace-pre-wrap">{build.failure_message}</p>}
         </div>
       )}
 
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-4">
-        <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
+      {build.preview_url && (
+        <div className="flex flex-col gap-1 text-sm" data-testid="preview-url">
+          <span className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">Preview</span>
+          <div className="flex min-w-0 flex-wrap items-center gap-2">
+            <a
+              href={build.preview_url}
+              target="_blank"
+              rel="noopener noreferrer"
+              className="min-w-0 font-mono break-all text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+            >
+              {build.preview_url}
+            </a>
+            <CopyButton text={build.preview_url} label="Copy URL" />
+          </div>
+        </div>
+      )}
+
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
         <Fact label="Started by">
-          <span data-testid="build-origin">{describeOrigin(build)}</span>
+          <span className="break-words" data-testid="build-origin">{describeOrigin(build)}</span>
         </Fact>
+        <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
         <Fact label="Started">{formatDateTime(build.started_at)}</Fact>
         <Fact label="Finished">{formatDateTime(build.finished_at)}</Fact>
-        <Fact label={build.status === "running" || !build.finished_at ? "Expires in" : "Expiry"}>
-          {["destroyed", "expired", "failed", "canceled"].includes(build.status) ? (
-            formatDateTime(build.expires_at)
-          ) : (
-            <span data-testid="expiry-countdown">
-              <ExpiryCountdown expiresAt={build.expires_at} />
-            </span>
-          )}
+        <Fact label="Duration">
+          <span data-testid="build-duration">
+            <BuildDuration build={build} />
+          </span>
+        </Fact>
+        <Fact label={expiryLabel(build)}>
+          <span data-testid="expiry-countdown">
+            <BuildExpiry build={build} />
+          </span>
           <span className="block text-xs text-slate-600 dark:text-slate-400">TTL {formatTtl(build.ttl_seconds)}</span>
         </Fact>
       </dl>
 
-      <div className="grid gap-4 sm:grid-cols-2">
+      <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <div>
           <h3 className="mb-1 text-sm font-semibold">Repositories</h3>
           <ul className="flex flex-col gap-1 text-sm">
@@ -107,7 +119,7 @@ export function BuildDetail({ buildId }: { buildId: string }) {
         </div>
       </div>
 
-      <div className="grid gap-4 lg:grid-cols-[16rem_minmax(0,1fr)]">
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-[16rem_minmax(0,1fr)]">
         <div>
           <h3 className="mb-1 text-sm font-semibold">Stages</h3>
           <StageTimeline stages={build.stages} selected={stage?.name ?? null} onSelect={setPinned} />
@@ -131,9 +143,33 @@ export function BuildDetail({ buildId }: { buildId: string }) {
   );
 }
 
+/**
+ * From the start of the first stage to the end of the last (reaching running, failing or being canceled);
+ * ticking while the build works; the wait in the queue is not counted.
+ */
+function BuildDuration({ build }: { build: Build }) {
+  const now = useNow(1_000);
+  if (!build.started_at) return <>—</>;
+  const end = build.finished_at ? new Date(build.finished_at).getTime() : now;
+  return <>{formatDuration(end - new Date(build.started_at).getTime())}</>;
+}
+
+/** The drawer's answer to a link or id that names no build: say so, and offer the way back, not a retry. */
+function BuildNotFound({ buildId, onClose }: { buildId: string; onClose: () => void }) {
+  return (
+    <PanelEmpty className="h-64">
+      <p className="text-base font-semibold text-slate-900 dark:text-slate-100">Build not found</p>
+      <p className="max-w-sm break-words">
+        No build has the id <code className="font-mono break-all">{buildId}</code>. The link may be mistyped or cut short.
+      </p>
+      <Button onClick={onClose}>Back to the builds</Button>
+    </PanelEmpty>
+  );
+}
+
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
-    <div>
+    <div className="min-w-0">
       <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">{label}</dt>
       <dd className="mt-0.5 tabular-nums">{children}</dd>
     </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useDeferredValue, useState } from "react";
+import { Suspense, useDeferredValue, useState } from "react";
 import { useCanAct } from "@/components/auth/use-can-act";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
@@ -21,6 +21,7 @@ function matches(build: BuildSummary, query: string): boolean {
     build.build_id,
     ...build.modules,
     ...build.repositories.flatMap((r) => [r.repository, r.ref, r.commit_sha ?? ""]),
+    build.created_by ?? "",
   ];
   return haystack.some((text) => text.toLowerCase().includes(needle));
 }
@@ -50,7 +51,12 @@ export function BuildsPanel() {
   } else if (shown!.length === 0) {
     body = <PanelEmpty className="h-48">No build matches “{deferredSearch}”.</PanelEmpty>;
   } else {
-    body = <BuildsTable builds={shown!} />;
+    // The table reads the query string (to keep it in its links): a Suspense boundary lets the page prerender.
+    body = (
+      <Suspense>
+        <BuildsTable builds={shown!} />
+      </Suspense>
+    );
   }
 
   return (
@@ -77,13 +83,13 @@ export function BuildsPanel() {
             ))}
           </select>
         </label>
-        <label className="flex min-w-56 flex-1 items-center gap-2 text-sm font-medium text-slate-700 sm:max-w-sm dark:text-slate-300">
+        <label className="flex min-w-0 flex-1 basis-56 items-center gap-2 text-sm font-medium text-slate-700 sm:max-w-sm dark:text-slate-300">
           Search
           <input
             type="search"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
-            placeholder="id, repository, ref, module…"
+            placeholder="id, repository, module, person…"
             className={`${inputClass} h-9`}
           />
         </label>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
@@ -46,6 +46,12 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   const [ttl, setTtl] = useState(config.ttl.default_seconds);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiError>();
+  const formRef = useRef<HTMLFormElement>(null);
+
+  // The first field takes the focus, also when the configuration arrives after the dialog opened.
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+  }, []);
 
   const repoByAlias = new Map(repositories.map((r) => [r.alias, r]));
   const chosen = rows.map((row) => repoByAlias.get(row.repository)).filter((r): r is AppConfigRepository => !!r);
@@ -78,6 +84,12 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
+    // What the browser can tell at once is said at once, in the same place the API's answer would go.
+    const local = checkForm(rows, selected);
+    if (local.length > 0) {
+      setProblem(new ApiError(0, { title: "Check the form", status: 0, detail: "Check the highlighted fields.", errors: local }));
+      return;
+    }
     setBusy(true);
     setProblem(undefined);
     try {
@@ -100,10 +112,12 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
 
   // Field problems go next to their fields; anything not tied to a shown field goes above the buttons.
   const rowError = (index: number, field: "repository" | "ref") =>
-    problem?.fieldError(`body.repositories.${index}.${field}`) ??
-    (rows.length === 1 ? problem?.fieldError(`body.${field}`) : undefined);
-  const modulesError = problem?.fieldError("body.modules");
-  const ttlError = problem?.fieldError("body.ttl_seconds");
+    humanize(
+      problem?.fieldError(`body.repositories.${index}.${field}`) ??
+        (rows.length === 1 ? problem?.fieldError(`body.${field}`) : undefined),
+    );
+  const modulesError = humanize(problem?.fieldError("body.modules"), "modules");
+  const ttlError = humanize(problem?.fieldError("body.ttl_seconds"));
   const placed = (field: string) =>
     /^body\.(repositories\.\d+\.(repository|ref)|modules|ttl_seconds)(\.|$)/.test(field) ||
     (rows.length === 1 && /^body\.(repository|ref)$/.test(field));
@@ -111,7 +125,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   const showDetail = problem && (!problem.problem.errors?.length || unplaced.length > 0);
 
   return (
-    <form onSubmit={submit} className="flex flex-col gap-5" noValidate aria-label="New build">
+    <form ref={formRef} onSubmit={submit} className="flex flex-col gap-5" noValidate aria-label="New build">
       <fieldset className="flex flex-col gap-3">
         <legend className="mb-2 text-sm font-semibold">Repositories</legend>
         {rows.map((row, index) => {
@@ -123,6 +137,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                 {(control) => (
                   <select
                     {...control}
+                    data-autofocus={index === 0 || undefined}
                     className={inputClass}
                     value={row.repository}
                     onChange={(e) => updateRow(row.key, { repository: e.target.value })}
@@ -254,4 +269,26 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
       </div>
     </form>
   );
+}
+
+/** The checks the browser can make before asking: worded for the person filling the form. */
+function checkForm(rows: RepositoryRow[], modules: string[]): { field: string; message: string }[] {
+  const errors: { field: string; message: string }[] = [];
+  rows.forEach((row, index) => {
+    if (!row.ref.trim()) errors.push({ field: `body.repositories.${index}.ref`, message: "Enter a branch, tag or commit." });
+  });
+  if (modules.length === 0) errors.push({ field: "body.modules", message: "Choose at least one module." });
+  return errors;
+}
+
+/**
+ * The API's field messages are terse fragments ("must not be empty"): the known ones become sentences for a
+ * person, the others get a capital and a full stop.
+ */
+function humanize(message: string | undefined, field?: "modules"): string | undefined {
+  if (!message) return undefined;
+  if (field === "modules" && message === "must not be empty") return "Choose at least one module.";
+  if (message === "no branch, tag or commit of that name") return "No branch, tag or commit has this name.";
+  const sentence = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }

@@ -21,7 +21,8 @@ interface StageLogViewerProps {
  * person scrolled up to read, and honest about showing only the tail of a long log.
  */
 export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerProps) {
-  const notStarted = stage.status === "pending" || (stage.status === "skipped" && !stage.started_at);
+  // A stage with no start time has no log: pending, skipped, or canceled before its turn.
+  const notStarted = stage.status === "pending" || (!stage.started_at && stage.status !== "running");
   const { log, error, isLoading, isLive } = useStageLog(
     buildId,
     notStarted ? null : stage.name,
@@ -45,6 +46,8 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
 
   let placeholder: string | null = null;
   if (stage.status === "pending") placeholder = "This stage has not started yet.";
+  else if (notStarted && stage.status === "canceled") placeholder = "This stage did not run: the build was canceled before it.";
+  else if (notStarted && stage.status === "failed") placeholder = "This stage did not run: the build failed before it.";
   else if (notStarted) placeholder = "This stage was skipped.";
   else if (error) placeholder = error.message;
   else if (isLoading) placeholder = null;
@@ -53,7 +56,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
   return (
     <div className="flex min-h-0 flex-col gap-2">
       <div className="flex h-6 items-center justify-between gap-2 text-sm">
-        <h3 className="font-semibold">
+        <h3 className="min-w-0 truncate font-semibold">
           Log · <span className="font-mono">{stage.name}</span>
         </h3>
         {isLive && !notStarted && (

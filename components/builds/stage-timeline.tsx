@@ -2,13 +2,14 @@
 
 import { formatDuration } from "@/components/ui/format";
 import { useNow } from "@/components/ui/use-now";
-import type { Stage, StageName } from "@/lib/swr/types";
+import type { Stage } from "@/lib/swr/types";
 import { StageStatusIcon } from "./build-status-badge";
 
 interface StageTimelineProps {
   stages: Stage[];
-  selected: StageName | null;
-  onSelect: (stage: StageName) => void;
+  /** Stage names are the driver's own (checkout, install, ... or render, validate, database, ...). */
+  selected: string | null;
+  onSelect: (stage: string) => void;
 }
 
 /**
@@ -36,9 +37,9 @@ export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps
             >
               <StageStatusIcon status={stage.status} />
               <span>
-                <span className="font-medium">{stage.name}</span>{" "}
+                <span className="font-medium break-all">{stage.name}</span>{" "}
                 <span className="text-slate-600 dark:text-slate-400">
-                  {stage.status}
+                  {stage.status === "canceled" && !stage.started_at ? "did not run" : stage.status === "canceled" ? "interrupted" : stage.status}
                   {stage.exit_code !== null && stage.exit_code !== 0 ? ` (exit ${stage.exit_code})` : ""}
                 </span>
               </span>

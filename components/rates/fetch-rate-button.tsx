@@ -4,43 +4,54 @@ import { useState } from "react";
 import { useSWRConfig } from "swr";
 import { useCanAct } from "@/components/auth/use-can-act";
 import { Alert } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
+import { Button, Spinner } from "@/components/ui/button";
 import { formatDay, formatRate } from "@/components/ui/format";
+import { useNow } from "@/components/ui/use-now";
 import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import type { StoredRate } from "@/lib/swr/types";
 import { isRatesKey } from "@/lib/swr/use-rates";
+import { describeFetchFailure } from "./fetch-failure";
 
-type Outcome = { tone: "success"; text: string } | { tone: "error"; text: string };
+type Outcome = { tone: "success"; text: string } | { tone: "error"; text: string; detail?: string };
 
 /**
- * Asks the API to fetch the central bank's current rate (POST /rates/) and says what happened: a new date
- * stored, an existing date refreshed, or the problem's detail (bank unreachable, page changed, ...).
+ * Asks the API to fetch the central bank's current rate (POST /rates/) and says what happens: while it
+ * waits (the bank's site is slow and the server retries, so this can take half a minute), then a new date
+ * stored, an existing date refreshed, or what went wrong in words for a person with the technical reason
+ * one click away.
  */
 export function FetchRateButton({ variant = "secondary" }: { variant?: "primary" | "secondary" }) {
   const { canAct, hint } = useCanAct();
   const { mutate } = useSWRConfig();
-  const [busy, setBusy] = useState(false);
+  const [startedAt, setStartedAt] = useState<number>();
   const [outcome, setOutcome] = useState<Outcome>();
 
   async function fetchRate() {
-    setBusy(true);
+    setStartedAt(Date.now());
     setOutcome(undefined);
     try {
       const { status, data } = await sendJson<StoredRate>("/rates/", "POST");
       const what = status === 201 ? "Stored the new rate" : "Refreshed the stored rate";
+      // The progress goes as the outcome comes: never two status messages at once.
+      setStartedAt(undefined);
       setOutcome({ tone: "success", text: `${what}: Bs ${formatRate(data.dollar)} for ${formatDay(data.date)}.` });
       await mutate(isRatesKey);
     } catch (error) {
-      setOutcome({ tone: "error", text: error instanceof ApiError ? error.message : "The rate could not be fetched." });
+      if (error instanceof ApiError) {
+        const failure = describeFetchFailure(error.status, error.problem.detail);
+        setOutcome({ tone: "error", text: failure.text, detail: failure.text === error.problem.detail ? undefined : error.problem.detail });
+      } else {
+        setOutcome({ tone: "error", text: "The rate could not be fetched. Try again." });
+      }
     } finally {
-      setBusy(false);
+      setStartedAt(undefined);
     }
   }
 
   return (
     <div className="flex flex-col items-start gap-2">
       <div className="flex flex-wrap items-center gap-2">
-        <Button variant={variant} busy={busy} disabled={!canAct} onClick={fetchRate} aria-describedby={hint ? "fetch-rate-hint" : undefined}>
+        <Button variant={variant} busy={startedAt !== undefined} disabled={!canAct} onClick={fetchRate} aria-describedby={hint ? "fetch-rate-hint" : undefined}>
           Fetch latest rate
         </Button>
         {hint && (
@@ -49,7 +60,37 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
           </span>
         )}
       </div>
-      {outcome && <Alert tone={outcome.tone}>{outcome.text}</Alert>}
+      {startedAt !== undefined && <FetchProgress startedAt={startedAt} />}
+      {outcome && (
+        <Alert tone={outcome.tone}>
+          <p>{outcome.text}</p>
+          {outcome.tone === "error" && outcome.detail && (
+            <details className="mt-1 text-xs">
+              <summary className="cursor-pointer">Technical details</summary>
+              <p className="mt-1 break-all">{outcome.detail}</p>
+            </details>
+          )}
+        </Alert>
+      )}
     </div>
+  );
+}
+
+/** What is happening while the server asks the bank, with the seconds waited so far. */
+function FetchProgress({ startedAt }: { startedAt: number }) {
+  const now = useNow(1_000);
+  const seconds = Math.max(0, Math.floor((now - startedAt) / 1_000));
+  return (
+    <p role="status" className="flex items-start gap-2 text-sm text-slate-700 dark:text-slate-300" data-testid="fetch-progress">
+      <Spinner className="mt-0.5 size-3.5 shrink-0" />
+      <span>
+        Asking the central bank… <span className="tabular-nums">{seconds} s</span>
+        {seconds >= 3 && (
+          <span className="block text-xs text-slate-600 dark:text-slate-400">
+            Its website is often slow: the server waits for it and tries again before giving up, which can take about half a minute.
+          </span>
+        )}
+      </span>
+    </p>
   );
 }

@@ -41,7 +41,10 @@ export function LatestRateCard() {
           <p className="text-sm text-slate-600 dark:text-slate-400">
             Bolívares per {currency.name} · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
           </p>
-          <p className="mt-1 text-4xl font-semibold tracking-tight tabular-nums sm:text-5xl" data-testid="latest-rate">
+          <p
+            className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"
+            data-testid="latest-rate"
+          >
             {formatRate(rate.dollar)}
           </p>
           <p className="mt-2 h-5 text-sm tabular-nums" data-testid="latest-rate-change">

@@ -6,6 +6,7 @@ import { formatDay, formatRate } from "@/components/ui/format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
 import { useSelectedCurrency } from "./selected-currency";
+import { dayToMs, formatTick, tickStyleFor, timeTicks } from "./time-axis";
 
 // Tailwind's indigo-600/400, slate-600/400 and slate-200/800: AA contrast on the panel in each scheme.
 const palettes = {
@@ -13,35 +14,55 @@ const palettes = {
   dark: { line: "#818cf8", text: "#94a3b8", grid: "#1e293b" },
 };
 
-/** The rate history as a line, oldest to newest; hovering or focusing a point shows its date and value. */
-export function RateChart({ rates }: { rates: Rate[] }) {
+const axisRate = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
+
+interface Point extends Rate {
+  t: number;
+}
+
+/**
+ * The rate history as a line over a true time axis from `start` to `end` (YYYY-MM-DD): gaps between stored
+ * dates are as wide as the days they span. Hovering or focusing a point shows its date and value.
+ */
+export function RateChart({ rates, start, end }: { rates: Rate[]; start: string; end: string }) {
   // The API answers newest first; a time axis reads left to right.
-  const data = [...rates].reverse();
+  const data: Point[] = [...rates].reverse().map((rate) => ({ ...rate, t: dayToMs(rate.date) }));
+  const startMs = dayToMs(start);
+  const endMs = Math.max(dayToMs(end), startMs + 86_400_000);
+  const style = tickStyleFor(startMs, endMs);
   const colors = palettes[usePrefersDark() ? "dark" : "light"];
   const currency = useSelectedCurrency();
   return (
-    <figure className="h-72 w-full" aria-label={`Line chart of ${rates.length} rates`}>
+    <figure className="h-72 w-full min-w-0" aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}`}>
       <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 4 }} accessibilityLayer>
+        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer>
           <CartesianGrid stroke={colors.grid} vertical={false} />
           <XAxis
-            dataKey="date"
-            tickFormatter={(date: string) => formatDay(date, "short")}
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={[startMs, endMs]}
+            ticks={timeTicks(startMs, endMs)}
+            tickFormatter={(ms: number) => formatTick(ms, style)}
             tick={{ fill: colors.text, fontSize: 12 }}
             stroke={colors.grid}
-            minTickGap={32}
+            interval="preserveStart"
+            minTickGap={12}
+            allowDataOverflow
+            // Keeps the first and last dots clear of the axis lines.
+            padding={{ left: 8, right: 8 }}
           />
           <YAxis
             dataKey="dollar"
             domain={["auto", "auto"]}
-            tickFormatter={(value: number) => formatRate(value)}
+            tickFormatter={(value: number) => axisRate.format(value)}
             tick={{ fill: colors.text, fontSize: 12 }}
             stroke={colors.grid}
-            width={72}
+            width={56}
           />
           <Tooltip content={RateTooltip} cursor={{ stroke: colors.text, strokeOpacity: 0.4 }} />
           <Line
-            type="monotone"
+            type="linear"
             dataKey="dollar"
             name={`Bs per ${currency.code}`}
             stroke={colors.line}
@@ -58,7 +79,7 @@ export function RateChart({ rates }: { rates: Rate[] }) {
 }
 
 function RateTooltip({ active, payload }: TooltipContentProps<ValueType, NameType>) {
-  const point = payload?.[0]?.payload as Rate | undefined;
+  const point = payload?.[0]?.payload as Point | undefined;
   if (!active || !point) return null;
   return (
     <div className="rounded-md border border-slate-200 bg-white px-3 py-2 text-sm shadow-md dark:border-slate-700 dark:bg-slate-900">

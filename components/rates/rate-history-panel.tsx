@@ -1,70 +1,130 @@
 "use client";
 
-import { useState } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
 import { formatDay } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { hrefWith } from "@/components/ui/query-string";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
-import { useRates } from "@/lib/swr/use-rates";
+import { useRates, type DateRange } from "@/lib/swr/use-rates";
 import { useSelectedCurrency } from "./selected-currency";
 import { DownloadCsvButton } from "./download-csv-button";
 import { RateChart } from "./rate-chart";
-import { presetRange } from "./rate-range";
-import { RateRangePicker, type RangeSelection } from "./rate-range-picker";
+import {
+  checkCustomRange,
+  presetRange,
+  selectionFromQuery,
+  selectionToQuery,
+  todayInCaracas,
+  type RangeSelection,
+} from "./rate-range";
+import { RateRangePicker } from "./rate-range-picker";
+import { RateStats } from "./rate-stats";
 import { RateTable } from "./rate-table";
 
-/** The history of the chosen range as a chart and a table (newest first), with the CSV download. */
+/**
+ * The history of the chosen range: its summary, a chart and a table (newest first), with the CSV download.
+ * The range lives in the query string (`?range=1y`, `?from=…&to=…`), so a reload or a shared link shows the
+ * same one. A custom range is checked here first; a range with a problem is not asked for, and nothing of a
+ * previously shown range stays on screen beside the problem.
+ */
 export function RateHistoryPanel() {
-  const [selection, setSelection] = useState<RangeSelection>({ preset: "30d" });
-  const range = selection.preset === "custom" ? selection.range : presetRange(selection.preset);
+  const params = useSearchParams();
+  const router = useRouter();
+  const selection = selectionFromQuery(params);
+  const today = todayInCaracas();
+  const problems = selection.preset === "custom" ? checkCustomRange(selection.start, selection.end, today) : [];
+  const range: DateRange | null =
+    selection.preset !== "custom"
+      ? presetRange(selection.preset, today)
+      : problems.length === 0
+        ? { start_date: selection.start, end_date: selection.end }
+        : null;
   const currency = useSelectedCurrency();
   const history = useRates(range, currency.code);
   const latest = useLatestRate();
 
+  // SWR keeps the previous range's answer while the next loads: only an answer for this range is shown.
+  const data =
+    range && !history.error && history.data?.start_date === range.start_date && history.data?.end_date === range.end_date
+      ? history.data
+      : undefined;
+  // "All" starts at the first stored date, not ten years before today.
+  const shownStart =
+    data && selection.preset === "all" && data.rates.length > 0 ? data.rates[data.rates.length - 1].date : data?.start_date;
+
+  const choose = (next: RangeSelection) => router.replace(hrefWith(params, selectionToQuery(next)), { scroll: false });
+
   let chart: React.ReactNode;
   let table: React.ReactNode;
-  if (history.error) {
-    chart = <PanelError error={history.error} onRetry={() => void history.mutate()} className="h-72" />;
-    table = <PanelEmpty className="h-56 2xl:h-72">No rates to list.</PanelEmpty>;
-  } else if (!history.data) {
+  if (problems.length > 0) {
+    chart = (
+      <PanelEmpty className="h-72">
+        <p>Correct the range above to see its rates.</p>
+      </PanelEmpty>
+    );
+    table = null;
+  } else if (history.error) {
+    const retryable = history.error.status === 0 || history.error.status >= 500;
+    chart = <PanelError error={history.error} onRetry={retryable ? () => void history.mutate() : undefined} className="h-72" />;
+    table = null;
+  } else if (!data) {
     chart = <PanelLoading label="Loading the rate history" className="h-72" />;
     table = <PanelLoading label="Loading the rates table" className="h-56 2xl:h-72" />;
-  } else if (history.data.rates.length === 0) {
+  } else if (data.rates.length === 0) {
     const nothingStored = latest.data === null;
     chart = (
       <PanelEmpty className="h-72">
         <p>
           {nothingStored
             ? "No rate is stored yet: fetch the first one from the latest rate panel."
-            : `No rates stored between ${formatDay(history.data.start_date)} and ${formatDay(history.data.end_date)}.`}
+            : `No rates stored between ${formatDay(data.start_date)} and ${formatDay(data.end_date)}.`}
         </p>
       </PanelEmpty>
     );
     table = <PanelEmpty className="h-56 2xl:h-72">No rates in this range.</PanelEmpty>;
   } else {
-    chart = <RateChart rates={history.data.rates} />;
-    table = <RateTable rates={history.data.rates} />;
+    chart = (
+      <div className="flex flex-col gap-3">
+        <RateStats rates={data.rates} />
+        <RateChart rates={data.rates} start={shownStart!} end={data.end_date} />
+      </div>
+    );
+    table = <RateTable rates={data.rates} />;
   }
 
   return (
     <Panel
       title="Rate history"
-      actions={<RateRangePicker value={selection} onChange={setSelection} current={history.data ?? range} />}
+      actions={
+        <RateRangePicker
+          key={selection.preset === "custom" ? `${selection.start}:${selection.end}` : "preset"}
+          value={selection}
+          onChange={choose}
+          problems={problems}
+          current={data ?? range ?? undefined}
+          today={today}
+        />
+      }
     >
       {/* Side by side only where the table's three columns fit; otherwise the table goes under the chart. */}
-      <div className="grid gap-4 2xl:grid-cols-[minmax(0,3fr)_minmax(26rem,2fr)]">
-        <div aria-busy={history.isValidating || undefined}>{chart}</div>
-        <div className="flex flex-col gap-2">
-          {table}
-          <div className="flex items-center justify-between gap-2 text-xs text-slate-600 dark:text-slate-400">
-            <span data-testid="rates-count">
-              {history.data
-                ? `${history.data.rates.length} rate${history.data.rates.length === 1 ? "" : "s"} · ${formatDay(history.data.start_date)} – ${formatDay(history.data.end_date)}`
-                : " "}
-            </span>
-            <DownloadCsvButton history={history.error ? undefined : history.data} />
-          </div>
+      <div className="grid grid-cols-1 gap-4 2xl:grid-cols-[minmax(0,3fr)_minmax(26rem,2fr)]">
+        <div className="min-w-0" aria-busy={history.isValidating || undefined}>
+          {chart}
         </div>
+        {table && (
+          <div className="flex min-w-0 flex-col gap-2">
+            {table}
+            <div className="flex flex-wrap items-center justify-between gap-2 text-xs text-slate-600 dark:text-slate-400">
+              <span data-testid="rates-count">
+                {data
+                  ? `${data.rates.length} rate${data.rates.length === 1 ? "" : "s"} · ${formatDay(shownStart!)} – ${formatDay(data.end_date)}`
+                  : " "}
+              </span>
+              <DownloadCsvButton history={data} />
+            </div>
+          </div>
+        )}
       </div>
     </Panel>
   );

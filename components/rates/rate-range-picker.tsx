@@ -4,28 +4,38 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
 import type { DateRange } from "@/lib/swr/use-rates";
-import { RANGE_PRESETS, type RangePreset } from "./rate-range";
-
-export type RangeSelection = { preset: RangePreset } | { preset: "custom"; range: DateRange };
+import { RANGE_PRESETS, type RangePreset, type RangeProblem, type RangeSelection } from "./rate-range";
 
 interface RateRangePickerProps {
   value: RangeSelection;
   onChange: (selection: RangeSelection) => void;
-  /** The range the API actually used, to prefill the custom inputs. */
+  /** What is wrong with the applied custom range; each message names its field and sits under the form. */
+  problems: RangeProblem[];
+  /** The range last shown, to prefill the custom inputs. */
   current?: DateRange;
+  /** The latest date that can be asked for (today in Caracas). */
+  today: string;
 }
 
-/** Preset range buttons and a custom from/to range; the API validates the dates and the panel shows why not. */
-export function RateRangePicker({ value, onChange, current }: RateRangePickerProps) {
+const segment =
+  "flex-auto rounded px-1.5 py-1 text-sm font-medium whitespace-nowrap sm:flex-none text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white sm:px-2.5 dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950";
+
+/** Preset range buttons and a custom from/to range, checked here before the API is asked. */
+export function RateRangePicker({ value, onChange, problems, current, today }: RateRangePickerProps) {
   const [customOpen, setCustomOpen] = useState(value.preset === "custom");
-  const [start, setStart] = useState(current?.start_date ?? "");
-  const [end, setEnd] = useState(current?.end_date ?? "");
+  const [start, setStart] = useState(value.preset === "custom" ? value.start : (current?.start_date ?? ""));
+  const [end, setEnd] = useState(value.preset === "custom" ? value.end : (current?.end_date ?? ""));
 
   const pressed = (id: RangePreset | "custom") => (id === "custom" ? customOpen : !customOpen && value.preset === id);
+  const problemOf = (field: RangeProblem["field"]) => problems.find((p) => p.field === field);
 
   return (
-    <div className="flex flex-col items-end gap-2">
-      <div role="group" aria-label="History range" className="inline-flex rounded-md border border-slate-300 p-0.5 dark:border-slate-600">
+    <div className="flex w-full flex-col gap-2 sm:w-auto sm:items-end">
+      <div
+        role="group"
+        aria-label="History range"
+        className="flex w-full rounded-md border border-slate-300 p-0.5 sm:inline-flex sm:w-auto dark:border-slate-600"
+      >
         {RANGE_PRESETS.map((preset) => (
           <button
             key={preset.id}
@@ -35,9 +45,11 @@ export function RateRangePicker({ value, onChange, current }: RateRangePickerPro
               setCustomOpen(false);
               onChange({ preset: preset.id });
             }}
-            className="rounded px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950"
+            className={segment}
           >
-            {preset.label}
+            {/* One label shown at a time, so the accessible name is always the visible text. */}
+            <span className="sm:hidden">{preset.short}</span>
+            <span className="hidden sm:inline">{preset.label}</span>
           </button>
         ))}
         <button
@@ -49,30 +61,63 @@ export function RateRangePicker({ value, onChange, current }: RateRangePickerPro
             if (!start && current) setStart(current.start_date);
             if (!end && current) setEnd(current.end_date);
           }}
-          className="rounded px-2.5 py-1 text-sm font-medium text-slate-700 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 aria-pressed:bg-indigo-600 aria-pressed:text-white dark:text-slate-200 dark:hover:bg-slate-800 dark:aria-pressed:bg-indigo-400 dark:aria-pressed:text-slate-950"
+          className={segment}
         >
           Custom
         </button>
       </div>
       {customOpen && (
         <form
-          className="flex flex-wrap items-end gap-2"
+          className="flex w-full flex-col gap-1 sm:w-auto sm:items-end"
+          noValidate
+          aria-label="Custom range"
           onSubmit={(event) => {
             event.preventDefault();
-            onChange({ preset: "custom", range: { start_date: start, end_date: end } });
+            onChange({ preset: "custom", start, end });
           }}
         >
-          <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-            From
-            <input type="date" required value={start} onChange={(e) => setStart(e.target.value)} className={`${inputClass} h-8 w-40`} />
-          </label>
-          <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-            To
-            <input type="date" required value={end} onChange={(e) => setEnd(e.target.value)} className={`${inputClass} h-8 w-40`} />
-          </label>
-          <Button type="submit" size="sm" variant="primary">
-            Apply
-          </Button>
+          <div className="grid grid-cols-1 items-end gap-2 min-[380px]:grid-cols-2 sm:flex">
+            <label className="flex min-w-0 flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+              From
+              <input
+                type="date"
+                required
+                max={today}
+                value={start}
+                onChange={(e) => setStart(e.target.value)}
+                aria-invalid={Boolean(problemOf("from"))}
+                aria-describedby={problemOf("from") ? "range-from-problem" : undefined}
+                className={`${inputClass} h-8 min-w-0 px-2 sm:w-40`}
+              />
+            </label>
+            <label className="flex min-w-0 flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+              To
+              <input
+                type="date"
+                required
+                max={today}
+                value={end}
+                onChange={(e) => setEnd(e.target.value)}
+                aria-invalid={Boolean(problemOf("to"))}
+                aria-describedby={problemOf("to") ? "range-to-problem" : undefined}
+                className={`${inputClass} h-8 min-w-0 px-2 sm:w-40`}
+              />
+            </label>
+            <Button type="submit" size="sm" variant="primary" className="min-[380px]:col-span-2">
+              Apply
+            </Button>
+          </div>
+          {problems.length > 0 && (
+            <div role="alert" data-testid="range-problems">
+              <ul className="flex flex-col gap-0.5 text-sm text-red-700 sm:max-w-md sm:text-right dark:text-red-300">
+                {problems.map((problem) => (
+                  <li key={problem.field} id={`range-${problem.field}-problem`}>
+                    {problem.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
         </form>
       )}
     </div>

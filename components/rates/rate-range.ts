@@ -2,13 +2,40 @@ import type { DateRange } from "@/lib/swr/use-rates";
 
 export type RangePreset = "30d" | "90d" | "1y" | "all";
 
-export const RANGE_PRESETS: { id: RangePreset; label: string; days: number }[] = [
-  { id: "30d", label: "30 days", days: 30 },
-  { id: "90d", label: "90 days", days: 90 },
-  { id: "1y", label: "1 year", days: 365 },
-  // The API refuses ranges over 3660 days, so "all" is the longest range it serves, ending today.
-  { id: "all", label: "All", days: 3660 },
+/** The longest range GET /rates/history serves per request (lib/rates/schemas.ts MAX_HISTORY_SPAN_DAYS). */
+export const MAX_SPAN_DAYS = 3660;
+
+/** `short` is what a phone shows, where five buttons share 250 px. */
+export const RANGE_PRESETS: { id: RangePreset; label: string; short: string; days: number }[] = [
+  { id: "30d", label: "30 days", short: "30D", days: 30 },
+  { id: "90d", label: "90 days", short: "90D", days: 90 },
+  { id: "1y", label: "1 year", short: "1Y", days: 365 },
+  // Asks for the longest range the API serves; the chart then starts at the first stored date in it.
+  { id: "all", label: "All", short: "All", days: MAX_SPAN_DAYS },
 ];
+
+export const DEFAULT_PRESET: RangePreset = "30d";
+
+/**
+ * What the history shows, as kept in the query string: `?range=90d` for a preset, `?from=…&to=…` for a custom
+ * range (kept as typed, so a shared link with a mistake shows the same mistake, named), nothing for the default.
+ */
+export type RangeSelection = { preset: RangePreset } | { preset: "custom"; start: string; end: string };
+
+export function selectionFromQuery(params: { get(name: string): string | null }): RangeSelection {
+  const from = params.get("from");
+  const to = params.get("to");
+  if (from !== null || to !== null) return { preset: "custom", start: from ?? "", end: to ?? "" };
+  const range = params.get("range");
+  const preset = RANGE_PRESETS.find((p) => p.id === range);
+  return { preset: preset ? preset.id : DEFAULT_PRESET };
+}
+
+/** The query-string keys of a selection; null removes a key, so the default leaves a clean URL. */
+export function selectionToQuery(selection: RangeSelection): Record<"range" | "from" | "to", string | null> {
+  if (selection.preset === "custom") return { range: null, from: selection.start, to: selection.end };
+  return { range: selection.preset === DEFAULT_PRESET ? null : selection.preset, from: null, to: null };
+}
 
 /**
  * "Today" as the rates API counts it: the central bank publishes in Caracas time (the API's default
@@ -25,7 +52,50 @@ export function shiftDays(date: string, days: number): string {
   return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
 }
 
+/** Whole days from `start` to `end` (negative when `end` is earlier). */
+export function daysFrom(start: string, end: string): number {
+  return Math.round((Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000);
+}
+
 export function presetRange(preset: RangePreset, today = todayInCaracas()): DateRange {
   const days = RANGE_PRESETS.find((p) => p.id === preset)!.days;
   return { start_date: shiftDays(today, -days), end_date: today };
+}
+
+export interface RangeProblem {
+  field: "from" | "to";
+  message: string;
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const isCalendarDate = (value: string) =>
+  ISO_DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+
+const spoken = (date: string) =>
+  new Date(`${date}T00:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "short", day: "numeric" });
+
+/**
+ * What is wrong with a custom range, field by field, before the API is asked: the same rules it applies
+ * (start not after end, at most MAX_SPAN_DAYS) and one it cannot know is a mistake (a day that has not come).
+ */
+export function checkCustomRange(start: string, end: string, today = todayInCaracas()): RangeProblem[] {
+  const problems: RangeProblem[] = [];
+  for (const [field, value, name] of [
+    ["from", start, "From"],
+    ["to", end, "To"],
+  ] as const) {
+    if (!value) problems.push({ field, message: `${name}: choose a date.` });
+    else if (!isCalendarDate(value)) problems.push({ field, message: `${name}: “${value}” is not a calendar date.` });
+    else if (value > today) problems.push({ field, message: `${name}: ${spoken(value)} is in the future; the latest rate can be today’s, ${spoken(today)}.` });
+  }
+  if (problems.length > 0) return problems;
+  if (start > end) {
+    problems.push({ field: "from", message: `From: ${spoken(start)} is after To (${spoken(end)}).` });
+  } else if (daysFrom(start, end) > MAX_SPAN_DAYS) {
+    problems.push({
+      field: "from",
+      message: `From: the range spans ${daysFrom(start, end)} days; at most ${MAX_SPAN_DAYS} (about ten years) can be shown at once.`,
+    });
+  }
+  return problems;
 }

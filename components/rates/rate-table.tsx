@@ -1,33 +1,44 @@
-import { formatChange, formatDay, formatRate } from "@/components/ui/format";
+import { formatDay, formatFixed, fractionDigitsOf } from "@/components/ui/format";
 import type { Rate } from "@/lib/swr/types";
 import { useSelectedCurrency } from "./selected-currency";
 
-/** The rates of the range, newest first, each with its change from the row below (the previous stored rate). */
+/**
+ * The rates of the range, newest first, each with its change from the row below (the previous stored rate).
+ * Every value of a column has the same number of decimals, in tabular figures, right-aligned: the decimal
+ * points line up.
+ */
 export function RateTable({ rates }: { rates: Rate[] }) {
   const currency = useSelectedCurrency();
+  const digits = fractionDigitsOf(rates.map((rate) => rate.dollar));
   return (
-    <div className="h-56 overflow-y-auto 2xl:h-72 rounded-lg border border-slate-200 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
+    <div className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
       <table className="w-full text-sm">
         <caption className="sr-only">Rates of the selected range, newest first</caption>
         <thead className="sticky top-0 bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
           <tr>
-            <th scope="col" className="px-3 py-2 font-semibold">Date</th>
-            <th scope="col" className="px-3 py-2 text-right font-semibold">Bs per {currency.code}</th>
-            <th scope="col" className="px-3 py-2 text-right font-semibold">Change</th>
+            <th scope="col" className="px-2 py-2 font-semibold sm:px-3">Date</th>
+            <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">Bs per {currency.code}</th>
+            <th scope="col" className="hidden px-2 py-2 text-right font-semibold sm:table-cell sm:px-3">Change</th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+        <tbody className="divide-y divide-slate-100 font-mono text-[0.8125rem] dark:divide-slate-800">
           {rates.map((rate, index) => {
             const previous = rates[index + 1];
             const change = previous ? rate.dollar - previous.dollar : undefined;
             return (
               <tr key={rate.date} className="hover:bg-slate-50 dark:hover:bg-slate-800/40">
-                <td className="px-3 py-1.5 whitespace-nowrap">
+                <td className="px-2 py-1.5 font-sans text-sm whitespace-nowrap sm:px-3">
                   <time dateTime={rate.date}>{formatDay(rate.date)}</time>
                 </td>
-                <td className="px-3 py-1.5 text-right tabular-nums">{formatRate(rate.dollar)}</td>
-                <td className="px-3 py-1.5 text-right text-slate-600 tabular-nums dark:text-slate-400">
-                  {change === undefined ? "—" : formatChange(change)}
+                <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums sm:px-3">
+                  <span className="block" data-testid="rate-value">{formatFixed(rate.dollar, digits)}</span>
+                  {/* A phone has no room for a third column: the change goes under the value. */}
+                  <span className="block text-xs text-slate-600 sm:hidden dark:text-slate-400">
+                    {change === undefined ? "" : formatFixed(change, digits, true)}
+                  </span>
+                </td>
+                <td className="hidden px-2 py-1.5 text-right whitespace-nowrap text-slate-600 tabular-nums sm:table-cell sm:px-3 dark:text-slate-400">
+                  {change === undefined ? "—" : formatFixed(change, digits, true)}
                 </td>
               </tr>
             );

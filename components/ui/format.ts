@@ -66,3 +66,34 @@ export function formatTtl(seconds: number): string {
   }
   return `${seconds} seconds`;
 }
+
+/** How many decimals the most precise of these values has (2 to 8): a column shows them all with as many. */
+export function fractionDigitsOf(values: number[]): number {
+  let digits = 2;
+  for (const value of values) {
+    const text = String(value);
+    const fraction = text.includes("e") ? 8 : (text.split(".")[1]?.length ?? 0);
+    digits = Math.max(digits, Math.min(8, fraction));
+  }
+  return digits;
+}
+
+const fixedFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * A value with exactly `digits` decimals, so a right-aligned column of tabular figures lines up on the decimal
+ * point; `signed` for changes (+0.5, −0.25).
+ */
+export function formatFixed(value: number, digits: number, signed = false): string {
+  const key = `${digits}:${signed}`;
+  let format = fixedFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat("en-US", {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+      signDisplay: signed ? "exceptZero" : "auto",
+    });
+    fixedFormats.set(key, format);
+  }
+  return format.format(value);
+}

@@ -24,21 +24,32 @@ export function Modal({ open, onClose, title, children, placement = "center", he
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // showModal focuses the first focusable element, the Close button; a form marks its first field instead.
+      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    }
     if (!open && dialog.open) dialog.close();
   }, [open]);
 
+  // The browser's own dialog style caps max-width at 100% - 2em - 6px, which pushed the full-width drawer
+  // off-centre on a phone: both frames set their own caps.
   const frame =
     placement === "side"
-      ? "m-0 ml-auto h-dvh max-h-dvh w-full max-w-3xl rounded-none sm:rounded-l-xl"
-      : "m-auto w-[calc(100%-2rem)] max-w-md rounded-xl";
+      ? "m-0 ml-auto h-dvh max-h-dvh w-full max-w-full rounded-none sm:max-w-3xl sm:rounded-l-xl"
+      : "m-auto max-h-[calc(100dvh-2rem)] w-[calc(100%-2rem)] max-w-md rounded-xl";
 
   return (
     <dialog
       ref={ref}
       aria-labelledby={titleId}
-      onClose={onClose}
+      // React passes a nested dialog's close and cancel up to this one (a confirmation inside the build
+      // drawer): only this dialog's own events close it.
+      onClose={(event) => {
+        if (event.target === event.currentTarget) onClose();
+      }}
       onCancel={(event) => {
+        if (event.target !== event.currentTarget) return;
         event.preventDefault();
         onClose();
       }}
@@ -49,12 +60,12 @@ export function Modal({ open, onClose, title, children, placement = "center", he
       className={`${frame} border border-slate-200 bg-white p-0 text-slate-900 shadow-2xl backdrop:bg-slate-950/50 dark:border-slate-700 dark:bg-slate-900 dark:text-slate-100`}
     >
       {open && (
-        <div className="flex h-full flex-col">
-          <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-5 py-3 dark:border-slate-800">
-            <h2 id={titleId} className="truncate text-base font-semibold">
+        <div className={`flex flex-col ${placement === "side" ? "h-full" : "max-h-[calc(100dvh-2rem)]"}`}>
+          <div className="flex items-center justify-between gap-3 border-b border-slate-200 px-4 py-3 sm:px-5 dark:border-slate-800">
+            <h2 id={titleId} className="min-w-0 truncate text-base font-semibold">
               {title}
             </h2>
-            <div className="flex items-center gap-2">
+            <div className="flex shrink-0 items-center gap-2">
               {headerActions}
               <button
                 type="button"
@@ -68,7 +79,7 @@ export function Modal({ open, onClose, title, children, placement = "center", he
               </button>
             </div>
           </div>
-          <div className="min-h-0 flex-1 overflow-y-auto px-5 py-4">{children}</div>
+          <div className="min-h-0 min-w-0 flex-1 overflow-y-auto px-4 py-4 sm:px-5">{children}</div>
         </div>
       )}
     </dialog>

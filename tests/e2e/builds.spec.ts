@@ -1,5 +1,5 @@
 import { expect, registerThroughHeader, test } from "./fixtures";
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 
 async function openNewBuildForm(page: Page) {
   await page.getByRole("button", { name: "New build" }).click();
@@ -8,6 +8,20 @@ async function openNewBuildForm(page: Page) {
   await expect(dialog.getByLabel("Repository 1", { exact: true })).toHaveValue("demo");
   await expect(dialog.getByLabel("Ref 1", { exact: true })).toHaveValue("main");
   return dialog;
+}
+
+/**
+ * Destroy asks first, naming the build: the confirmation's title and button carry its short id, and
+ * "Keep it" leaves the build alone.
+ */
+async function destroyFromDrawer(page: Page, drawer: Locator, buildId: string) {
+  const name = buildId.slice(0, 8);
+  await drawer.getByRole("button", { name: "Destroy", exact: true }).click();
+  const confirm = page.getByRole("dialog", { name: `Destroy build ${name}?` });
+  await expect(confirm).toBeVisible();
+  await expect(confirm.getByRole("button", { name: "Keep it" })).toBeFocused();
+  await confirm.getByRole("button", { name: `Destroy build ${name}` }).click();
+  await expect(confirm).toBeHidden();
 }
 
 /** Fills the New build form with these modules and starts it; answers the new build's id, open in the drawer. */
@@ -25,13 +39,15 @@ test.describe("Builds on the dashboard", () => {
     await page.goto("/");
     await registerThroughHeader(page);
     const dialog = await openNewBuildForm(page);
+    // The first field has the focus, so the form can be filled from the keyboard at once.
+    await expect(dialog.getByLabel("Repository 1", { exact: true })).toBeFocused();
     await expect(dialog.getByRole("checkbox", { name: "alpha" })).toBeVisible();
     await expect(dialog.getByRole("checkbox", { name: "beta" })).toBeVisible();
     await expect(dialog.getByLabel("Time to live")).toHaveValue("3600");
 
-    // No module chosen: the API names `modules`.
+    // No module chosen: said in words for a person, before the API is asked.
     await dialog.getByRole("button", { name: "Start build" }).click();
-    await expect(dialog.getByText(/must not be empty|at least one module/i)).toBeVisible();
+    await expect(dialog.getByText("Choose at least one module.")).toBeVisible();
 
     // A ref that does not exist: the problem names repositories[0].ref, shown under the Ref field.
     await dialog.getByRole("checkbox", { name: "alpha" }).check();
@@ -51,9 +67,9 @@ test.describe("Builds on the dashboard", () => {
     await expect(dialog).toBeHidden();
   });
 
-  test("start a build, watch its stages and live log, open its preview, destroy it", async ({ page }) => {
+  test("start a build, watch its stages and live log, open its preview, destroy it", async ({ page, context }) => {
     await page.goto("/");
-    await registerThroughHeader(page);
+    const email = await registerThroughHeader(page);
     const totalBefore = Number(await page.getByTestId("counter-total").textContent());
 
     const form = await openNewBuildForm(page);
@@ -68,6 +84,10 @@ test.describe("Builds on the dashboard", () => {
     const drawer = page.getByRole("dialog", { name: /^Build / });
     await expect(drawer).toBeVisible();
     await expect(drawer.getByText(buildId)).toBeVisible();
+    // Who started it, by display name (the email's local part unless the person chose one), never the email.
+    await expect(drawer.getByTestId("build-origin")).toHaveText(email.split("@")[0]);
+    // The time to live starts when the build runs, not while it waits and builds.
+    await expect(drawer.getByTestId("expiry-countdown")).toHaveText("starts when running");
 
     // The stages move forward; the viewer follows the running one.
     await expect(drawer.getByTestId("stage-checkout")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
@@ -98,6 +118,15 @@ test.describe("Builds on the dashboard", () => {
     await expect(drawer.getByTestId("stage-healthcheck")).toHaveAttribute("data-status", "succeeded");
     await expect(drawer.getByTestId("commit-sha")).toHaveText(/^[0-9a-f]{7}$/);
     await expect(drawer.getByTestId("expiry-countdown")).toContainText(/min/);
+    await expect(drawer.getByTestId("build-duration")).toHaveText(/^\d+(\.\d)? s$|min/);
+
+    // The preview's address is shown, and copied with one click.
+    const shownUrl = drawer.getByTestId("preview-url").getByRole("link");
+    await expect(shownUrl).toHaveText(/^https?:\/\//);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await drawer.getByRole("button", { name: "Copy URL" }).click();
+    await expect(drawer.getByRole("button", { name: "Copied" })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await shownUrl.textContent());
 
     // Open preview: the build's own server lists its modules.
     const [preview] = await Promise.all([page.waitForEvent("popup"), drawer.getByRole("link", { name: /Open preview/ }).click()]);
@@ -110,8 +139,15 @@ test.describe("Builds on the dashboard", () => {
     await drawer.getByTestId("stage-install").click();
     await expect(log).toContainText("installed");
 
+    // Destroy asks first; Keep it changes nothing.
+    await drawer.getByRole("button", { name: "Destroy", exact: true }).click();
+    const confirm = page.getByRole("dialog", { name: `Destroy build ${buildId.slice(0, 8)}?` });
+    await confirm.getByRole("button", { name: "Keep it" }).click();
+    await expect(confirm).toBeHidden();
+    await expect(drawer.getByTestId("build-status")).toHaveText("running");
+
     // Destroy stops the runtime: the build is destroyed and its preview no longer answers.
-    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await destroyFromDrawer(page, drawer, buildId);
     await expect(drawer.getByTestId("build-status")).toHaveText("destroyed", { timeout: 30_000 });
     await expect(drawer.getByRole("link", { name: /Open preview/ })).toHaveCount(0);
     await expect.poll(async () => fetch(previewUrl).then(() => "answers", () => "gone"), { timeout: 15_000 }).toBe("gone");
@@ -123,6 +159,7 @@ test.describe("Builds on the dashboard", () => {
     await page.getByLabel("Search").fill(buildId.slice(0, 8));
     await expect(page.getByTestId("build-row")).toHaveCount(1);
     await expect(page.getByTestId("build-row")).toContainText("destroyed");
+    await expect(page.getByTestId("build-row").getByTestId("build-created-by")).toHaveText(email.split("@")[0]);
     await page.getByLabel("Status").selectOption("running");
     await expect(page.getByTestId("build-row")).toHaveCount(0);
   });
@@ -154,14 +191,14 @@ test.describe("Builds on the dashboard", () => {
     await expect(preview.locator("body")).toContainText("alpha");
     await expect(preview.locator("body")).toContainText("gamma");
     await preview.close();
-    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await destroyFromDrawer(page, drawer, new URL(page.url()).searchParams.get("build")!);
     await expect(drawer.getByTestId("build-status")).toHaveText("destroyed");
   });
 
   test("a failing build shows where and why it failed, and can be destroyed", async ({ page }) => {
     await page.goto("/");
     await registerThroughHeader(page);
-    await startBuild(page, ["alpha", "broken"]);
+    const buildId = await startBuild(page, ["alpha", "broken"]);
     const drawer = page.getByRole("dialog", { name: /^Build / });
 
     await expect(drawer.getByTestId("build-status")).toHaveText("failed", { timeout: 60_000 });
@@ -173,7 +210,7 @@ test.describe("Builds on the dashboard", () => {
     await expect(drawer.getByTestId("stage-log")).toContainText("1 test failed: broken");
     await expect(drawer.getByRole("button", { name: "Cancel build" })).toHaveCount(0);
 
-    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await destroyFromDrawer(page, drawer, buildId);
     await expect(drawer.getByTestId("build-status")).toHaveText("destroyed");
     await expect(page.getByTestId("counter-failed")).toHaveText(/^\d+$/);
   });
@@ -181,16 +218,29 @@ test.describe("Builds on the dashboard", () => {
   test("a build can be canceled while it installs", async ({ page }) => {
     await page.goto("/");
     await registerThroughHeader(page);
-    await startBuild(page, ["slow"]);
+    const buildId = await startBuild(page, ["slow"]);
     const drawer = page.getByRole("dialog", { name: /^Build / });
 
     await expect(drawer.getByTestId("stage-install")).toHaveAttribute("data-status", "running", { timeout: 30_000 });
     await expect(drawer.getByTestId("stage-log")).toContainText("still installing 2");
-    await expect(drawer.getByRole("button", { name: "Destroy" })).toHaveCount(0);
-    await drawer.getByRole("button", { name: "Cancel build" }).click();
+    await expect(drawer.getByRole("button", { name: "Destroy", exact: true })).toHaveCount(0);
+    // Cancel asks first, naming the build.
+    await drawer.getByRole("button", { name: "Cancel build", exact: true }).click();
+    const confirm = page.getByRole("dialog", { name: `Cancel build ${buildId.slice(0, 8)}?` });
+    await expect(confirm).toContainText(buildId.slice(0, 8));
+    await confirm.getByRole("button", { name: `Cancel build ${buildId.slice(0, 8)}` }).click();
+    await expect(confirm).toBeHidden();
     await expect(drawer.getByTestId("build-status")).toHaveText("canceled", { timeout: 30_000 });
     await expect(drawer.getByTestId("stage-install")).toHaveAttribute("data-status", /canceled|failed/);
     await expect(drawer.getByTestId("log-live")).toHaveCount(0);
+
+    // Opened afresh, the drawer shows the interrupted install log, not a later stage that never ran.
+    await page.goto(`/?build=${buildId}`);
+    await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
+    await expect(drawer.getByTestId("stage-log")).toContainText("still installing 2");
+    await expect(drawer.getByTestId("stage-install")).toHaveAttribute("aria-pressed", "true");
+    await drawer.getByTestId("stage-healthcheck").click();
+    await expect(drawer.getByTestId("stage-log")).toHaveText(/did not run|skipped/);
   });
 
   test("a log longer than the API's tail says that only its end is shown", async ({ page }) => {
@@ -208,8 +258,20 @@ test.describe("Builds on the dashboard", () => {
     await expect(drawer.getByTestId("log-truncated")).toBeVisible();
     await expect(log).not.toContainText("verbose line 000001 ");
 
-    await drawer.getByRole("button", { name: "Destroy" }).click();
+    await destroyFromDrawer(page, drawer, buildId);
     await expect(drawer.getByTestId("build-status")).toHaveText("destroyed");
+  });
+
+  test("a link to a build that does not exist says so, and leads back without a useless retry", async ({ page }) => {
+    await page.goto("/?build=doesnotexist&range=90d");
+    const drawer = page.getByRole("dialog", { name: "Build not found" });
+    await expect(drawer).toBeVisible();
+    await expect(drawer).toContainText("No build has the id doesnotexist.");
+    await expect(drawer.getByRole("button", { name: "Try again" })).toHaveCount(0);
+    await drawer.getByRole("button", { name: "Back to the builds" }).click();
+    await expect(drawer).toBeHidden();
+    // Closing the drawer keeps the rest of the address: the rate history's range.
+    await expect(page).toHaveURL(/\/\?range=90d$/);
   });
 
   test("signed out, the build actions are disabled with a hint", async ({ page }) => {

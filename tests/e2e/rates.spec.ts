@@ -93,12 +93,83 @@ test.describe("Rates on the dashboard", () => {
     await history.getByRole("button", { name: "Apply" }).click();
     await expect(history.getByRole("table").getByRole("row")).toHaveCount(2);
     await expect(oldRow).toHaveCount(1);
+    // The range is in the address: a reload (or the link, shared) shows the same range.
+    await expect(page).toHaveURL(new RegExp(`from=${shiftDays(old, -1)}&to=${shiftDays(old, 1)}`));
+    await page.reload();
+    await expect(history.getByRole("table").getByRole("row")).toHaveCount(2);
+    await expect(oldRow).toHaveCount(1);
+    await expect(history.getByRole("button", { name: "Custom" })).toHaveAttribute("aria-pressed", "true");
+    await expect(history.getByLabel("From", { exact: true })).toHaveValue(shiftDays(old, -1));
 
-    // A range the API refuses shows its problem's detail in the panel.
+    // A range that cannot be served is refused here, naming the field, without asking the API; nothing of
+    // the previous range stays beside the message.
+    const asked: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/rates/history")) asked.push(request.url());
+    });
     await history.getByLabel("From", { exact: true }).fill(today);
     await history.getByLabel("To", { exact: true }).fill(old);
     await history.getByRole("button", { name: "Apply" }).click();
-    await expect(history.getByRole("alert")).toBeVisible();
+    const from = history.getByLabel("From", { exact: true });
+    await expect(from).toHaveAttribute("aria-invalid", "true");
+    await expect(history.getByTestId("range-problems")).toHaveText(/^From: .+ is after To \(.+\)\.$/);
+    await expect(history.getByTestId("rates-count")).toHaveCount(0);
+    await expect(history.getByTestId("rate-stats")).toHaveCount(0);
+    await expect(oldRow).toHaveCount(0);
+
+    await from.fill(shiftDays(today, -4000));
+    await history.getByLabel("To", { exact: true }).fill(today);
+    await history.getByRole("button", { name: "Apply" }).click();
+    await expect(history.getByTestId("range-problems")).toContainText("From: the range spans 4000 days; at most 3660");
+
+    await from.fill(shiftDays(today, -3));
+    await history.getByLabel("To", { exact: true }).fill(shiftDays(today, 2));
+    await history.getByRole("button", { name: "Apply" }).click();
+    await expect(history.getByLabel("To", { exact: true })).toHaveAttribute("aria-invalid", "true");
+    await expect(history.getByTestId("range-problems")).toContainText(/^To: .+ is in the future/);
+    expect(asked).toEqual([]);
+  });
+
+  test("the chart spaces dates by time, the summary describes the range, and the table lines up decimals", async ({ page, request }) => {
+    const { apiUser, storeRates } = await import("./api");
+    const user = await apiUser(request, "chart");
+    // Far back, alone in their range: two consecutive days, then a gap of four.
+    const base = shiftDays(todayInCaracas(), -900);
+    await storeRates(request, user.headers, [
+      { date: base, dollar: "10,5" },
+      { date: shiftDays(base, 1), dollar: "11,12345678" },
+      { date: shiftDays(base, 5), dollar: "9,25" },
+    ]);
+    await page.goto(`/?from=${shiftDays(base, -1)}&to=${shiftDays(base, 6)}`);
+    const history = page.getByRole("region", { name: "Rate history" });
+    const dots = history.locator(".recharts-line-dots circle");
+    await expect(dots).toHaveCount(3);
+    const xs = await dots.evaluateAll((circles) => circles.map((c) => Number(c.getAttribute("cx"))));
+    expect((xs[2] - xs[1]) / (xs[1] - xs[0])).toBeCloseTo(4, 1);
+    // Ticks are days of the month, never a two-digit year.
+    // Recharts draws the tick labels in their own layer, apart from the axis line.
+    const tickLabels = history.locator(".recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value");
+    await expect(tickLabels.nth(1)).toBeVisible();
+    const ticks = await tickLabels.allTextContents();
+    for (const tick of ticks) expect(tick).toMatch(/^[A-Z][a-z]{2} \d{1,2}$/);
+
+    await expect(history.getByTestId("stat-lowest")).toHaveText("9.25000000");
+    await expect(history.getByTestId("stat-highest")).toHaveText("11.12345678");
+    await expect(history.getByTestId("stat-average")).toHaveText("10.29115226");
+    await expect(history.getByTestId("stat-change")).toHaveText("-1.25000000");
+    // Every value has as many decimals as the most precise one, so the points line up.
+    await expect(history.getByTestId("rate-value")).toHaveText(["9.25000000", "11.12345678", "10.50000000"]);
+    const points = await history.getByTestId("rate-value").evaluateAll((cells) =>
+      cells.map((cell) => {
+        const range = document.createRange();
+        const text = cell.firstChild!;
+        const dot = text.textContent!.indexOf(".");
+        range.setStart(text, dot);
+        range.setEnd(text, dot + 1);
+        return Math.round(range.getBoundingClientRect().left);
+      }),
+    );
+    expect(new Set(points).size).toBe(1);
   });
 
   test("when the central bank fails, the fetch shows the problem's detail and stores nothing", async ({ page, bcv, request }) => {
@@ -110,9 +181,26 @@ test.describe("Rates on the dashboard", () => {
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
     const alert = card.getByRole("alert");
     await expect(alert).toBeVisible();
-    await expect(alert).not.toBeEmpty();
+    await expect(alert).toContainText("The central bank’s website answered with an error (HTTP 500). Nothing was stored.");
     const after = await request.get("/rates/");
     expect(after.status()).toBe(before.status());
     if (before.ok()) expect(await after.json()).toEqual(await before.json());
+  });
+
+  test("against a slow central bank, the fetch says what it is doing, then why it gave up", async ({ page, bcv }) => {
+    await page.goto("/");
+    await registerThroughHeader(page);
+    await bcv.set({ scenario: "slow" });
+    const card = page.getByRole("region", { name: "Latest rate" });
+    await card.getByRole("button", { name: "Fetch latest rate" }).click();
+    await expect(card.getByTestId("fetch-progress")).toContainText(/Asking the central bank… \d+ s/);
+    await page.screenshot({ path: test.info().outputPath("fetch-slow-progress.png") });
+    await expect(card.getByRole("alert")).toContainText("The central bank’s website did not answer in time. Nothing was stored.", {
+      timeout: 30_000,
+    });
+    await expect(card.getByTestId("fetch-progress")).toHaveCount(0);
+    await card.getByText("Technical details").click();
+    await expect(card.getByRole("alert")).toContainText(/did not answer within \d+ ms/);
+    await page.screenshot({ path: test.info().outputPath("fetch-slow-failure.png") });
   });
 });

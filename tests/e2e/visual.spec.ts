@@ -63,6 +63,9 @@ test.describe("Screenshots and accessibility checks of the dashboard, and /docs"
       await page.goto("/");
       await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
       await snapshot(page, testInfo, `dashboard-${viewport.width}px`);
+      // Phones and tablets in detail: viewports.spec.ts.
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(scrollWidth, "the page scrolls sideways").toBeLessThanOrEqual(viewport.width);
     });
   }
 

@@ -1,0 +1,24 @@
+"use client";
+
+import { formatDateTime } from "@/components/ui/format";
+import type { BuildSummary } from "@/lib/swr/types";
+import { ExpiryCountdown } from "./expiry-countdown";
+
+/** Statuses before the runtime is up: the time to live has not started (whatever expires_at says). */
+const BEFORE_RUNNING = ["queued", "checking_out", "installing", "testing", "starting"];
+
+/**
+ * When a build's preview goes away. The time to live starts when the build reaches running: before that
+ * it says so, even where an older API already sets expires_at at creation; while running it counts down;
+ * afterwards the moment it expired, or nothing once it was destroyed, canceled or failed.
+ */
+export function BuildExpiry({ build }: { build: BuildSummary }) {
+  if (BEFORE_RUNNING.includes(build.status)) {
+    return <span className="text-slate-600 dark:text-slate-400">starts when running</span>;
+  }
+  if (build.status === "running") return <ExpiryCountdown expiresAt={build.expires_at} />;
+  if (build.status === "expired" && build.expires_at) return <span>{formatDateTime(build.expires_at)}</span>;
+  return <span>—</span>;
+}
+
+export const expiryLabel = (build: BuildSummary) => (build.status === "expired" ? "Expired" : "Expires in");

@@ -1,0 +1,150 @@
+import type { Locator, Page, TestInfo } from "@playwright/test";
+import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
+import { apiUser, startApiBuild, storeRates, waitForBuildStatus } from "./api";
+import { expect, signInThroughHeader, test } from "./fixtures";
+
+/**
+ * Phones and tablets: no page and no dialog may be wider than the screen (the rates table with
+ * eight-decimal values used to widen a 390 px page to 417 px, and cut the drawer's Close button off).
+ * Every check runs in light and dark, and each state is saved as a screenshot to look at.
+ */
+
+let email: string;
+let headers: Record<string, string>;
+let buildId: string;
+let canceledId: string;
+
+test.beforeAll(async ({ request }) => {
+  const user = await apiUser(request, "viewports");
+  email = user.email;
+  headers = user.headers;
+  const today = todayInCaracas();
+  // Eight decimals, and a gap of four days between two of the dates.
+  await storeRates(request, user.headers, [
+    { date: shiftDays(today, -12), dollar: "231,98765432" },
+    { date: shiftDays(today, -11), dollar: "232,10000001" },
+    { date: shiftDays(today, -7), dollar: "1234,56789012" },
+  ]);
+  buildId = await startApiBuild(request, user.headers, ["alpha", "beta"]);
+  // A build canceled while it installs, for the drawer's interrupted log.
+  canceledId = await startApiBuild(request, user.headers, ["slow"]);
+  await waitForBuildStatus(request, canceledId, "installing");
+  await expect
+    .poll(async () => (await request.get(`/builds/${canceledId}/logs?stage=install`)).text(), { timeout: 30_000 })
+    .toContain("still installing 1");
+  expect((await request.post(`/builds/${canceledId}/cancel`, { headers: user.headers })).ok()).toBe(true);
+  await waitForBuildStatus(request, buildId, "running");
+  await waitForBuildStatus(request, canceledId, "canceled");
+});
+
+test.afterAll(async ({ request }) => {
+  // The build is not this spec's to keep: its preview would hold a port until the run ends.
+  await request.delete(`/builds/${buildId}`, { headers });
+});
+
+/** The page is no wider than the viewport; on failure, names the elements that stick out. */
+async function expectPageFits(page: Page, what: string) {
+  const measured = await page.evaluate(() => {
+    const width = window.innerWidth;
+    const offenders = [...document.querySelectorAll<HTMLElement>("body *")]
+      .filter((el) => el.getBoundingClientRect().right > width + 0.5 && el.getClientRects().length > 0)
+      .slice(0, 5)
+      .map((el) => `${el.tagName.toLowerCase()}.${String(el.className).split(" ").slice(0, 4).join(".")} → ${Math.round(el.getBoundingClientRect().right)}`);
+    return { scrollWidth: document.documentElement.scrollWidth, width, offenders };
+  });
+  expect(measured.scrollWidth, `${what}: the page is ${measured.scrollWidth} px wide on a ${measured.width} px screen; ${measured.offenders.join(", ")}`).toBeLessThanOrEqual(
+    measured.width,
+  );
+}
+
+/** A dialog lies inside the viewport, does not scroll sideways, and its Close button is fully visible. */
+async function expectDialogFits(page: Page, dialog: Locator, what: string, centred: boolean) {
+  await expect(dialog).toBeVisible();
+  const viewport = page.viewportSize()!;
+  const box = (await dialog.boundingBox())!;
+  expect(box.x, `${what}: left edge`).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width, `${what}: right edge`).toBeLessThanOrEqual(viewport.width + 0.5);
+  if (centred) expect(Math.abs(box.x - (viewport.width - box.x - box.width)), `${what}: centred`).toBeLessThanOrEqual(2);
+  const inner = await dialog.evaluate((el) => {
+    const scroller = el.querySelector<HTMLElement>(":scope > div > div:last-child") ?? el;
+    return { dialog: el.scrollWidth - el.clientWidth, content: scroller.scrollWidth - scroller.clientWidth };
+  });
+  expect(inner, `${what}: nothing inside scrolls sideways`).toEqual({ dialog: 0, content: 0 });
+  await expect(dialog.getByRole("button", { name: "Close", exact: true })).toBeInViewport({ ratio: 1 });
+  await expectPageFits(page, what);
+}
+
+async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage = false) {
+  const file = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  await testInfo.attach(name, { path: file, contentType: "image/png" });
+}
+
+for (const width of [320, 390, 768]) {
+  test(`at ${width} px nothing is wider than the screen, in light and dark`, async ({ page }, testInfo) => {
+    await page.setViewportSize({ width, height: 800 });
+    for (const scheme of ["light", "dark"] as const) {
+      const name = (state: string) => `${width}px-${scheme}-${state}`;
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto("/?range=all");
+      const history = page.getByRole("region", { name: "Rate history" });
+      await expect(history.getByTestId("rate-value").first()).toBeVisible();
+      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+      await expectPageFits(page, name("dashboard"));
+      await snapshot(page, testInfo, name("dashboard"), true);
+
+      if (scheme === "light") {
+        await page.getByRole("banner").getByRole("button", { name: "Sign in" }).click();
+        await expectDialogFits(page, page.getByRole("dialog", { name: "Sign in" }), name("sign-in"), true);
+        await page.keyboard.press("Escape");
+        await signInThroughHeader(page, email);
+        await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toBeVisible();
+      }
+
+      // A custom range with a mistake: the named problem fits too.
+      await history.getByRole("button", { name: "Custom" }).click();
+      await history.getByLabel("From", { exact: true }).fill(todayInCaracas());
+      await history.getByLabel("To", { exact: true }).fill(shiftDays(todayInCaracas(), -3));
+      await history.getByRole("button", { name: "Apply" }).click();
+      await expect(history.getByTestId("range-problems")).toBeVisible();
+      await expectPageFits(page, name("range-problem"));
+      await history.getByTestId("range-problems").scrollIntoViewIfNeeded();
+      await snapshot(page, testInfo, name("range-problem"));
+
+      await page.getByRole("button", { name: "New build" }).click();
+      const form = page.getByRole("dialog", { name: "New build" });
+      await expect(form.getByLabel("Repository 1", { exact: true })).toBeFocused();
+      await expectDialogFits(page, form, name("new-build"), true);
+      await snapshot(page, testInfo, name("new-build"));
+      await page.keyboard.press("Escape");
+
+      await page.goto(`/?build=${buildId}&range=all`);
+      const drawer = page.getByRole("dialog", { name: /^Build / });
+      await expect(drawer.getByTestId("stage-log")).not.toHaveAttribute("aria-busy", "true");
+      await expect(drawer.getByTestId("preview-url")).toBeVisible();
+      await expectDialogFits(page, drawer, name("drawer"), false);
+      await snapshot(page, testInfo, name("drawer"));
+
+      await drawer.getByRole("button", { name: "Destroy", exact: true }).click();
+      const confirm = page.getByRole("dialog", { name: `Destroy build ${buildId.slice(0, 8)}?` });
+      await expectDialogFits(page, confirm, name("confirm-destroy"), true);
+      await snapshot(page, testInfo, name("confirm-destroy"));
+      await confirm.getByRole("button", { name: "Keep it" }).click();
+      await expect(confirm).toBeHidden();
+      await expect(drawer.getByTestId("build-status")).toHaveText("running");
+
+      // The canceled build opens on the install log it interrupted.
+      await page.goto(`/?build=${canceledId}`);
+      await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
+      await expect(drawer.getByTestId("stage-log")).toContainText("still installing 1");
+      await expectDialogFits(page, drawer, name("canceled"), false);
+      await snapshot(page, testInfo, name("canceled"));
+
+      await page.goto("/?build=no-such-build-id-at-all");
+      const missing = page.getByRole("dialog", { name: "Build not found" });
+      await expect(missing.getByRole("button", { name: "Back to the builds" })).toBeVisible();
+      await expectDialogFits(page, missing, name("not-found"), false);
+      await snapshot(page, testInfo, name("not-found"));
+    }
+  });
+}

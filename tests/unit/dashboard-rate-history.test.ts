@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { describeFetchFailure } from "@/components/rates/fetch-failure";
+import { checkCustomRange, selectionFromQuery, selectionToQuery } from "@/components/rates/rate-range";
+import { dayToMs, formatTick, tickStyleFor, timeTicks } from "@/components/rates/time-axis";
+import { formatFixed, fractionDigitsOf } from "@/components/ui/format";
+
+const labels = (start: string, end: string) => {
+  const [s, e] = [dayToMs(start), dayToMs(end)];
+  return timeTicks(s, e).map((t) => formatTick(t, tickStyleFor(s, e)));
+};
+
+describe("the rate chart's time axis", () => {
+  it("places dates by time, so a four-day gap is four times a one-day gap", () => {
+    expect(dayToMs("2026-11-20") - dayToMs("2026-11-16")).toBe(4 * (dayToMs("2026-11-17") - dayToMs("2026-11-16")));
+  });
+
+  it("labels days as `Nov 23` on spans under a year, months as `Nov 2026` on longer ones, never a two-digit year", () => {
+    expect(labels("2026-10-24", "2026-11-23")).toEqual(["Oct 24", "Oct 31", "Nov 7", "Nov 14", "Nov 21"]);
+    expect(labels("2025-12-20", "2026-01-10")).toEqual(["Dec 20", "Dec 27", "Jan 3", "Jan 10"]);
+    expect(labels("2025-11-23", "2026-11-23")).toEqual(["Jan 2026", "Mar 2026", "May 2026", "Jul 2026", "Sep 2026", "Nov 2026"]);
+    expect(labels("2016-11-27", "2026-11-23")).toEqual(["Jan 2017", "Jan 2019", "Jan 2021", "Jan 2023", "Jan 2025"]);
+    for (const label of [...labels("2025-06-01", "2026-11-23"), ...labels("2026-01-01", "2026-03-01")]) {
+      expect(label).not.toMatch(/, \d\d$/);
+    }
+  });
+
+  it("keeps every tick inside the domain and at most seven of them", () => {
+    for (const [start, end] of [["2026-08-25", "2026-11-23"], ["2020-02-29", "2026-11-23"], ["2026-11-22", "2026-11-23"]]) {
+      const ticks = timeTicks(dayToMs(start), dayToMs(end));
+      expect(ticks.length).toBeGreaterThan(0);
+      expect(ticks.length).toBeLessThanOrEqual(7);
+      for (const tick of ticks) expect(tick >= dayToMs(start) && tick <= dayToMs(end)).toBe(true);
+    }
+  });
+});
+
+describe("the custom range check", () => {
+  const today = "2026-11-23";
+  it("accepts a range that the API serves", () => {
+    expect(checkCustomRange("2026-01-01", today, today)).toEqual([]);
+  });
+  it("names the field: start after end, future dates, too long a span, a missing date", () => {
+    expect(checkCustomRange("2026-11-20", "2026-11-10", today)).toEqual([
+      { field: "from", message: "From: Nov 20, 2026 is after To (Nov 10, 2026)." },
+    ]);
+    expect(checkCustomRange("2026-11-01", "2026-12-01", today)).toEqual([
+      { field: "to", message: expect.stringMatching(/^To: Dec 1, 2026 is in the future/) },
+    ]);
+    expect(checkCustomRange("2010-01-01", today, today)).toEqual([
+      { field: "from", message: expect.stringMatching(/^From: the range spans \d+ days; at most 3660/) },
+    ]);
+    expect(checkCustomRange("", today, today)).toEqual([{ field: "from", message: "From: choose a date." }]);
+    expect(checkCustomRange("2026-02-30", today, today)[0].field).toBe("from");
+  });
+});
+
+describe("the range in the query string", () => {
+  it("round-trips presets and custom ranges, and leaves the default out", () => {
+    expect(selectionToQuery({ preset: "30d" })).toEqual({ range: null, from: null, to: null });
+    expect(selectionToQuery({ preset: "1y" })).toEqual({ range: "1y", from: null, to: null });
+    expect(selectionFromQuery(new URLSearchParams("range=1y&build=x"))).toEqual({ preset: "1y" });
+    expect(selectionFromQuery(new URLSearchParams("from=2026-01-01&to=2026-02-01"))).toEqual({
+      preset: "custom",
+      start: "2026-01-01",
+      end: "2026-02-01",
+    });
+    expect(selectionFromQuery(new URLSearchParams("range=bogus"))).toEqual({ preset: "30d" });
+  });
+});
+
+describe("rate columns aligned on the decimal point", () => {
+  it("gives every value as many decimals as the most precise one", () => {
+    const values = [250.5, 240.12345678, 236];
+    const digits = fractionDigitsOf(values);
+    expect(digits).toBe(8);
+    const shown = values.map((value) => formatFixed(value, digits));
+    expect(shown).toEqual(["250.50000000", "240.12345678", "236.00000000"]);
+    expect(new Set(shown.map((text) => text.length - text.indexOf("."))).size).toBe(1);
+    expect(formatFixed(250.5 - 240.12345678, digits, true)).toBe("+10.37654322");
+    expect(fractionDigitsOf([1.5, 2])).toBe(2);
+  });
+});
+
+describe("a failed fetch in words for a person", () => {
+  it("says the bank was slow, with the attempts the API counted", () => {
+    const failure = describeFetchFailure(
+      504,
+      "Could not get the rate from the central bank: https://www.bcv.org.ve/ did not answer within 10000 ms (3 attempts). Nothing was stored.",
+    );
+    expect(failure.attempts).toBe(3);
+    expect(failure.text).toBe(
+      "The central bank’s website did not answer in time after 3 attempts. Nothing was stored. Its site is often slow: try again in a few minutes.",
+    );
+  });
+  it("tells an error page, an unreadable page and an expired session apart", () => {
+    expect(describeFetchFailure(502, "… http://x/ answered HTTP 500 Internal Server Error (1 attempt). Nothing was stored.").text).toMatch(
+      /^The central bank’s website answered with an error \(HTTP 500\)\. Nothing was stored/,
+    );
+    expect(describeFetchFailure(502, "… the page has no #dolar block (1 attempt).").text).toMatch(/did not show a rate that could be read/);
+    expect(describeFetchFailure(401, "Sign in").text).toBe("Your session has ended. Sign in again to fetch the rate.");
+  });
+});
