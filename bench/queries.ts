@@ -14,9 +14,11 @@ const today = new Date().toISOString().slice(0, 10);
 seedDailyRates(databaseFile, today);
 const prisma = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${databaseFile}` }) });
 const sqlite = new Database(databaseFile, { readonly: true });
-const fields = { id: true, date: true, dollar: true } as const;
-const latest = sqlite.prepare("SELECT id, date, dollar FROM Rate ORDER BY date DESC LIMIT 1");
-const range = sqlite.prepare("SELECT id, date, dollar FROM Rate WHERE date >= ? AND date <= ? ORDER BY date DESC");
+const fields = { id: true, date: true, rate: true } as const;
+const latest = sqlite.prepare("SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' ORDER BY date DESC LIMIT 1");
+const range = sqlite.prepare(
+  "SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' AND date >= ? AND date <= ? ORDER BY date DESC",
+);
 const start = shiftDate(today, -3660);
 
 async function time(name: string, iterations: number, run: () => unknown) {
@@ -29,10 +31,16 @@ async function time(name: string, iterations: number, run: () => unknown) {
   return micros;
 }
 
-const a = await time("latest rate, Prisma findFirst", 2000, () => prisma.rate.findFirst({ orderBy: { date: "desc" }, select: fields }));
+const a = await time("latest rate, Prisma findFirst", 2000, () =>
+  prisma.currencyRate.findFirst({ where: { currency: "USD" }, orderBy: { date: "desc" }, select: fields }),
+);
 const b = await time("latest rate, prepared statement", 2000, () => latest.get());
 const c = await time("10-year history (3,661 rows), Prisma findMany", 40, () =>
-  prisma.rate.findMany({ where: { date: { gte: start, lte: today } }, orderBy: { date: "desc" }, select: fields }),
+  prisma.currencyRate.findMany({
+    where: { currency: "USD", date: { gte: start, lte: today } },
+    orderBy: { date: "desc" },
+    select: fields,
+  }),
 );
 const d = await time("10-year history (3,661 rows), prepared statement", 40, () => range.all(start, today));
 const rows = range.all(start, today) as { date: string; dollar: string }[];

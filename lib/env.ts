@@ -46,8 +46,9 @@ const envSchema = z.object({
   BCV_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   // The wait before the first retry of the central bank's page; each further retry waits twice as long.
   BCV_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  // 0 turns the schedule off: the rate is then fetched only through POST /rates/.
-  RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(0),
+  // Hourly by default: the bank publishes once a business day, in the afternoon (Caracas time). 0 turns the
+  // schedule off: the rate is then fetched only through POST /rates/.
+  RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
   // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
   LOG_STREAMS_MAX: positiveInt(200),

@@ -1,6 +1,9 @@
 import { requireUser } from "@/lib/auth/guard";
+import { corsPreflight, withCors } from "@/lib/http/cors";
+import { parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { serveRateRead } from "@/lib/rates/read-cache";
+import { rateCurrenciesQuerySchema } from "@/lib/rates/schemas";
 import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
 
 /**
@@ -9,7 +12,21 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *   get:
  *     tags: [Rates]
  *     summary: The rate of the newest stored date
- *     description: Also served at /rates. Send the ETag back in If-None-Match to get 304 while it is unchanged.
+ *     description: >
+ *       Also served at /rates. Send the ETag back in If-None-Match to get 304 while it is unchanged.
+ *       Callable from any origin (CORS).
+ *     parameters:
+ *       - in: query
+ *         name: currencies
+ *         required: false
+ *         description: >
+ *           Other currencies to include: "all", or ISO 4217 codes separated by commas. Each rate then carries
+ *           `rates` (bolivares per unit by code, for the asked currencies that have a rate on that date). An
+ *           unknown or malformed code answers 400 naming it. Without it the response is exactly the dollar's.
+ *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/currencies" }
+ *         examples:
+ *           some: { value: "EUR,CNY", summary: "The euro and the yuan" }
+ *           all: { value: "all", summary: "Every stored currency" }
  *     responses:
  *       200:
  *         description: The newest rate
@@ -19,15 +36,23 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Rate" }
+ *             examples:
+ *               dollar: { value: { dollar: 197.2456, date: "2025-10-14" } }
+ *               currencies: { value: { dollar: 197.2456, date: "2025-10-14", rates: { EUR: 228.09086692, CNY: 27.65836079 } } }
  *       304: { $ref: "#/components/responses/NotModified" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *   post:
  *     tags: [Rates]
  *     summary: Fetch the current rate from the central bank and store it
  *     description: >
- *       Reads the Banco Central de Venezuela's page and stores the dollar rate under its value date
- *       (Fecha Valor), or today in RATES_TIMEZONE where the page gives none. Transient failures are retried.
- *       Nothing is stored when the page cannot be fetched or read.
+ *       Reads the Banco Central de Venezuela's page and stores every currency it shows (USD, EUR, CNY, TRY,
+ *       RUB) under its value date (Fecha Valor), or today in RATES_TIMEZONE where the page gives none; a
+ *       currency block that is missing or unreadable does not lose the others. A value a workbook stored for
+ *       that date is kept (the bank's record wins). Transient failures are retried; simultaneous calls share
+ *       one fetch. Nothing is stored when the page cannot be fetched, redirects to another host, or shows no
+ *       plausible dollar rate (a decimal of at most 12+12 digits) or value date (at most 14 days before and 7
+ *       after today). Callable from other origins with a bearer token; cookies are never accepted across origins.
  *     security: [{ bearerAuth: [] }]
  *     responses:
  *       201:
@@ -44,10 +69,16 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *       502: { $ref: "#/components/responses/BadGateway" }
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
-export const GET = route((request) => serveRateRead(request, () => getLatestRate()));
+export const GET = withCors(
+  route((request) =>
+    serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema).currencies)),
+  ),
+);
 
-export const POST = route(async (request) => {
+export const POST = withCors(route(async (request) => {
   await requireUser(request);
   const { rate, created } = await fetchAndStoreRate();
   return json(rate, { status: created ? 201 : 200, headers: { "Cache-Control": "no-store" } });
-});
+}));
+
+export const OPTIONS = corsPreflight(["GET", "HEAD", "POST"]);

@@ -17,14 +17,14 @@ export function seedDailyRates(databaseFile: string, lastDate: string, days = SE
   const database = new Database(databaseFile);
   try {
     const upsert = database.prepare(
-      `INSERT INTO Rate (date, dollar, updatedAt) VALUES (?, ?, ?)
-       ON CONFLICT(date) DO UPDATE SET dollar = excluded.dollar, updatedAt = excluded.updatedAt`,
+      `INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, updatedAt) VALUES (?, 'USD', ?, 'home-page', ?, ?)
+       ON CONFLICT(date, currency) DO UPDATE SET rate = excluded.rate, updatedAt = excluded.updatedAt`,
     );
     const first = shiftDate(lastDate, -(days - 1));
     database.transaction(() => {
       for (let day = 0; day < days; day++) {
         const dollar = (4.3 * Math.exp(day / 690) + (day % 7) * 0.0137).toFixed(8);
-        upsert.run(shiftDate(first, day), dollar, Date.now());
+        upsert.run(shiftDate(first, day), dollar, Date.now(), Date.now());
       }
     })();
     return { first, last: lastDate };

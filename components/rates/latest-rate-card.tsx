@@ -6,14 +6,17 @@ import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-stat
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useRates } from "@/lib/swr/use-rates";
 import { FetchRateButton } from "./fetch-rate-button";
+import { ImportWorkbook } from "./import-workbook";
+import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
 import { shiftDays } from "./rate-range";
 
 /** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
 export function LatestRateCard() {
-  const latest = useLatestRate();
+  const currency = useSelectedCurrency();
+  const latest = useLatestRate(currency.code);
   // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
   // range the API serves, ending at the latest date; its second entry is the previous rate.
-  const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null);
+  const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null, currency.code);
 
   // Loading and error take the height of the loaded card (text plus the fetch button): nothing jumps.
   let body: React.ReactNode;
@@ -36,7 +39,7 @@ export function LatestRateCard() {
       <div className="flex h-32 flex-col justify-between">
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
-            Bolívares per US dollar · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
+            Bolívares per {currency.name} · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
           </p>
           <p
             className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"
@@ -71,7 +74,7 @@ export function LatestRateCard() {
   }
 
   return (
-    <Panel title="Latest rate">
+    <Panel title="Latest rate" actions={<CurrencySelect />}>
       {body}
       {/* One button in one place for both states, so its result stays on screen when the first rate arrives. */}
       {latest.data !== undefined && !latest.error && (
@@ -79,6 +82,10 @@ export function LatestRateCard() {
           <FetchRateButton variant={latest.data === null ? "primary" : "secondary"} />
         </div>
       )}
+      {/* Always mounted: its summary stays while the card reloads for another currency. */}
+      <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
+        <ImportWorkbook />
+      </div>
     </Panel>
   );
 }

@@ -5,6 +5,7 @@ import type { NameType, ValueType } from "recharts/types/component/DefaultToolti
 import { formatDay, formatRate } from "@/components/ui/format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
+import { useSelectedCurrency } from "./selected-currency";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "./time-axis";
 
 // Tailwind's indigo-600/400, slate-600/400 and slate-200/800: AA contrast on the panel in each scheme.
@@ -30,6 +31,7 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
   const endMs = Math.max(dayToMs(end), startMs + 86_400_000);
   const style = tickStyleFor(startMs, endMs);
   const colors = palettes[usePrefersDark() ? "dark" : "light"];
+  const currency = useSelectedCurrency();
   return (
     <figure className="h-72 w-full min-w-0" aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}`}>
       <ResponsiveContainer width="100%" height="100%">
@@ -62,7 +64,7 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
           <Line
             type="linear"
             dataKey="dollar"
-            name="Bs per USD"
+            name={`Bs per ${currency.code}`}
             stroke={colors.line}
             strokeWidth={2}
             // Dots help on short ranges; on years of data they would only be noise.

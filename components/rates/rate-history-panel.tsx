@@ -7,6 +7,7 @@ import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-stat
 import { hrefWith } from "@/components/ui/query-string";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useRates, type DateRange } from "@/lib/swr/use-rates";
+import { useSelectedCurrency } from "./selected-currency";
 import { DownloadCsvButton } from "./download-csv-button";
 import { RateChart } from "./rate-chart";
 import {
@@ -39,7 +40,8 @@ export function RateHistoryPanel() {
       : problems.length === 0
         ? { start_date: selection.start, end_date: selection.end }
         : null;
-  const history = useRates(range);
+  const currency = useSelectedCurrency();
+  const history = useRates(range, currency.code);
   const latest = useLatestRate();
 
   // SWR keeps the previous range's answer while the next loads: only an answer for this range is shown.

@@ -1,5 +1,6 @@
 import { formatDay, formatFixed, fractionDigitsOf } from "@/components/ui/format";
 import type { Rate } from "@/lib/swr/types";
+import { useSelectedCurrency } from "./selected-currency";
 
 /**
  * The rates of the range, newest first, each with its change from the row below (the previous stored rate).
@@ -7,6 +8,7 @@ import type { Rate } from "@/lib/swr/types";
  * points line up.
  */
 export function RateTable({ rates }: { rates: Rate[] }) {
+  const currency = useSelectedCurrency();
   const digits = fractionDigitsOf(rates.map((rate) => rate.dollar));
   return (
     <div className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
@@ -15,7 +17,7 @@ export function RateTable({ rates }: { rates: Rate[] }) {
         <thead className="sticky top-0 bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
           <tr>
             <th scope="col" className="px-2 py-2 font-semibold sm:px-3">Date</th>
-            <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">Bs per USD</th>
+            <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">Bs per {currency.code}</th>
             <th scope="col" className="hidden px-2 py-2 text-right font-semibold sm:table-cell sm:px-3">Change</th>
           </tr>
         </thead>
@@ -47,7 +49,7 @@ export function RateTable({ rates }: { rates: Rate[] }) {
   );
 }
 
-/** The rates as CSV (date,dollar), newest first like the table; the value keeps every decimal. */
-export function ratesToCsv(rates: Rate[]): string {
-  return ["date,dollar", ...rates.map((rate) => `${rate.date},${rate.dollar}`)].join("\n") + "\n";
+/** The rates as CSV (date,dollar; date,EUR for another currency), newest first like the table; every decimal kept. */
+export function ratesToCsv(rates: Rate[], column = "dollar"): string {
+  return [`date,${column}`, ...rates.map((rate) => `${rate.date},${rate.dollar}`)].join("\n") + "\n";
 }

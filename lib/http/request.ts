@@ -69,7 +69,8 @@ function mediaType(request: Request): string {
 
 /**
  * The body's bytes, refusing (413) more than MAX_BODY_BYTES (or `limit`) without reading past the limit.
- * Webhooks read their raw body here: its signature covers exactly these bytes.
+ * Webhooks read their raw body here: its signature covers exactly these bytes; workbook imports (POST
+ * /rates/import) with their own limit.
  */
 export async function readBody(request: Request, limit = getEnv().MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>

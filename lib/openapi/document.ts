@@ -24,6 +24,7 @@ const problemResponses: Record<string, [string, number, string?]> = {
   NotFound: ["The resource does not exist", 404],
   Conflict: ["The request conflicts with the resource's current state", 409],
   ValidationError: ["The request's shape is invalid: each bad field is listed in `errors`", 422],
+  ContentTooLarge: ["The request body is larger than the endpoint reads", 413],
   TooManyRequests: ["Too many attempts; wait for Retry-After seconds", 429, "Retry-After"],
   BadGateway: ["The upstream source answered with an error or a page that cannot be read", 502],
   UnsupportedMediaType: ["The body is not in the media type the endpoint reads (application/json)", 415],

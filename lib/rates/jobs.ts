@@ -2,7 +2,7 @@ import { getEnv } from "../env";
 import { fetchAndStoreRate } from "./service";
 
 /**
- * Scheduled fetches of the official rate (RATES_FETCH_INTERVAL_SECONDS, off by default), so that the history
+ * Scheduled fetches of the official rate (RATES_FETCH_INTERVAL_SECONDS, hourly by default), so that the history
  * fills itself without anyone calling POST /rates/. The central bank publishes once per business day, often
  * in the afternoon for the next value date; an hourly schedule picks it up within the hour.
  */
@@ -18,6 +18,7 @@ async function fetchOnSchedule(): Promise<void> {
     console.info(`rates: ${created ? "stored" : "refreshed"} ${rate.dollar} for ${rate.date}`);
   } catch (error) {
     const detail = (error as { detail?: string }).detail ?? (error as Error).message;
+    // One line, and the next tick tries again: the bank's site is often down for hours.
     console.warn(`rates: the scheduled fetch failed: ${detail}`);
   } finally {
     schedule.running = false;

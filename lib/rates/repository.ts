@@ -1,44 +1,168 @@
-import { Prisma } from "@prisma/client";
+import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
+import { DOLLAR } from "./currencies";
 
 // Data access for rates. Dates are YYYY-MM-DD text, which sorts in date order, so ranges are string ranges.
-const rateFields = { id: true, date: true, dollar: true } as const;
+// A "rate" without a currency is the dollar's: what GET /rates/ has always served.
 
 export type StoredRate = { id: number; date: string; dollar: string };
+export type RateSource = "home-page" | "workbook";
 
-export function findLatestRate(): Promise<StoredRate | null> {
-  return getDb().rate.findFirst({ orderBy: { date: "desc" }, select: rateFields });
-}
+const dollarFields = { id: true, date: true, rate: true } as const;
+const toStoredRate = (row: { id: number; date: string; rate: string }): StoredRate => ({
+  id: row.id,
+  date: row.date,
+  dollar: row.rate,
+});
+const orNull = <T, U>(row: T | null, map: (row: T) => U): U | null => (row ? map(row) : null);
 
-export function findRateByDate(date: string): Promise<StoredRate | null> {
-  return getDb().rate.findUnique({ where: { date }, select: rateFields });
-}
-
-/** The newest rate dated strictly before `date`. */
-export function findLatestRateBefore(date: string): Promise<StoredRate | null> {
-  return getDb().rate.findFirst({ where: { date: { lt: date } }, orderBy: { date: "desc" }, select: rateFields });
-}
-
-/** The rates from `start` to `end`, both included, newest first. */
-export function listRatesBetween(start: string, end: string): Promise<StoredRate[]> {
-  return getDb().rate.findMany({
-    where: { date: { gte: start, lte: end } },
+export async function findLatestRate(): Promise<StoredRate | null> {
+  const row = await getDb().currencyRate.findFirst({
+    where: { currency: DOLLAR },
     orderBy: { date: "desc" },
-    select: rateFields,
+    select: dollarFields,
+  });
+  return orNull(row, toStoredRate);
+}
+
+export async function findRateByDate(date: string): Promise<StoredRate | null> {
+  const row = await getDb().currencyRate.findUnique({
+    where: { date_currency: { date, currency: DOLLAR } },
+    select: dollarFields,
+  });
+  return orNull(row, toStoredRate);
+}
+
+/** The newest dollar rate dated strictly before `date`. */
+export async function findLatestRateBefore(date: string): Promise<StoredRate | null> {
+  const row = await getDb().currencyRate.findFirst({
+    where: { currency: DOLLAR, date: { lt: date } },
+    orderBy: { date: "desc" },
+    select: dollarFields,
+  });
+  return orNull(row, toStoredRate);
+}
+
+/** The dollar rates from `start` to `end`, both included, newest first. */
+export async function listRatesBetween(start: string, end: string): Promise<StoredRate[]> {
+  const rows = await getDb().currencyRate.findMany({
+    where: { currency: DOLLAR, date: { gte: start, lte: end } },
+    orderBy: { date: "desc" },
+    select: dollarFields,
+  });
+  return rows.map(toStoredRate);
+}
+
+export type CurrencyValue = { date: string; currency: string; rate: string };
+
+/** The rates of the given currencies (every one for "all") on the dates from `start` to `end`. */
+export function listCurrencyRatesBetween(start: string, end: string, currencies: string[] | "all"): Promise<CurrencyValue[]> {
+  return getDb().currencyRate.findMany({
+    where: { date: { gte: start, lte: end }, ...(currencies === "all" ? {} : { currency: { in: currencies } }) },
+    orderBy: [{ date: "desc" }, { currency: "asc" }],
+    select: { date: true, currency: true, rate: true },
   });
 }
 
+/** The newest date at or before `date` (any, when undefined) on which every one of `currencies` has a rate. */
+export async function findLatestDateWithAll(currencies: string[], date: string | undefined): Promise<string | undefined> {
+  const groups = await getDb().currencyRate.groupBy({
+    by: ["date"],
+    where: { currency: { in: currencies }, ...(date === undefined ? {} : { date: { lte: date } }) },
+    having: { currency: { _count: { equals: currencies.length } } },
+    orderBy: { date: "desc" },
+    take: 1,
+  });
+  return groups[0]?.date;
+}
+
+/** The first stored date of each of `currencies` that has any. */
+export async function findFirstDates(currencies: string[]): Promise<Map<string, string>> {
+  const groups = await getDb().currencyRate.groupBy({
+    by: ["currency"],
+    where: { currency: { in: currencies } },
+    _min: { date: true },
+  });
+  return new Map(groups.map((group) => [group.currency, group._min.date!]));
+}
+
+export type CurrencySummaryRow = { currency: string; firstDate: string; lastDate: string; dates: number };
+
+/** Each stored currency with its first and last date and how many dates it has. */
+export async function summarizeCurrencies(): Promise<CurrencySummaryRow[]> {
+  const groups = await getDb().currencyRate.groupBy({
+    by: ["currency"],
+    _min: { date: true },
+    _max: { date: true },
+    _count: { _all: true },
+  });
+  return groups.map((group) => ({
+    currency: group.currency,
+    firstDate: group._min.date!,
+    lastDate: group._max.date!,
+    dates: group._count._all,
+  }));
+}
+
 /**
- * Stores the rate of a date: inserts it, or updates the existing row of that date (keeping its id).
- * `created` tells which. Inserting first and updating on the unique-date conflict keeps two concurrent
- * fetches of a new date from both inserting.
+ * Stores what the home page shows for a value date, every currency in one transaction. A value a workbook
+ * stored for that date and currency is kept: the workbook is the bank's record. `created` tells whether the
+ * date's dollar rate is new; `keptFromWorkbook` lists the currencies whose workbook value was kept.
  */
-export async function saveRate(date: string, dollar: string): Promise<{ rate: StoredRate; created: boolean }> {
-  const db = getDb();
-  try {
-    return { rate: await db.rate.create({ data: { date, dollar }, select: rateFields }), created: true };
-  } catch (error) {
-    if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
-    return { rate: await db.rate.update({ where: { date }, data: { dollar }, select: rateFields }), created: false };
-  }
+export async function saveHomePageRates(
+  date: string,
+  rates: Record<string, string>,
+  pageUrl: string,
+): Promise<{ rate: StoredRate; created: boolean; keptFromWorkbook: string[] }> {
+  const fetchedAt = new Date();
+  return getDb().$transaction(async (tx) => {
+    const existing = await tx.currencyRate.findMany({
+      where: { date, currency: { in: Object.keys(rates) } },
+      select: { id: true, currency: true, source: true },
+    });
+    const byCurrency = new Map(existing.map((row) => [row.currency, row]));
+    const keptFromWorkbook: string[] = [];
+    for (const [currency, rate] of Object.entries(rates)) {
+      const row = byCurrency.get(currency);
+      const data = { rate, bid: null, source: "home-page", sourceDetail: pageUrl, fetchedAt };
+      if (!row) await tx.currencyRate.create({ data: { date, currency, ...data } });
+      else if (row.source === "home-page") await tx.currencyRate.update({ where: { id: row.id }, data });
+      else keptFromWorkbook.push(currency);
+    }
+    const dollar = await tx.currencyRate.findUniqueOrThrow({
+      where: { date_currency: { date, currency: DOLLAR } },
+      select: dollarFields,
+    });
+    return { rate: toStoredRate(dollar), created: !byCurrency.has(DOLLAR), keptFromWorkbook };
+  });
+}
+
+export type WorkbookValue = { date: string; currency: string; rate: string; bid: string | null; sourceDetail: string };
+export type StoredValue = { id: number; date: string; currency: string; rate: string; bid: string | null; source: string };
+
+/** Runs `work` in one write transaction: a workbook's rates are stored whole or not at all. */
+export function inRatesTransaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  // A quarter's workbook is about 1,200 rows: well within seconds, but more than the 5 s default allows on a
+  // busy machine.
+  return getDb().$transaction(work, { timeout: 60_000, maxWait: 30_000 });
+}
+
+/** The stored rates of the given dates, every currency. */
+export function listStoredValuesOn(tx: Prisma.TransactionClient, dates: string[]): Promise<StoredValue[]> {
+  return tx.currencyRate.findMany({
+    where: { date: { in: dates } },
+    select: { id: true, date: true, currency: true, rate: true, bid: true, source: true },
+  });
+}
+
+export async function insertWorkbookValues(tx: Prisma.TransactionClient, values: WorkbookValue[], fetchedAt: Date) {
+  if (values.length === 0) return;
+  await tx.currencyRate.createMany({ data: values.map((value) => ({ ...value, source: "workbook", fetchedAt })) });
+}
+
+export async function updateWithWorkbookValue(tx: Prisma.TransactionClient, id: number, value: WorkbookValue, fetchedAt: Date) {
+  await tx.currencyRate.update({
+    where: { id },
+    data: { rate: value.rate, bid: value.bid, source: "workbook", sourceDetail: value.sourceDetail, fetchedAt },
+  });
 }

@@ -14,8 +14,21 @@ export const rateDateParamsSchema = z
   .object({ date: isoDateSchema.describe("The value date of the rate, YYYY-MM-DD") })
   .meta({ id: "RateDateParams" });
 
+const currenciesParameterSchema = z
+  .string()
+  .optional()
+  .describe(
+    'Other currencies to include: "all", or ISO 4217 codes separated by commas (EUR,CNY). Each rate then ' +
+      "carries `rates`, bolivares per unit by code. Without it the response is the dollar's only.",
+  );
+
+export const rateCurrenciesQuerySchema = z
+  .object({ currencies: currenciesParameterSchema })
+  .meta({ id: "RateCurrenciesQuery" });
+
 export const rateHistoryQuerySchema = z
   .object({
+    currencies: currenciesParameterSchema,
     start_date: isoDateSchema
       .optional()
       .describe(`First date of the range; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`),
@@ -29,6 +42,14 @@ export const rateSchema = z
   .object({
     dollar: z.number().positive().describe("Bolivares per US dollar, every decimal the central bank published"),
     date: isoDateSchema.describe("The value date (Fecha Valor), YYYY-MM-DD"),
+    rates: z
+      .record(z.string(), z.number().positive())
+      .optional()
+      .describe(
+        "Only when `currencies` is asked: bolivares per unit of each asked currency that has a rate on this " +
+          "date, by ISO 4217 code, every published digit",
+      )
+      .meta({ example: { USD: 197.2456, EUR: 228.09086692, CNY: 27.65836079 } }),
   })
   .meta({ id: "Rate" });
 
@@ -44,7 +65,96 @@ export const rateHistorySchema = z
   })
   .meta({ id: "RateHistory" });
 
+export const currencySchema = z
+  .object({
+    code: z.string().describe("ISO 4217 code").meta({ example: "EUR" }),
+    name: z.string().meta({ example: "Euro" }),
+    first_date: isoDateSchema.describe("The first value date with a stored rate"),
+    last_date: isoDateSchema.describe("The last value date with a stored rate"),
+    dates: z.number().int().describe("How many value dates have a stored rate"),
+  })
+  .meta({ id: "Currency" });
+
+export const currencyListSchema = z
+  .object({
+    currencies: z.array(currencySchema).describe("Every currency with a stored rate, USD first, then by code"),
+  })
+  .meta({ id: "CurrencyList" });
+
+const decimalText = (description: string, example: string) =>
+  z.string().regex(/^\d+(\.\d+)?$/).describe(description).meta({ example });
+
+export const convertQuerySchema = z
+  .object({
+    amount: z
+      .string({ error: "is required: a positive decimal number such as 100 or 12.5" })
+      .trim()
+      .regex(/^\d{1,15}(\.\d{1,8})?$/, {
+        error: "must be a positive decimal number with a dot, at most 15 digits before it and 8 after (100, 12.5)",
+      })
+      .refine((text) => /[1-9]/.test(text), { error: "must be greater than zero" })
+      .describe("How much of `from` to convert: a decimal with a dot")
+      .meta({ example: "100" }),
+    from: z
+      .string({ error: "is required: an ISO 4217 code such as USD, or VES" })
+      .describe("The currency of the amount: VES or a currency with stored rates")
+      .meta({ example: "USD" }),
+    to: z
+      .string({ error: "is required: an ISO 4217 code such as VES, or USD" })
+      .describe("The currency to convert to: VES or a currency with stored rates")
+      .meta({ example: "VES" }),
+    date: isoDateSchema
+      .optional()
+      .describe("Convert at the rates of this date, or the nearest earlier date with rates; default the latest"),
+  })
+  .meta({ id: "ConvertQuery" });
+
+export const conversionSchema = z
+  .object({
+    amount: decimalText("The amount converted, as asked", "100"),
+    from: z.string().meta({ example: "USD" }),
+    to: z.string().meta({ example: "VES" }),
+    result: decimalText("The amount in `to`, rounded to 8 decimals (half up), as decimal text", "19724.56"),
+    rate: decimalText("Units of `to` per unit of `from`, rounded to 12 decimals, as decimal text", "197.2456"),
+    date: isoDateSchema.describe("The value date of the rates used"),
+    requested_date: isoDateSchema
+      .nullable()
+      .describe("The date asked for, when it differs from `date` (it had no rate: a weekend, a holiday)"),
+    rates: z
+      .record(z.string(), z.string())
+      .describe("The bolivar rates used, by code, as stored (decimal text)")
+      .meta({ example: { USD: "197.2456" } }),
+  })
+  .meta({ id: "Conversion" });
+
+export const importSummarySchema = z
+  .object({
+    file: z.string().describe("The file's name").meta({ example: "2_1_2d25_smc.xls" }),
+    sheets_read: z.number().int().describe("Sheets whose rates were read").meta({ example: 9 }),
+    dates_added: z.number().int().describe("Value dates that had no rate before").meta({ example: 9 }),
+    dates_changed: z.number().int().describe("Value dates where a rate was added or its value changed").meta({ example: 0 }),
+    dates_unchanged: z.number().int().describe("Value dates whose every rate was already stored with the same value").meta({ example: 0 }),
+    first_date: isoDateSchema.describe("The earliest value date read"),
+    last_date: isoDateSchema.describe("The latest value date read"),
+    currencies: z.array(z.string()).describe("The currencies read, ISO 4217 (the workbooks' MXP is MXN)"),
+    sheets_skipped: z
+      .array(z.object({ sheet: z.string(), reason: z.string() }))
+      .describe("Sheets not read, and why"),
+    rows_skipped: z
+      .array(z.object({ sheet: z.string(), reason: z.string() }))
+      .describe("Currency rows of read sheets that could not be used, and why"),
+    workbook_won: z
+      .array(z.object({ date: isoDateSchema, currency: z.string(), home_page: z.string(), workbook: z.string() }))
+      .describe("Where the home page had stored another value for a date: the workbook's replaced it"),
+  })
+  .meta({ id: "ImportSummary" });
+
 export type RateHistoryQuery = z.infer<typeof rateHistoryQuerySchema>;
+export type ConvertQuery = z.infer<typeof convertQuerySchema>;
+export type ConversionView = z.infer<typeof conversionSchema>;
+export type CurrencyView = z.infer<typeof currencySchema>;
+export type CurrencyListView = z.infer<typeof currencyListSchema>;
+export type ImportSummary = z.infer<typeof importSummarySchema>;
 export type RateView = z.infer<typeof rateSchema>;
 export type StoredRateView = z.infer<typeof storedRateSchema>;
 export type RateHistoryView = z.infer<typeof rateHistorySchema>;

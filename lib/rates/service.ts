@@ -1,14 +1,17 @@
 import { getEnv } from "../env";
 import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/problem";
-import { fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
+import { bcvClientConfigFromEnv, fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
+import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
 import { invalidateRateReads } from "./read-cache";
 import {
   findLatestRate,
   findLatestRateBefore,
   findRateByDate,
+  listCurrencyRatesBetween,
   listRatesBetween,
-  saveRate,
+  saveHomePageRates,
+  summarizeCurrencies,
   type StoredRate,
 } from "./repository";
 import {
@@ -18,6 +21,7 @@ import {
   type RateHistoryView,
   type RateView,
   type StoredRateView,
+  type CurrencyView,
 } from "./schemas";
 
 // Storage keeps the published decimal text; JSON carries it as a number.
@@ -29,17 +33,46 @@ export function toStoredRateView(rate: StoredRate): StoredRateView {
   return { id: rate.id, ...toRateView(rate) };
 }
 
+/**
+ * Adds `rates` (bolivars per unit by code) to each rate view when `currencies` was asked for; leaves the views
+ * exactly as they were otherwise. 400 naming a malformed or unknown code.
+ */
+async function withCurrencies(views: RateView[], currencies: string | undefined): Promise<RateView[]> {
+  const asked = parseCurrencyList(currencies);
+  if (asked === undefined || views.length === 0) return views;
+  const dates = views.map((view) => view.date).sort();
+  const values = await listCurrencyRatesBetween(dates[0], dates.at(-1)!, asked);
+  const byDate = new Map<string, Map<string, number>>();
+  for (const value of values) {
+    let ofDate = byDate.get(value.date);
+    if (!ofDate) byDate.set(value.date, (ofDate = new Map()));
+    ofDate.set(value.currency, Number(value.rate));
+  }
+  const order = asked === "all" ? KNOWN_CURRENCIES : asked;
+  return views.map((view) => {
+    const ofDate = byDate.get(view.date);
+    const rates: Record<string, number> = {};
+    for (const code of order) {
+      const value = ofDate?.get(code);
+      if (value !== undefined) rates[code] = value;
+    }
+    return { ...view, rates };
+  });
+}
+
 /** The rate of the newest stored date; 404 when none is stored. */
-export async function getLatestRate(): Promise<RateView> {
+export async function getLatestRate(currencies?: string): Promise<RateView> {
+  parseCurrencyList(currencies);
   const rate = await findLatestRate();
   if (!rate) throw notFound("No rate is stored yet; POST /rates/ fetches the current one from the central bank.");
-  return toRateView(rate);
+  return (await withCurrencies([toRateView(rate)], currencies))[0];
 }
 
 /** The rate of exactly `date`; 404 naming the nearest earlier date that has one. */
-export async function getRateByDate(date: string): Promise<RateView> {
+export async function getRateByDate(date: string, currencies?: string): Promise<RateView> {
+  parseCurrencyList(currencies);
   const rate = await findRateByDate(date);
-  if (rate) return toRateView(rate);
+  if (rate) return (await withCurrencies([toRateView(rate)], currencies))[0];
   const earlier = await findLatestRateBefore(date);
   throw notFound(
     earlier
@@ -72,26 +105,50 @@ export function resolveHistoryRange(query: RateHistoryQuery, today: string): { s
 
 /** The stored rates of a range, newest first, with the range actually used. */
 export async function getRateHistory(query: RateHistoryQuery): Promise<RateHistoryView> {
+  parseCurrencyList(query.currencies);
   const { start, end } = resolveHistoryRange(query, todayIn(getEnv().RATES_TIMEZONE));
   const rates = await listRatesBetween(start, end);
-  return { start_date: start, end_date: end, rates: rates.map(toRateView) };
+  return { start_date: start, end_date: end, rates: await withCurrencies(rates.map(toRateView), query.currencies) };
+}
+
+/** Every stored currency with its name, first and last date and number of dates; USD first, then by code. */
+export async function listCurrencies(): Promise<{ currencies: CurrencyView[] }> {
+  const rows = await summarizeCurrencies();
+  const order = (code: string) => (code === DOLLAR ? "" : code);
+  return {
+    currencies: rows
+      .sort((a, b) => order(a.currency).localeCompare(order(b.currency)))
+      .map((row) => ({
+        code: row.currency,
+        name: CURRENCY_NAMES[row.currency] ?? row.currency,
+        first_date: row.firstDate,
+        last_date: row.lastDate,
+        dates: row.dates,
+      })),
+  };
 }
 
 /**
- * Fetches the current rate from the central bank and stores it under its value date. `created` is false
- * when that date already had a rate, which is then refreshed in place (same id). Nothing is stored when
- * the page cannot be fetched or read: 504 for a timeout, 502 otherwise.
+ * Fetches the current rates from the central bank and stores every currency the page shows under its value
+ * date. `created` is false when that date already had a dollar rate, which is then refreshed in place (same
+ * id), unless a workbook stored it: the bank's workbook wins over its home page. Nothing is stored when the
+ * page cannot be fetched or read, or shows no plausible dollar rate: 504 for a timeout, 502 otherwise.
+ * Concurrent calls share one fetch (lib/rates/bcv-client.ts).
  */
 export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; created: boolean }> {
+  const config = bcvClientConfigFromEnv();
   let published: PublishedRate;
   try {
-    published = await fetchOfficialRate();
+    published = await fetchOfficialRate(config);
   } catch (error) {
     if (!(error instanceof RateSourceError)) throw error;
     const detail = `Could not get the rate from the central bank: ${error.message}. Nothing was stored.`;
     throw error.kind === "timeout" ? gatewayTimeout(detail) : badGateway(detail);
   }
-  const { rate, created } = await saveRate(published.date, published.dollar);
+  for (const { currency, reason } of published.skipped) {
+    console.warn(`rates: the central bank's page was read without ${currency}: it ${reason}`);
+  }
+  const { rate, created } = await saveHomePageRates(published.date, published.rates, config.url);
   invalidateRateReads();
   return { rate: toStoredRateView(rate), created };
 }

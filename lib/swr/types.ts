@@ -49,3 +49,9 @@ export interface Problem {
   detail: string;
   errors?: { field: string; message: string }[];
 }
+
+// Currencies, conversion and workbook imports (issue 10).
+export type CurrencyList = import("../rates/schemas").CurrencyListView;
+export type Currency = CurrencyList["currencies"][number];
+export type Conversion = import("../rates/schemas").ConversionView;
+export type ImportSummary = import("../rates/schemas").ImportSummary;

@@ -1,14 +1,21 @@
 import useSWR from "swr";
 import { ApiError, request } from "./fetcher";
 import type { Rate } from "./types";
+import { valueIn } from "./use-rates";
 
 export const LATEST_RATE_KEY = "/rates/";
 
-/** The newest stored rate; `null` (not an error) when no rate is stored yet, which the page shows as empty. */
-export function useLatestRate() {
-  return useSWR<Rate | null, ApiError>(LATEST_RATE_KEY, async (url: string) => {
+/**
+ * The newest stored rate; `null` (not an error) when no rate is stored yet, which the page shows as empty.
+ * For another currency than the dollar, `dollar` carries that currency's rate (bolívares per unit) on the
+ * newest date, and the answer is `null` when that date has none for it.
+ */
+export function useLatestRate(currency = "USD") {
+  const key = currency === "USD" ? LATEST_RATE_KEY : `${LATEST_RATE_KEY}?currencies=${currency}`;
+  return useSWR<Rate | null, ApiError>(key, async (url: string) => {
     try {
-      return await request<Rate>(url);
+      const rate = await request<Rate>(url);
+      return currency === "USD" ? rate : valueIn(rate, currency);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return null;
       throw error;

@@ -1,23 +1,44 @@
 import useSWR from "swr";
-import type { ApiError } from "./fetcher";
-import type { RateHistory } from "./types";
+import { request, type ApiError } from "./fetcher";
+import type { Rate, RateHistory } from "./types";
 
 export interface DateRange {
   start_date: string;
   end_date: string;
 }
 
-export function ratesHistoryKey(range: DateRange): string {
+export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
   const query = new URLSearchParams({ start_date: range.start_date, end_date: range.end_date });
+  if (currency !== "USD") query.set("currencies", currency);
   return `/rates/history?${query}`;
 }
 
-/** The stored rates of a date range, newest first. `null` disables the request. */
-export function useRates(range: DateRange | null) {
-  return useSWR<RateHistory, ApiError>(range ? ratesHistoryKey(range) : null, {
-    // Moving between ranges keeps the previous chart on screen instead of flashing an empty panel.
-    keepPreviousData: true,
-  });
+/**
+ * A rate with `dollar` replaced by another currency's rate of the same date (read with `currencies`), so the
+ * card, chart and table draw any currency as they draw the dollar; null when that date has none for it.
+ */
+export function valueIn(rate: Rate, currency: string): Rate | null {
+  const value = rate.rates?.[currency];
+  return value === undefined ? null : { date: rate.date, dollar: value };
+}
+
+/**
+ * The stored rates of a date range, newest first, in bolívares per unit of `currency` (the dollar by
+ * default; other currencies only on the dates that have them). `null` disables the request.
+ */
+export function useRates(range: DateRange | null, currency = "USD") {
+  return useSWR<RateHistory, ApiError>(
+    range ? ratesHistoryKey(range, currency) : null,
+    async (url: string) => {
+      const history = await request<RateHistory>(url);
+      if (currency === "USD") return history;
+      return { ...history, rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null) };
+    },
+    {
+      // Moving between ranges keeps the previous chart on screen instead of flashing an empty panel.
+      keepPreviousData: true,
+    },
+  );
 }
 
 /** Whether an SWR key belongs to the rates resources, to revalidate them all after a fetch. */

@@ -1,5 +1,6 @@
 import { expect, type APIRequestContext } from "@playwright/test";
 import { BcvControl, PASSWORD, uniqueEmail } from "./fixtures";
+import { importRates } from "./workbook-rates";
 
 /**
  * What a spec prepares through the API rather than the screen (stored rates, a running build), so it can
@@ -21,15 +22,12 @@ export const bcvControl = () => {
   return new BcvControl(url);
 };
 
-/** Stores each rate (dollar as the bank writes it, "240,12345678") by fetching it from the stand-in. */
+/**
+ * Stores each rate (dollar as the bank writes it, "240,12345678") by importing a workbook laid out like the
+ * bank's: the home page gives only value dates near today, so rates of any date come from a workbook.
+ */
 export async function storeRates(request: APIRequestContext, headers: Record<string, string>, rates: { date: string; dollar: string }[]) {
-  const bcv = bcvControl();
-  for (const rate of rates) {
-    await bcv.set({ scenario: "ok", ...rate });
-    const stored = await request.post("/rates/", { headers });
-    expect(stored.ok(), await stored.text()).toBe(true);
-  }
-  await bcv.set({ scenario: "ok", dollar: null, date: null });
+  await importRates(request, rates, headers);
 }
 
 /** Starts a build of the e2e fixture's demo repository and answers its id. */

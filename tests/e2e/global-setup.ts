@@ -61,6 +61,8 @@ export default async function globalSetup(_config: FullConfig) {
       BCV_URL: bcvUrl,
       BCV_RETRIES: "0",
       BCV_TIMEOUT_MS: "3000",
+      // Scheduled fetches are on by default; the specs decide when the rate is fetched.
+      RATES_FETCH_INTERVAL_SECONDS: "0",
       BUILDS_CONFIG: buildsConfig,
     });
     children.push(app.child);

@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
-import { deleteAllRates, readStoredRates, todayAtOffset } from "../support/rates";
+import { deleteAllRates, readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
 // The app reads the local stand-in of the central bank's site. Short timeout and backoff keep failures quick;
 // two retries make three attempts.
 const TIMEOUT_MS = 500;
 const RETRY_DELAY_MS = 150;
+// The app accepts only value dates near today (issue 8): the stand-in publishes the fixture's values under
+// today's date in Caracas, and the tests move from there.
+const today = todayAtOffset(-4);
+const tomorrow = shiftDate(today, 1);
+const inThreeDays = shiftDate(today, 3);
 
 let bcv: BcvServer;
 let app: AppServer;
@@ -67,10 +72,10 @@ describe("POST /rates/ storing", () => {
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toBe("application/json");
     const created = await response.json();
-    expect(created).toEqual({ id: expect.any(Number), dollar: 236.4587, date: "2026-11-23" });
-    expect(readStoredRates(app)).toEqual([{ id: created.id, date: "2026-11-23", dollar: "236.45870000" }]);
+    expect(created).toEqual({ id: expect.any(Number), dollar: 236.4587, date: today });
+    expect(readStoredRates(app)).toEqual([{ id: created.id, date: today, dollar: "236.45870000" }]);
     expect(bcv.lastUserAgent).toMatch(/^bcv-runbot\//);
-    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 236.4587, date: "2026-11-23" });
+    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 236.4587, date: today });
   });
 
   it("answers 200 with the same id when the date exists, refreshing its value", async () => {
@@ -79,27 +84,27 @@ describe("POST /rates/ storing", () => {
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(first);
 
-    bcv.setRate({ dollar: "236,45870001", date: "2026-11-23" });
+    bcv.setRate({ dollar: "236,45870001", date: today });
     const refreshed = await fetchRate();
     expect(refreshed.status).toBe(200);
-    expect(await refreshed.json()).toEqual({ id: first.id, dollar: 236.45870001, date: "2026-11-23" });
-    expect(readStoredRates(app)).toEqual([{ id: first.id, date: "2026-11-23", dollar: "236.45870001" }]);
+    expect(await refreshed.json()).toEqual({ id: first.id, dollar: 236.45870001, date: today });
+    expect(readStoredRates(app)).toEqual([{ id: first.id, date: today, dollar: "236.45870001" }]);
   });
 
   it("answers 201 with a new id for the next value date", async () => {
     const first = await (await fetchRate()).json();
-    bcv.setRate({ dollar: "240,12345678", date: "2026-11-24" });
+    bcv.setRate({ dollar: "240,12345678", date: tomorrow });
     const next = await fetchRate();
     expect(next.status).toBe(201);
     const body = await next.json();
-    expect(body).toEqual({ id: expect.any(Number), dollar: 240.12345678, date: "2026-11-24" });
+    expect(body).toEqual({ id: expect.any(Number), dollar: 240.12345678, date: tomorrow });
     expect(body.id).not.toBe(first.id);
     expect(readStoredRates(app).map((rate) => rate.dollar)).toEqual(["236.45870000", "240.12345678"]);
   });
 
   it("keeps thousands-grouped values whole", async () => {
-    bcv.setRate({ dollar: "1.234,56789012", date: "2027-01-04" });
-    expect(await (await fetchRate()).json()).toMatchObject({ dollar: 1234.56789012, date: "2027-01-04" });
+    bcv.setRate({ dollar: "1.234,56789012", date: inThreeDays });
+    expect(await (await fetchRate()).json()).toMatchObject({ dollar: 1234.56789012, date: inThreeDays });
     expect(readStoredRates(app)[0].dollar).toBe("1234.56789012");
   });
 
@@ -173,7 +178,7 @@ describe("POST /rates/ when the central bank fails", () => {
     await fetchRate();
     const stored = readStoredRates(app);
     bcv.setScenario("error-500");
-    bcv.setRate({ dollar: "999,00000000", date: "2026-11-23" });
+    bcv.setRate({ dollar: "999,00000000", date: today });
     expect((await fetchRate()).status).toBe(502);
     expect(readStoredRates(app)).toEqual(stored);
   });

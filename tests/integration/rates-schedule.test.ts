@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
-import { readStoredRates } from "../support/rates";
+import { readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
+
+// Value dates near today, the only ones the app accepts from the home page (issue 8).
+const today = todayAtOffset(-4);
+const [dayOne, dayTwo, dayThree] = [1, 2, 3].map((days) => shiftDate(today, days));
 
 let bcv: BcvServer;
 let app: AppServer;
 beforeAll(async () => {
   bcv = await startBcvServer();
-  bcv.setRate({ dollar: "241,50000000", date: "2026-11-24" });
+  bcv.setRate({ dollar: "241,50000000", date: dayOne });
   app = await startAppServer({ BCV_URL: bcv.url, RATES_FETCH_INTERVAL_SECONDS: "1", BCV_RETRY_DELAY_MS: "10" });
 });
 afterAll(async () => {
@@ -27,13 +31,13 @@ async function waitFor<T>(read: () => T | undefined, timeoutMs = 15_000): Promis
 
 describe("scheduled rate fetches (RATES_FETCH_INTERVAL_SECONDS)", () => {
   it("store the central bank's rate without any request, and keep it current", async () => {
-    const first = await waitFor(() => readStoredRates(app).find((rate) => rate.date === "2026-11-24"));
+    const first = await waitFor(() => readStoredRates(app).find((rate) => rate.date === dayOne));
     expect(first.dollar).toBe("241.50000000");
     expect((await (await app.fetch("/rates/")).json()).dollar).toBe(241.5);
 
-    bcv.setRate({ dollar: "242,75000000", date: "2026-11-25" });
-    await waitFor(() => readStoredRates(app).find((rate) => rate.date === "2026-11-25"));
-    expect(readStoredRates(app).map((rate) => rate.date)).toEqual(["2026-11-24", "2026-11-25"]);
+    bcv.setRate({ dollar: "242,75000000", date: dayTwo });
+    await waitFor(() => readStoredRates(app).find((rate) => rate.date === dayTwo));
+    expect(readStoredRates(app).map((rate) => rate.date)).toEqual([dayOne, dayTwo]);
   });
 
   it("survive a central bank that fails, storing nothing until it answers again", async () => {
@@ -42,7 +46,7 @@ describe("scheduled rate fetches (RATES_FETCH_INTERVAL_SECONDS)", () => {
     await waitFor(() => (bcv.requests >= before + 3 ? true : undefined));
     expect(readStoredRates(app)).toHaveLength(2);
     bcv.setScenario("ok");
-    bcv.setRate({ dollar: "243,00000000", date: "2026-11-26" });
-    await waitFor(() => readStoredRates(app).find((rate) => rate.date === "2026-11-26"));
+    bcv.setRate({ dollar: "243,00000000", date: dayThree });
+    await waitFor(() => readStoredRates(app).find((rate) => rate.date === dayThree));
   });
 });

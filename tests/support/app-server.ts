@@ -46,6 +46,8 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
       NEXTAUTH_SECRET: undefined,
       NEXTAUTH_URL: undefined,
       PORT: String(port),
+      // No scheduled fetches (on by default) unless a test asks: they would reach BCV_URL on their own.
+      RATES_FETCH_INTERVAL_SECONDS: "0",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

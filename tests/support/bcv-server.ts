@@ -13,10 +13,27 @@ import * as cheerio from "cheerio";
 /** A copy of www.bcv.org.ve's home page, kept in the repository so a fresh clone needs nothing beside it. */
 export const FIXTURE_PAGE = path.resolve(import.meta.dirname, "..", "fixtures", "bcv-home.sample.html");
 
-export const BCV_SCENARIOS = ["ok", "no-dolar", "garbage-value", "no-date", "slow", "error-500"] as const;
+export const BCV_SCENARIOS = [
+  "ok",
+  "no-dolar",
+  "garbage-value",
+  "no-date",
+  "slow",
+  "error-500",
+  // The #euro block missing and the #yuan value unreadable; the other currencies as in the fixture.
+  "partial-currencies",
+  // The page answers 302 to the same page on another host name of this server (localhost for 127.0.0.1).
+  "redirect-other-host",
+  // The page answers 302 to another path of this server, which serves the page.
+  "redirect-same-host",
+] as const;
 export type BcvScenario = (typeof BCV_SCENARIOS)[number];
 
-/** A rate to publish instead of the fixture's: the value as the page writes it ("240,12345678"). */
+/**
+ * A rate to publish instead of the fixture's: the value as the page writes it ("240,12345678"). Without one,
+ * the page shows the fixture's values under today's date in Caracas, as the real page always shows a recent
+ * value date (the app refuses one far from today).
+ */
 export interface BcvRate {
   dollar: string;
   date: string;
@@ -62,11 +79,18 @@ export async function startBcvServer(options: BcvServerOptions = {}): Promise<Bc
     if (pathname === CONTROL_PATH) return void handleControl(request, response, state);
     state.requests++;
     lastUserAgent = request.headers["user-agent"];
-    const send = (status: number, body: string) => {
-      response.writeHead(status, { "Content-Type": "text/html; charset=utf-8" });
+    const send = (status: number, body: string, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { "Content-Type": "text/html; charset=utf-8", ...headers });
       response.end(body);
     };
+    const redirect = (location: string) => send(302, `<a href="${location}">moved</a>`, { Location: location });
     switch (state.scenario) {
+      case "redirect-other-host": {
+        const { port } = server.address() as AddressInfo;
+        return redirect(`http://localhost:${port}/`);
+      }
+      case "redirect-same-host":
+        return pathname === "/inicio" ? send(200, renderPage(fixture, state)) : redirect("/inicio");
       case "error-500":
         return send(500, "<h1>Internal Server Error</h1>");
       case "slow": {
@@ -114,13 +138,21 @@ export async function startBcvServer(options: BcvServerOptions = {}): Promise<Bc
 function renderPage(fixture: string, state: { scenario: BcvScenario; dollar?: string; date?: string }): string {
   const $ = cheerio.load(fixture);
   if (state.dollar !== undefined) $("#dolar strong").text(` ${state.dollar} `);
-  if (state.date !== undefined) {
-    $(".date-display-single").attr("content", `${state.date}T00:00:00-04:00`).text(state.date);
+  const date = state.date ?? todayInCaracas();
+  $(".date-display-single").attr("content", `${date}T00:00:00-04:00`).text(date);
+  if (state.scenario === "partial-currencies") {
+    $("#euro").remove();
+    $("#yuan strong").text(" N/D ");
   }
   if (state.scenario === "no-dolar") $("#dolar").remove();
   if (state.scenario === "garbage-value") $("#dolar strong").text(" N/D ");
   if (state.scenario === "no-date") $(".date-display-single").remove();
   return $.html();
+}
+
+/** Today's date in Caracas (UTC-4 all year), computed without the app's helpers. */
+function todayInCaracas(): string {
+  return new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
 }
 
 /**

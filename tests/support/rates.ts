@@ -8,27 +8,61 @@ export interface RateRow {
   dollar: string;
 }
 
-/** Stores rates straight into the app's SQLite file (replacing the value of a date already there). */
-export function seedRates(app: AppServer, rates: { date: string; dollar: string }[]): void {
+/**
+ * Stores dollar rates straight into the app's SQLite file (replacing the value of a date already there), as
+ * if read from the home page. `others` adds other currencies of the same dates: `{EUR: "228.09086692"}`.
+ */
+export function seedRates(app: AppServer, rates: { date: string; dollar: string; others?: Record<string, string> }[]): void {
   const database = new Database(app.databaseFile);
   try {
     const upsert = database.prepare(
-      `INSERT INTO Rate (date, dollar, updatedAt) VALUES (?, ?, ?)
-       ON CONFLICT(date) DO UPDATE SET dollar = excluded.dollar, updatedAt = excluded.updatedAt`,
+      `INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, updatedAt) VALUES (?, ?, ?, 'home-page', ?, ?)
+       ON CONFLICT(date, currency) DO UPDATE SET rate = excluded.rate, updatedAt = excluded.updatedAt`,
     );
     database.transaction(() => {
-      for (const rate of rates) upsert.run(rate.date, rate.dollar, Date.now());
+      for (const rate of rates) {
+        for (const [currency, value] of [["USD", rate.dollar], ...Object.entries(rate.others ?? {})]) {
+          upsert.run(rate.date, currency, value, Date.now(), Date.now());
+        }
+      }
     })();
   } finally {
     database.close();
   }
 }
 
-/** Every stored rate, as the database holds it, by date. */
+/** Every stored dollar rate, as the database holds it, by date. */
 export function readStoredRates(app: AppServer): RateRow[] {
   const database = new Database(app.databaseFile, { readonly: true });
   try {
-    return database.prepare("SELECT id, date, dollar FROM Rate ORDER BY date").all() as RateRow[];
+    return database
+      .prepare("SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' ORDER BY date")
+      .all() as RateRow[];
+  } finally {
+    database.close();
+  }
+}
+
+export interface CurrencyRateRow {
+  id: number;
+  date: string;
+  currency: string;
+  rate: string;
+  bid: string | null;
+  source: string;
+  sourceDetail: string | null;
+  updatedAt: number | string;
+}
+
+/** Every stored rate of every currency, by date then currency. */
+export function readAllStoredRates(app: AppServer): CurrencyRateRow[] {
+  const database = new Database(app.databaseFile, { readonly: true });
+  try {
+    return database
+      .prepare(
+        "SELECT id, date, currency, rate, bid, source, sourceDetail, updatedAt FROM CurrencyRate ORDER BY date, currency",
+      )
+      .all() as CurrencyRateRow[];
   } finally {
     database.close();
   }
@@ -37,7 +71,7 @@ export function readStoredRates(app: AppServer): RateRow[] {
 export function deleteAllRates(app: AppServer): void {
   const database = new Database(app.databaseFile);
   try {
-    database.prepare("DELETE FROM Rate").run();
+    database.prepare("DELETE FROM CurrencyRate").run();
   } finally {
     database.close();
   }

@@ -28,7 +28,13 @@ async function failure(promise: Promise<unknown>): Promise<RateSourceError> {
 describe("fetchOfficialRate", () => {
   it("reads the page with a User-Agent", async () => {
     bcv.setScenario("ok");
-    expect(await fetchOfficialRate(config)).toEqual({ dollar: "236.45870000", date: "2026-11-23" });
+    // The stand-in shows the fixture's values under today's date in Caracas.
+    expect(await fetchOfficialRate(config)).toEqual({
+      dollar: "236.45870000",
+      date: todayIn("America/Caracas"),
+      rates: { USD: "236.45870000", EUR: "275.43890812", CNY: "33.12094517", TRY: "5.61722039", RUB: "2.93270416" },
+      skipped: [],
+    });
     expect(bcv.lastUserAgent).toBe(USER_AGENT);
   });
 

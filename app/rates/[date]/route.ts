@@ -1,7 +1,8 @@
-import { parseParams } from "@/lib/http/request";
+import { corsPreflight, withCors } from "@/lib/http/cors";
+import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
-import { rateDateParamsSchema } from "@/lib/rates/schemas";
 import { serveRateRead } from "@/lib/rates/read-cache";
+import { rateCurrenciesQuerySchema, rateDateParamsSchema } from "@/lib/rates/schemas";
 import { getRateByDate } from "@/lib/rates/service";
 
 /**
@@ -13,14 +14,25 @@ import { getRateByDate } from "@/lib/rates/service";
  *     description: >
  *       404 when that date has no rate; the detail names the nearest earlier date that has one. A path that is
  *       not valid percent-encoding answers 400.
- *       Send the ETag back in If-None-Match to get 304 while it is unchanged.
+ *       Send the ETag back in If-None-Match to get 304 while it is unchanged. Callable from any origin (CORS).
  *     parameters:
  *       - in: path
  *         name: date
  *         required: true
  *         description: A calendar date, YYYY-MM-DD
  *         schema: { $ref: "#/components/schemas/RateDateParams/properties/date" }
- *         example: "2026-11-23"
+ *         example: "2025-10-14"
+ *       - in: query
+ *         name: currencies
+ *         required: false
+ *         description: >
+ *           Other currencies to include: "all", or ISO 4217 codes separated by commas. Each rate then carries
+ *           `rates` (bolivares per unit by code, for the asked currencies that have a rate on that date). An
+ *           unknown or malformed code answers 400 naming it. Without it the response is exactly the dollar's.
+ *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/currencies" }
+ *         examples:
+ *           some: { value: "EUR,CNY", summary: "The euro and the yuan" }
+ *           all: { value: "all", summary: "Every stored currency" }
  *     responses:
  *       200:
  *         description: The rate of that date
@@ -35,6 +47,15 @@ import { getRateByDate } from "@/lib/rates/service";
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const GET = route<{ params: Promise<{ date: string }> }>((request, { params }) =>
-  serveRateRead(request, async () => getRateByDate(parseParams(await params, rateDateParamsSchema).date)),
+export const GET = withCors(
+  route<{ params: Promise<{ date: string }> }>((request, { params }) =>
+    serveRateRead(request, async () =>
+      getRateByDate(
+        parseParams(await params, rateDateParamsSchema).date,
+        parseQuery(request, rateCurrenciesQuerySchema).currencies,
+      ),
+    ),
+  ),
 );
+
+export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,3 +1,4 @@
+import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
@@ -14,7 +15,7 @@ import { getRateHistory } from "@/lib/rates/service";
  *       "Today" is today in RATES_TIMEZONE (default America/Caracas). With neither date the range is
  *       today - 30 days .. today; with only start_date, start_date .. today; with only end_date,
  *       end_date - 30 days .. end_date. start_date and end_date in the answer echo the range used.
- *       At most 3660 days from start_date to end_date.
+ *       At most 3660 days from start_date to end_date. Callable from any origin (CORS).
  *     parameters:
  *       - in: query
  *         name: start_date
@@ -28,6 +29,17 @@ import { getRateHistory } from "@/lib/rates/service";
  *         description: Last date of the range, YYYY-MM-DD
  *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/end_date" }
  *         example: "2026-11-23"
+ *       - in: query
+ *         name: currencies
+ *         required: false
+ *         description: >
+ *           Other currencies to include: "all", or ISO 4217 codes separated by commas. Each rate then carries
+ *           `rates` (bolivares per unit by code, for the asked currencies that have a rate on that date). An
+ *           unknown or malformed code answers 400 naming it. Without it the response is exactly the dollar's.
+ *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/currencies" }
+ *         examples:
+ *           some: { value: "EUR,CNY", summary: "The euro and the yuan" }
+ *           all: { value: "all", summary: "Every stored currency" }
  *     responses:
  *       200:
  *         description: The range used and its rates
@@ -42,6 +54,10 @@ import { getRateHistory } from "@/lib/rates/service";
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
 // perDay: without end_date the range ends today.
-export const GET = route((request) =>
-  serveRateRead(request, () => getRateHistory(parseQuery(request, rateHistoryQuerySchema)), { perDay: true }),
+export const GET = withCors(
+  route((request) =>
+    serveRateRead(request, () => getRateHistory(parseQuery(request, rateHistoryQuerySchema)), { perDay: true }),
+  ),
 );
+
+export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,0 +1,94 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { useSWRConfig } from "swr";
+import { useCanAct } from "@/components/auth/use-can-act";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { ApiError, requestWithStatus } from "@/lib/swr/fetcher";
+import type { ImportSummary } from "@/lib/swr/types";
+import { CURRENCIES_KEY } from "@/lib/swr/use-currencies";
+import { isRatesKey } from "@/lib/swr/use-rates";
+
+/**
+ * Imports one of the central bank's quarterly workbooks (.xls) through POST /rates/import, for signed-in
+ * people, and says what it added, changed and skipped.
+ */
+export function ImportWorkbook() {
+  const { canAct, hint } = useCanAct();
+  const { mutate } = useSWRConfig();
+  const input = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [summary, setSummary] = useState<ImportSummary>();
+  const [error, setError] = useState<string>();
+
+  async function upload(file: File) {
+    setBusy(true);
+    setSummary(undefined);
+    setError(undefined);
+    try {
+      const form = new FormData();
+      form.append("file", file, file.name);
+      const { data } = await requestWithStatus<ImportSummary>("/rates/import", { method: "POST", body: form });
+      setSummary(data);
+      await mutate((key) => isRatesKey(key) || key === CURRENCIES_KEY);
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.problem.detail : "The workbook could not be imported. Try again.");
+    } finally {
+      setBusy(false);
+      if (input.current) input.current.value = "";
+    }
+  }
+
+  return (
+    <div className="flex flex-col items-start gap-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <input
+          ref={input}
+          type="file"
+          accept=".xls,application/vnd.ms-excel"
+          className="sr-only"
+          aria-label="Workbook file"
+          data-testid="import-workbook-file"
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            if (file) void upload(file);
+          }}
+        />
+        <Button busy={busy} disabled={!canAct} onClick={() => input.current?.click()} aria-describedby={hint ? "import-workbook-hint" : undefined}>
+          Import workbook…
+        </Button>
+        {hint && (
+          <span id="import-workbook-hint" className="text-xs text-slate-600 dark:text-slate-400">
+            {hint}
+          </span>
+        )}
+      </div>
+      <p className="text-xs text-slate-600 dark:text-slate-400">The bank&apos;s quarterly .xls (2_1_2…_smc.xls): every currency, every day.</p>
+      {summary && (
+        <Alert tone="success">
+          <p>
+            {summary.file}: {summary.sheets_read} days read ({summary.first_date} to {summary.last_date}), {summary.dates_added} added,{" "}
+            {summary.dates_changed} changed, {summary.dates_unchanged} unchanged.
+          </p>
+          {summary.workbook_won.length > 0 && (
+            <p className="mt-1 text-xs">The workbook replaced {summary.workbook_won.length} different home-page values.</p>
+          )}
+          {summary.sheets_skipped.length > 0 && (
+            <details className="mt-1 text-xs">
+              <summary className="cursor-pointer">{summary.sheets_skipped.length} sheets skipped</summary>
+              <ul className="mt-1 list-disc pl-4">
+                {summary.sheets_skipped.map((skipped) => (
+                  <li key={skipped.sheet}>
+                    {skipped.sheet}: {skipped.reason}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
+        </Alert>
+      )}
+      {error && <Alert tone="error">{error}</Alert>}
+    </div>
+  );
+}

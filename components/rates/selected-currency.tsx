@@ -1,0 +1,52 @@
+"use client";
+
+import { createContext, useContext, useState } from "react";
+import { inputClass } from "@/components/ui/field";
+import { useCurrencies } from "@/lib/swr/use-currencies";
+
+/**
+ * The currency the rate card, the chart and the table show, in bolívares per unit. The US dollar unless the
+ * person picks another of the stored currencies.
+ */
+interface SelectedCurrency {
+  code: string;
+  name: string;
+  setCode: (code: string) => void;
+}
+
+const DOLLAR = { code: "USD", name: "US dollar" };
+const SelectedCurrencyContext = createContext<SelectedCurrency>({ ...DOLLAR, setCode: () => {} });
+
+export function SelectedCurrencyProvider({ children }: { children: React.ReactNode }) {
+  const [code, setCode] = useState(DOLLAR.code);
+  const { data } = useCurrencies();
+  const name = data?.currencies.find((currency) => currency.code === code)?.name ?? (code === DOLLAR.code ? DOLLAR.name : code);
+  return <SelectedCurrencyContext.Provider value={{ code, name, setCode }}>{children}</SelectedCurrencyContext.Provider>;
+}
+
+export const useSelectedCurrency = () => useContext(SelectedCurrencyContext);
+
+/** The picker: the stored currencies, USD first (as GET /currencies orders them). */
+export function CurrencySelect({ className = "" }: { className?: string }) {
+  const { code, setCode } = useSelectedCurrency();
+  const { data } = useCurrencies();
+  const currencies = data?.currencies.length ? data.currencies : [{ code: "USD", name: "US dollar" }];
+  return (
+    <label className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
+      <span className="whitespace-nowrap">Currency</span>
+      {/* A fixed width: the longest name ("Netherlands Antillean guilder") must not widen the card on a phone. */}
+      <select
+        className={`${inputClass} h-9 w-48 min-w-0 pr-8`}
+        value={code}
+        onChange={(event) => setCode(event.target.value)}
+        data-testid="currency-select"
+      >
+        {currencies.map((currency) => (
+          <option key={currency.code} value={currency.code}>
+            {currency.code} · {currency.name}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

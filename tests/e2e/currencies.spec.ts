@@ -1,0 +1,77 @@
+import { expect, registerThroughHeader, test } from "./fixtures";
+import { Q4_2025 } from "../support/workbooks";
+
+/**
+ * Every currency on the dashboard: the bank's fourth-quarter workbook imported through the page, the rate
+ * card, chart and table in another currency, and the converter. Figures read from the workbook by hand.
+ */
+test.describe("Currencies on the dashboard", () => {
+  test("import a workbook, show the euro, convert on a weekend", async ({ page }, testInfo) => {
+    await page.goto("/");
+    const importButton = page.getByRole("button", { name: "Import workbook…" });
+    await expect(importButton).toBeDisabled();
+    await registerThroughHeader(page);
+    await expect(importButton).toBeEnabled();
+
+    await page.getByTestId("import-workbook-file").setInputFiles(Q4_2025);
+    await expect(page.getByText(/2_1_2d25_smc\.xls: 9 days read \(2025-10-02 to 2025-10-14\)/)).toBeVisible();
+
+    const history = page.getByRole("region", { name: "Rate history" });
+    await history.getByRole("button", { name: "Custom" }).click();
+    await history.getByLabel("From", { exact: true }).fill("2025-10-01");
+    await history.getByLabel("To", { exact: true }).fill("2025-10-14");
+    await history.getByRole("button", { name: "Apply" }).click();
+    const table = history.getByRole("table");
+    // A header row, then the nine value dates.
+    await expect(table.getByRole("row")).toHaveCount(10);
+    await expect(table.getByRole("row").nth(1)).toContainText("197.2456");
+
+    // USD first in the selector; the euro's rates replace the dollar's in the card, the chart and the table.
+    const select = page.getByTestId("currency-select");
+    await expect(select.locator("option").first()).toHaveText(/^USD/);
+    await select.selectOption("EUR");
+    await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
+    await expect(table.getByRole("row")).toHaveCount(10);
+    await expect(table).toContainText("Bs per EUR");
+    await expect(history.locator(".recharts-line-dots circle")).toHaveCount(9);
+    await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
+
+    const converter = page.getByRole("region", { name: "Converter" });
+    await converter.getByLabel("Amount", { exact: true }).fill("100");
+    await converter.getByLabel("From", { exact: true }).selectOption("USD");
+    await converter.getByLabel("To", { exact: true }).selectOption("VES");
+    await converter.getByLabel("Date", { exact: true }).fill("2025-10-12");
+    await converter.getByRole("button", { name: "Convert" }).click();
+    const result = converter.getByTestId("conversion-result");
+    // Sunday 12 October has no rate: Friday 10 October's, 193.2996 per dollar.
+    await expect(result).toContainText("100 USD = 19,329.96 VES");
+    await expect(result).toContainText("1 USD = 193.2996 VES");
+    await expect(result).toContainText("nearest earlier date");
+
+    await converter.getByLabel("Amount", { exact: true }).fill("0");
+    await converter.getByRole("button", { name: "Convert" }).click();
+    await expect(converter.getByText("must be greater than zero")).toBeVisible();
+    await converter.getByLabel("Amount", { exact: true }).fill("100");
+    await converter.getByLabel("From", { exact: true }).selectOption("EUR");
+    await converter.getByLabel("To", { exact: true }).selectOption("MXN");
+    await converter.getByLabel("Date", { exact: true }).fill("2025-10-14");
+    await converter.getByRole("button", { name: "Convert" }).click();
+    await expect(result).toContainText("100 EUR = 2,132.87352773 MXN");
+
+    for (const colorScheme of ["light", "dark"] as const) {
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: width > 400 ? 960 : 844 });
+        await page.emulateMedia({ colorScheme });
+        const file = testInfo.outputPath(`currencies-${width}-${colorScheme}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        await testInfo.attach(`currencies-${width}-${colorScheme}`, { path: file, contentType: "image/png" });
+        // The rate card and the converter fit the screen (the whole page's width is the viewports spec's).
+        for (const name of ["Latest rate", "Converter"]) {
+          const box = (await page.getByRole("region", { name }).boundingBox())!;
+          expect(box.x + box.width, `${name} at ${width} px, ${colorScheme}`).toBeLessThanOrEqual(width);
+        }
+      }
+    }
+    await select.selectOption("USD");
+  });
+});
