@@ -98,8 +98,8 @@ export function getOpenApiDocument(): object {
         title: "BCV Rates & Previews",
         version: "0.2.0",
         description:
-          "Official US dollar rates of the Banco Central de Venezuela, and preview builds of configured git " +
-          "repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
+          "Official exchange rates of the Banco Central de Venezuela (every currency it publishes, with " +
+          "conversion), and preview builds of configured git repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
           "from POST /users/token (or the signed-in browser session).",
       },
       components: {
