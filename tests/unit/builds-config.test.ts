@@ -114,7 +114,8 @@ repositories:
       expect((error as { status: number }).status).toBe(1);
     }
     expect(output).toMatch(/bad\.yaml: ports\.start: must be at least 1024/);
-  });
+    // A child process that loads tsx: seconds on a busy machine.
+  }, 30_000);
 });
 
 describe("auto_build, webhooks and retention in the configuration", () => {

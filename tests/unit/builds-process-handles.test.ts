@@ -59,13 +59,15 @@ describe("process handles of builds (a recorded process group id is not trusted 
 
   it("accepts a handle without a start time (recorded before there were any) only for a process naming the build", async () => {
     const ours = spawnGroup({ BUILD_ID: "0123456789abcdef" });
+    // Listened for before the stop: the exit may be reported while the stop is still waiting.
+    const oursExited = new Promise((resolve) => ours.once("exit", resolve));
     const stranger = spawnGroup({ BUILD_ID: "fedcba9876543210" });
     expect(isBuildProcessGroupAlive(JSON.stringify({ pgid: ours.pid }), "0123456789abcdef")).toBe(true);
     expect(isBuildProcessGroupAlive(JSON.stringify({ pgid: stranger.pid }), "0123456789abcdef")).toBe(false);
     await stopBuildProcessGroup(JSON.stringify({ pgid: stranger.pid }), "0123456789abcdef", 100);
     expect(alive(stranger.pid!)).toBe(true);
     await stopBuildProcessGroup(JSON.stringify({ pgid: ours.pid }), "0123456789abcdef", 100);
-    await new Promise((resolve) => ours.once("exit", resolve));
+    await oursExited;
     expect(ours.signalCode).toBe("SIGTERM");
   });
 
