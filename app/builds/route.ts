@@ -1,4 +1,5 @@
 import { requireUser } from "@/lib/auth/guard";
+import { requestReceivedAt } from "@/lib/http/client-address";
 import { parseJson, parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { createBuild, parseCreateBuild } from "@/lib/builds/create";
@@ -63,6 +64,6 @@ export const GET = route(async (request) => {
 export const POST = route(async (request) => {
   const user = await requireUser(request);
   const input = parseCreateBuild(await parseJson(request, z.unknown()));
-  const build = await createBuild(user, input);
+  const build = await createBuild(user, input, { receivedAt: requestReceivedAt(request.headers) });
   return json(build, { status: 202, headers: { Location: `/builds/${build.build_id}` } });
 });

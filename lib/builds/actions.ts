@@ -11,7 +11,7 @@ import { getBuild, requireBuild } from "./service";
  * POST /builds/{id}/rebuild: a new build of the same repositories and modules, with every ref resolved
  * again (a branch gets its newest commit). Any signed-in user may ask; the new build is theirs.
  */
-export async function rebuildBuild(user: PublicUser, buildId: string): Promise<BuildView> {
+export async function rebuildBuild(user: PublicUser, buildId: string, receivedAt?: number): Promise<BuildView> {
   const build = await requireBuild(buildId);
   const { ttl } = getBuildsConfig();
   return createBuild(
@@ -22,7 +22,7 @@ export async function rebuildBuild(user: PublicUser, buildId: string): Promise<B
       // An extension may have lengthened the original's life past what a new build may ask for.
       ttl_seconds: Math.min(Math.max(build.ttlSeconds, ttl.min_seconds), ttl.max_seconds),
     },
-    "rebuild",
+    { trigger: "rebuild", receivedAt },
   );
 }
 

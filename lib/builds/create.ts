@@ -43,8 +43,13 @@ type RequestedRepository = { repository: RepositoryConfig; ref: string; field: s
 export async function createBuild(
   user: PublicUser,
   input: z.output<typeof createBuildSchema>,
-  trigger: Extract<BuildTrigger, "manual" | "rebuild"> = "manual",
+  options: {
+    trigger?: Extract<BuildTrigger, "manual" | "rebuild">;
+    /** When the server received the request (performance.now()): refs are resolved as they were then, or newer. */
+    receivedAt?: number;
+  } = {},
 ): Promise<BuildView> {
+  const { trigger = "manual", receivedAt = performance.now() } = options;
   const config = getBuildsConfig();
   if (config.repositories.length === 0) {
     throw serviceUnavailable("No repository is configured: the operator must add one to the builds configuration.", RETRY_AFTER_SECONDS);
@@ -65,8 +70,8 @@ export async function createBuild(
   // Checked early to answer before fetching any repository; checked again, atomically, when inserting.
   if ((await countQueuedBuilds()) >= config.max_queued_builds) throw queueFull();
 
-  // Fetch before resolving, so the build gets the refs as they are now.
-  const synced = await Promise.all(requested.map(({ repository }) => syncMirror(config, repository)));
+  // Fetch before resolving, so the build gets the refs as they were when the request arrived (or newer).
+  const synced = await Promise.all(requested.map(({ repository }) => syncMirror(config, repository, receivedAt)));
   const notReady = requested.filter((_, index) => !synced[index] || !isRepositoryReady(requested[index].repository.alias));
   if (notReady.length > 0) {
     throw serviceUnavailable(

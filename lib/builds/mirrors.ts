@@ -10,20 +10,38 @@ import { MODULE_NAME_PATTERN } from "./names";
  * fetched before each build. A repository is ready when its mirror exists and its last fetch worked.
  * git always gets its arguments as an array, and values from requests only after validation (lib/builds/names.ts).
  *
- * Fetches are coalesced per repository (syncMirror): one runs at a time, and every caller that arrives while
- * one runs shares the one queued after it, so a burst of requests costs at most two fetches, not one each.
+ * Fetches are coalesced per repository (syncMirror): a caller shares any fetch that started after it asked,
+ * whether finished, running or queued, so a burst of requests costs one or two fetches, not one each. Refs
+ * are read once per fetch (one `git for-each-ref`), so resolving a branch or tag spawns nothing.
  */
 const execFileAsync = promisify(execFile);
+
+interface SyncRun {
+  promise: Promise<boolean>;
+  /** performance.now() when the fetch was started: it reads the repository's refs after that. */
+  startedAt: number;
+}
 
 interface MirrorState {
   ready: boolean;
   lastError: string | null;
   /** The fetch (or clone) running now. */
-  running: Promise<boolean> | undefined;
+  running: SyncRun | undefined;
   /** The fetch that starts when `running` ends, shared by everyone who asked while `running` ran. */
   queued: Promise<boolean> | undefined;
-  /** Refs resolved since the last sync ended, shared by the requests that resolve them (resolveRef). */
-  refs: Map<string, Promise<string | null>>;
+  /** When the last successful fetch started. */
+  lastSuccessStartedAt: number;
+  /** Every branch and tag of the mirror, read once after each sync (resolveRef). */
+  refTable: Promise<RefTable> | undefined;
+  /** Full commit ids looked up since the last sync ended. */
+  commits: Map<string, Promise<string | null>>;
+}
+
+/** Branch and tag names to the commit they point at; `unpeeled` are tags that need git to say (tags of tags). */
+interface RefTable {
+  heads: Map<string, string>;
+  tags: Map<string, string>;
+  unpeeled: Set<string>;
 }
 
 // On globalThis: the route handlers' bundle and instrumentation's share one view of the mirrors.
@@ -36,7 +54,15 @@ function mirrorState(alias: string): MirrorState {
   globalForMirrors.buildMirrors ??= new Map();
   let state = globalForMirrors.buildMirrors.get(alias);
   if (!state) {
-    state = { ready: false, lastError: null, running: undefined, queued: undefined, refs: new Map() };
+    state = {
+      ready: false,
+      lastError: null,
+      running: undefined,
+      queued: undefined,
+      lastSuccessStartedAt: -Infinity,
+      refTable: undefined,
+      commits: new Map(),
+    };
     globalForMirrors.buildMirrors.set(alias, state);
   }
   return state;
@@ -69,26 +95,33 @@ export function isRepositoryReady(alias: string): boolean {
 }
 
 /**
- * Brings the mirror up to date with the repository as it is at the time of the call, and returns its
- * readiness. The guarantee callers rely on (POST /builds resolves refs "as they are now"): the promise settles
- * only after a fetch that STARTED after the call. A fetch already running when the call arrives may have read
- * the repository's refs before a push the caller knows of, so the caller does not share it: it shares the
- * queued fetch, which starts when the running one ends (after the call, so good for every caller that joined
- * it). Hence at most one fetch runs and one waits per repository, whatever the number of callers (requests,
- * webhooks, polling), and a caller waits for at most two fetches.
+ * Brings the mirror up to date with the repository as it was when the caller asked (`askedAt`, a
+ * performance.now() time: for a request, when the server received it), and returns its readiness. The
+ * guarantee callers rely on (POST /builds resolves refs "as they are at the time of the request"): the promise
+ * settles only after a fetch that STARTED at or after `askedAt`, since a fetch that started earlier may have
+ * read the refs before a push the caller knows of. So a caller
+ * - gets the last fetch's result at once when that fetch worked and started after it asked;
+ * - else shares the running fetch when that one started after it asked;
+ * - else shares the queued fetch, which starts when the running one ends.
+ * Hence at most one fetch runs and one waits per repository, whatever the number of callers (requests,
+ * webhooks, polling), and a caller waits for at most two fetches. A burst of requests that the server
+ * received together shares one fetch, even when it gets to them one after another.
  */
-export function syncMirror(config: BuildsConfig, repository: RepositoryConfig): Promise<boolean> {
+export function syncMirror(config: BuildsConfig, repository: RepositoryConfig, askedAt = performance.now()): Promise<boolean> {
   const state = mirrorState(repository.alias);
+  if (state.ready && state.lastSuccessStartedAt >= askedAt) return Promise.resolve(true);
+  if (state.running && state.running.startedAt >= askedAt) return state.running.promise;
   if (state.queued) return state.queued;
   const start = () => {
-    const run = fetchOrCloneMirror(config, repository, state).finally(() => {
-      if (state.running === run) state.running = undefined;
+    const startedAt = performance.now();
+    const promise = fetchOrCloneMirror(config, repository, state, startedAt).finally(() => {
+      if (state.running?.promise === promise) state.running = undefined;
     });
-    state.running = run;
-    return run;
+    state.running = { promise, startedAt };
+    return promise;
   };
   if (!state.running) return start();
-  const queued = state.running.then(() => {
+  const queued = state.running.promise.then(() => {
     state.queued = undefined;
     return start();
   });
@@ -97,7 +130,12 @@ export function syncMirror(config: BuildsConfig, repository: RepositoryConfig): 
 }
 
 /** Clones the mirror when it is missing, fetches it otherwise; records readiness. Never rejects. */
-async function fetchOrCloneMirror(config: BuildsConfig, repository: RepositoryConfig, state: MirrorState): Promise<boolean> {
+async function fetchOrCloneMirror(
+  config: BuildsConfig,
+  repository: RepositoryConfig,
+  state: MirrorState,
+  startedAt: number,
+): Promise<boolean> {
   const mirror = mirrorPath(config, repository.alias);
   try {
     if (fs.existsSync(path.join(mirror, "HEAD"))) {
@@ -122,47 +160,86 @@ async function fetchOrCloneMirror(config: BuildsConfig, repository: RepositoryCo
     }
     state.ready = true;
     state.lastError = null;
+    state.lastSuccessStartedAt = Math.max(state.lastSuccessStartedAt, startedAt);
   } catch (error) {
     state.ready = false;
     state.lastError = (error as Error).message.split("\n").slice(0, 3).join(" ");
     console.error(`builds: the mirror of "${repository.alias}" could not be synced: ${state.lastError}`);
   }
   // Whatever the fetch changed, refs are looked up afresh from here on.
-  state.refs.clear();
+  state.refTable = undefined;
+  state.commits.clear();
   return state.ready;
 }
 
 /**
- * The commit a ref names in the mirror, or null: a branch, else a tag, else a full commit id. Qualified ref
- * names leave git no room to read the value as anything else (an option, `HEAD`, a revision expression).
+ * The commit a ref names in the mirror, or null: a branch, else a tag, else a full commit id. Branches and tags
+ * come from the table read once per sync; a commit id (and a tag of a tag) is asked of git with a qualified
+ * name, which leaves it no room to read the value as anything else (an option, `HEAD`, a revision expression).
  */
-export function resolveRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
-  // Refs change only by a sync: requests that resolve the same ref after the same sync share one lookup.
+export async function resolveRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
   const state = mirrorState(alias);
-  let resolved = state.refs.get(ref);
-  if (!resolved) {
-    resolved = lookUpRef(config, alias, ref);
-    state.refs.set(ref, resolved);
-    // Bounded: the names come from requests. Every sync empties it anyway.
-    if (state.refs.size > 1000) state.refs.delete(state.refs.keys().next().value!);
+  state.refTable ??= readRefTable(config, alias).catch((error: unknown) => {
+    state.refTable = undefined;
+    throw error;
+  });
+  let table: RefTable;
+  try {
+    table = await state.refTable;
+  } catch {
+    return null;
   }
-  return resolved;
+  const head = table.heads.get(ref);
+  if (head) return head;
+  if (table.unpeeled.has(ref)) return revParseCommit(config, alias, `refs/tags/${ref}`);
+  const tag = table.tags.get(ref);
+  if (tag) return tag;
+  if (!/^[0-9a-f]{40}$/.test(ref)) return null;
+  // Commit ids change only by a sync: requests that ask for the same one after the same sync share one lookup.
+  let commit = state.commits.get(ref);
+  if (!commit) {
+    commit = revParseCommit(config, alias, ref);
+    state.commits.set(ref, commit);
+    // Bounded: the ids come from requests. Every sync empties it anyway.
+    if (state.commits.size > 1000) state.commits.delete(state.commits.keys().next().value!);
+  }
+  return commit;
 }
 
-async function lookUpRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
-  const candidates = [`refs/heads/${ref}`, `refs/tags/${ref}`];
-  if (/^[0-9a-f]{40}$/.test(ref)) candidates.push(ref);
-  for (const candidate of candidates) {
-    try {
-      const sha = (
-        await git([`--git-dir=${mirrorPath(config, alias)}`, "rev-parse", "--verify", "--quiet", `${candidate}^{commit}`])
-      ).trim();
-      if (/^[0-9a-f]{40}$/.test(sha)) return sha;
-    } catch {
-      /* not this kind of ref */
+async function readRefTable(config: BuildsConfig, alias: string): Promise<RefTable> {
+  const out = await git([
+    `--git-dir=${mirrorPath(config, alias)}`,
+    "for-each-ref",
+    // For an annotated tag, the starred fields are those of the object it points at.
+    "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)",
+    "refs/heads/",
+    "refs/tags/",
+  ]);
+  const table: RefTable = { heads: new Map(), tags: new Map(), unpeeled: new Set() };
+  for (const line of out.split("\n")) {
+    const match = /^(\w+) ([0-9a-f]{40,64}) (\w*) ([0-9a-f]{40,64})? ?refs\/(heads|tags)\/(.+)$/.exec(line);
+    if (!match) continue;
+    const [, type, sha, targetType, target, kind, name] = match;
+    if (kind === "heads") {
+      if (type === "commit") table.heads.set(name, sha);
+    } else if (type === "commit") {
+      table.tags.set(name, sha);
+    } else if (type === "tag" && targetType === "commit") {
+      table.tags.set(name, target!);
+    } else if (type === "tag" && targetType === "tag") {
+      table.unpeeled.add(name);
     }
   }
-  return null;
+  return table;
+}
+
+async function revParseCommit(config: BuildsConfig, alias: string, name: string): Promise<string | null> {
+  try {
+    const sha = (await git([`--git-dir=${mirrorPath(config, alias)}`, "rev-parse", "--verify", "--quiet", `${name}^{commit}`])).trim();
+    return /^[0-9a-f]{40}$/.test(sha) ? sha : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The module names of a repository at a commit: directories under modules_path holding the manifest. */

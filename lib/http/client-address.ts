@@ -10,8 +10,13 @@ import { getEnv, normalizeAddress } from "../env";
  * whatever a client sent under that name. The value carries a random per-process nonce, so a request that
  * arrived before the stamp was installed (the first ones during start-up) cannot pass a forged address: it
  * counts as "unknown".
+ *
+ * The same wrapper stamps when the request was received (performance.now()), which POST /builds uses to share a
+ * repository fetch among the requests of a burst (lib/builds/mirrors.ts syncMirror): by the time the server's
+ * handler gets to a request, it may have waited behind others.
  */
 const HEADER = "x-runbot-socket-address";
+const RECEIVED_AT_HEADER = "x-runbot-received-at";
 const state = globalThis as unknown as { socketAddressNonce?: string };
 
 export const UNKNOWN_ADDRESS = "unknown";
@@ -25,6 +30,7 @@ export function installSocketAddressStamp(): void {
     if (event === "request") {
       const request = args[0] as http.IncomingMessage;
       request.headers[HEADER] = `${nonce} ${request.socket?.remoteAddress ?? UNKNOWN_ADDRESS}`;
+      request.headers[RECEIVED_AT_HEADER] = `${nonce} ${performance.now()}`;
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
   } as typeof emit;
@@ -36,6 +42,19 @@ function header(headers: HeaderSource, name: string): string | undefined {
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
   const value = headers[name];
   return Array.isArray(value) ? value.join(",") : value;
+}
+
+/**
+ * When the server received a request, as a performance.now() time; now for a request without a valid stamp
+ * (a client cannot make its request look older than it is).
+ */
+export function requestReceivedAt(headers: HeaderSource): number {
+  const now = performance.now();
+  const stamped = header(headers, RECEIVED_AT_HEADER);
+  const nonce = state.socketAddressNonce;
+  if (!nonce || !stamped?.startsWith(`${nonce} `)) return now;
+  const receivedAt = Number(stamped.slice(nonce.length + 1));
+  return Number.isFinite(receivedAt) && receivedAt <= now ? receivedAt : now;
 }
 
 /**

@@ -28,7 +28,9 @@ function commit(message: string): string {
   return git(upstream, "rev-parse", "HEAD");
 }
 
-const fetchesSoFar = () => (fs.existsSync(trace) ? fs.readFileSync(trace, "utf8").match(/built-in: git fetch /g)?.length ?? 0 : 0);
+const tracedSoFar = (command: string) =>
+  fs.existsSync(trace) ? (fs.readFileSync(trace, "utf8").match(new RegExp(`built-in: git ${command} `, "g"))?.length ?? 0) : 0;
+const fetchesSoFar = () => tracedSoFar("fetch");
 
 beforeAll(async () => {
   fs.mkdirSync(upstream);
@@ -83,4 +85,51 @@ describe("syncMirror", () => {
     expect(fetchesSoFar() - fetchesBefore).toBe(1);
     expect(await mirrors.resolveRef(config, "demo", "main")).toBe(latest);
   });
+
+  it("lets a request that arrived before a fetch started share it, running or finished", async () => {
+    const latest = commit("seventh");
+    const arrived = performance.now();
+    const fetchesBefore = fetchesSoFar();
+    const running = mirrors.syncMirror(config, repository);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Received before the running fetch started, handled after: that fetch reads refs at least as new.
+    const late = mirrors.syncMirror(config, repository, arrived);
+    expect(await Promise.all([running, late])).toEqual([true, true]);
+    // And once it is done, a request received before it started needs no fetch at all.
+    expect(await mirrors.syncMirror(config, repository, arrived)).toBe(true);
+    expect(fetchesSoFar() - fetchesBefore).toBe(1);
+    expect(await mirrors.resolveRef(config, "demo", "main")).toBe(latest);
+    // A request received after it started still gets a fetch of its own.
+    expect(await mirrors.syncMirror(config, repository)).toBe(true);
+    expect(fetchesSoFar() - fetchesBefore).toBe(2);
+  });
 });
+
+describe("resolveRef", () => {
+  it("resolves branches, tags (annotated, nested) and commit ids from one ref listing per sync", async () => {
+    const tagged = commit("eighth");
+    git(upstream, "tag", "light");
+    git(upstream, "tag", "-a", "-m", "annotated", "annotated");
+    git(upstream, "tag", "-a", "-m", "nested", "nested", "annotated");
+    git(upstream, "tag", "tree-tag", "HEAD^{tree}");
+    git(upstream, "branch", "feature/x");
+    const head = commit("ninth");
+    expect(await mirrors.syncMirror(config, repository)).toBe(true);
+    const listingsBefore = tracedSoFar("for-each-ref");
+    const resolve = (ref: string) => mirrors.resolveRef(config, "demo", ref);
+    expect(await Promise.all(["main", "feature/x", "light", "annotated", "nested", "tree-tag", "missing", tagged, "0".repeat(40)].map(resolve))).toEqual([
+      head,
+      tagged,
+      tagged,
+      tagged,
+      tagged,
+      null,
+      null,
+      tagged,
+      null,
+    ]);
+    expect(await resolve("main")).toBe(head);
+    expect(tracedSoFar("for-each-ref") - listingsBefore).toBe(1);
+  });
+});
+

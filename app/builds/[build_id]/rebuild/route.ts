@@ -2,6 +2,7 @@ import { requireUser } from "@/lib/auth/guard";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { rebuildBuild } from "@/lib/builds/actions";
+import { requestReceivedAt } from "@/lib/http/client-address";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -36,6 +37,6 @@ type Context = { params: Promise<{ build_id: string }> };
 export const POST = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  const build = await rebuildBuild(user, build_id);
+  const build = await rebuildBuild(user, build_id, requestReceivedAt(request.headers));
   return json(build, { status: 202, headers: { Location: `/builds/${build.build_id}` } });
 });
