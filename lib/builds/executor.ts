@@ -217,6 +217,12 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   buildEvents().emit("running", build.id);
 }
 
+/**
+ * Clones a repository from its mirror and checks out the build's commit, in one process: every process the
+ * server starts costs it a fork of its whole memory. The values reach git as arguments, never in the script.
+ */
+const CHECKOUT_SCRIPT = 'git clone --quiet --no-checkout -- "$1" "$2" && exec git -C "$2" -c advice.detachedHead=false checkout --quiet --detach "$3"';
+
 /** Clones each repository from its mirror and checks out the build's commit, into the build's sources. */
 async function checkOut(
   config: BuildsConfig,
@@ -230,21 +236,22 @@ async function checkOut(
   const env = { ...buildProcessBaseEnv(), BUILD_ID: buildId, GIT_TERMINAL_PROMPT: "0" };
   for (const repository of repositories) {
     fs.appendFileSync(control.logPath, `$ checkout ${repository.alias} ${repository.ref} at ${repository.commitSha}\n`);
-    for (const args of [
-      ["clone", "--quiet", "--no-checkout", "--", mirrorPath(config, repository.alias), repository.checkout],
-      ["-C", repository.checkout, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", repository.commitSha],
-    ]) {
-      const outcome = await runToCompletion(
-        { file: "git", args, cwd: sources, env, logPath: control.logPath },
-        {
-          signal: control.signal,
-          timeoutMs: Math.max(1, deadline - Date.now()),
-          onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)),
-        },
-      );
-      if (outcome.kind !== "exited" || outcome.code !== 0) {
-        return describeOutcome(outcome, `git ${args.includes("clone") ? "clone" : "checkout"} of ${repository.alias}`, timeoutMessage(config, "checkout"));
-      }
+    const outcome = await runToCompletion(
+      {
+        file: "/bin/sh",
+        args: ["-c", CHECKOUT_SCRIPT, "checkout", mirrorPath(config, repository.alias), repository.checkout, repository.commitSha],
+        cwd: sources,
+        env,
+        logPath: control.logPath,
+      },
+      {
+        signal: control.signal,
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)),
+      },
+    );
+    if (outcome.kind !== "exited" || outcome.code !== 0) {
+      return describeOutcome(outcome, `The checkout of ${repository.alias}`, timeoutMessage(config, "checkout"));
     }
   }
   return { status: "succeeded", exitCode: 0 };

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { getBuildsConfig } from "./config";
-import { logWriterArgs } from "./log-writer";
+import { logWriterCommand } from "./log-writer";
 
 /**
  * Child processes of the builds. Every one runs in its own process group (detached), so that stopping a
@@ -35,7 +35,9 @@ export function spawnLogged({ file, args, cwd, env, logPath, user, mode = "eof" 
   const fd = fs.openSync(logPath, "a");
   try {
     const limitBytes = getBuildsConfig().stage_log_limit_mb * 1024 * 1024;
-    const child = spawn(process.execPath, logWriterArgs({ limitBytes, mode, user, file, args }), {
+    // A stage of several commands (a checkout of several repositories) shares one limit.
+    const writer = logWriterCommand({ limitBytes, loggedBytes: fs.fstatSync(fd).size, mode, user, file, args });
+    const child = spawn(writer.file, writer.args, {
       cwd,
       env: env as NodeJS.ProcessEnv,
       stdio: ["ignore", fd, fd],

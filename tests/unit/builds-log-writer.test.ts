@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { logWriterArgs } from "@/lib/builds/log-writer";
+import { logWriterCommand } from "@/lib/builds/log-writer";
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), "log-writer-"));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
@@ -13,7 +13,8 @@ function runLogged(command: string, limitBytes: number, mode: "exit" | "eof" = "
   const log = path.join(folder, `${crypto.randomUUID()}.log`);
   fs.writeFileSync(log, before);
   const fd = fs.openSync(log, "a");
-  const child = spawn(process.execPath, logWriterArgs({ limitBytes, mode, file: "/bin/sh", args: ["-c", command] }), {
+  const writer = logWriterCommand({ limitBytes, loggedBytes: Buffer.byteLength(before), mode, file: "/bin/sh", args: ["-c", command] });
+  const child = spawn(writer.file, writer.args, {
     stdio: ["ignore", fd, fd],
     detached: true,
   });
@@ -53,4 +54,32 @@ describe("the capping log writer", () => {
     expect(result.code).toBe(0);
     expect(result.log).toBe("from-the-shell\nfrom-the-background\n");
   });
+
+  it("in exit mode ends a second after the command, though a background process still holds its output", async () => {
+    const started = Date.now();
+    const result = await runLogged("sleep 30 & echo from-the-shell", 1_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result).toMatchObject({ code: 0, signal: null, log: "from-the-shell\n" });
+    process.kill(-result.pid, "SIGKILL");
+  });
+
+  it("gives the command back the signals it ignores itself: the group's SIGTERM ends the command, not the log", async () => {
+    const log = path.join(folder, "signals.log");
+    const fd = fs.openSync(log, "a");
+    const writer = logWriterCommand({
+      limitBytes: 1_000,
+      loggedBytes: 0,
+      mode: "exit",
+      file: "/bin/sh",
+      args: ["-c", "trap 'echo got-term; exit 7' TERM; echo up; sleep 30 & wait"],
+    });
+    const child = spawn(writer.file, writer.args, { stdio: ["ignore", fd, fd], detached: true });
+    fs.closeSync(fd);
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    while (!fs.readFileSync(log, "utf8").includes("up")) await new Promise((resolve) => setTimeout(resolve, 20));
+    process.kill(-child.pid!, "SIGTERM");
+    expect(await exited).toBe(7);
+    expect(fs.readFileSync(log, "utf8")).toBe("up\ngot-term\n");
+  });
 });
+
