@@ -1,3 +1,18 @@
+/**
+ * The JSON API's paths. The proxy (proxy.ts), which costs about as much as a whole route handler, does not run
+ * for them (README, Performance): their security headers come from `headers()` below instead, and a JSON body
+ * needs no nonce, so their policy is the strictest one.
+ */
+const API_PATH_PREFIXES = ["rates", "builds", "users", "app-config", "convert", "currencies", "hooks", "openapi.json", "bench"];
+
+const API_SECURITY_HEADERS = [
+  { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
+  // For browsers without CSP frame-ancestors: no framing (clickjacking).
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "same-origin" },
+];
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // Serve /rates and /rates/ alike: API clients POST to the trailing-slash form and must not get a 308.
@@ -5,6 +20,13 @@ const nextConfig = {
   // Native and server-only packages stay out of the bundle and load from node_modules at run time.
   serverExternalPackages: ["next-swagger-doc", "swagger-jsdoc", "better-sqlite3", "@prisma/adapter-better-sqlite3", "@prisma/client", "prisma"],
   poweredByHeader: false,
+  async headers() {
+    // Set before the route handler answers; a header the handler sets too keeps this value.
+    return API_PATH_PREFIXES.flatMap((prefix) => [
+      { source: `/${prefix}`, headers: API_SECURITY_HEADERS },
+      { source: `/${prefix}/:path*`, headers: API_SECURITY_HEADERS },
+    ]);
+  },
 };
 
 export default nextConfig;

@@ -27,8 +27,12 @@ function withHeader(headers: Headers, name: string, value: string): Headers {
 }
 
 export const config = {
-  // Every path but Next's own assets, whose names are generated, and the public rate reads, which set the same
-  // security headers themselves (lib/rates/read-cache.ts): the proxy costs about as much again as a whole
-  // route handler (README, Performance). Their paths with a percent sign, which may be malformed, still come here.
-  matcher: ["/((?!_next/static|_next/image|rates/|rates$|bench/).*)", "/(rates|bench)/(.*%.*)"],
+  // Pages (for their nonce), next-auth's routes and Next's not-found page; not Next's own assets, whose names
+  // are generated, nor the JSON API (the prefixes in next.config.mjs, which gives them the security headers):
+  // the proxy costs about as much again as a whole route handler (README, Performance). API paths with a
+  // percent sign, which may be malformed, still come here.
+  matcher: [
+    "/((?!_next/static|_next/image|(?:rates|builds|users|app-config|convert|currencies|hooks|bench)(?:/|$)|openapi\\.json$).*)",
+    "/(rates|builds|users|app-config|convert|currencies|hooks|bench)/(.*%.*)",
+  ],
 };

@@ -1,5 +1,6 @@
 /**
- * Headers every response carries (set in proxy.ts). The Content-Security-Policy allows scripts only from the
+ * Headers every page carries (set in proxy.ts; the JSON API gets the same from next.config.mjs, with a
+ * policy that allows nothing, since a JSON body loads nothing). The Content-Security-Policy allows scripts only from the
  * app's own origin plus the inline scripts Next.js writes, which carry a per-request nonce (Next reads it from
  * the request's CSP header and stamps its scripts; the pages are rendered per request for that, see
  * app/layout.tsx). Same-origin script files stay allowed, so /docs may load Swagger UI from /public. Styles

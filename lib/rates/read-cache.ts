@@ -1,7 +1,6 @@
 import { databaseVersion } from "../database-version";
 import { getEnv } from "../env";
 import { cachedJson, serializedJson, type SerializedJson } from "../http/cache";
-import { securityHeaders } from "../http/security-headers";
 import { todayIn } from "./dates";
 
 /**
@@ -17,10 +16,6 @@ import { todayIn } from "./dates";
  */
 const MAX_ENTRIES = 512;
 const MAX_BYTES = 32 * 1024 * 1024;
-
-// The proxy, which gives every other response its security headers, does not run for these reads (proxy.ts):
-// the same headers, with the strictest policy, since a JSON body loads nothing.
-const READ_HEADERS = securityHeaders("default-src 'none'; frame-ancestors 'none'");
 
 interface CacheState {
   entries: Map<string, SerializedJson>;
@@ -144,8 +139,7 @@ export async function serveRateRead(
   } else {
     entry = await load(key, epoch, read);
   }
-  const headers = options.headers ? { ...READ_HEADERS, ...options.headers } : READ_HEADERS;
-  return cachedJson(request, entry, { maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS, headers });
+  return cachedJson(request, entry, { maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS, headers: options.headers });
 }
 
 /** For tests and the benchmark: what the cache holds. */

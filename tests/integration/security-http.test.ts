@@ -149,10 +149,28 @@ describe("security headers", () => {
     expect(second).not.toBe((await builds.app.fetch("/")).headers.get("content-security-policy"));
   });
 
-  it("API replies carry nosniff and no-framing too", async () => {
-    const response = await builds.app.fetch("/builds");
-    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(response.headers.get("x-frame-options")).toBe("DENY");
+  it("API replies carry nosniff, no-framing and a policy that allows nothing, once each, without the proxy", async () => {
+    const requests: [string, RequestInit?][] = [
+      ["/builds"],
+      ["/builds/0000000000000000"],
+      ["/builds/0000000000000000/no-such-thing"],
+      ["/rates/"],
+      ["/rates/history"],
+      ["/rates/", { method: "POST" }],
+      ["/rates/", { method: "OPTIONS", headers: { Origin: "https://example.com", "Access-Control-Request-Method": "GET" } }],
+      ["/users/me"],
+      ["/app-config"],
+      ["/openapi.json"],
+      ["/currencies"],
+    ];
+    for (const [pathname, init] of requests) {
+      const response = await builds.app.fetch(pathname, init);
+      const where = `${init?.method ?? "GET"} ${pathname}`;
+      expect(response.headers.get("x-content-type-options"), where).toBe("nosniff");
+      expect(response.headers.get("x-frame-options"), where).toBe("DENY");
+      expect(response.headers.get("referrer-policy"), where).toBe("same-origin");
+      expect(response.headers.get("content-security-policy"), where).toBe("default-src 'none'; frame-ancestors 'none'");
+    }
   });
 });
 
