@@ -3,10 +3,9 @@ import { NextRequest } from "next/server";
 import { getEnv } from "../env";
 import { assertSameOriginWrite } from "../http/same-origin";
 import { forbidden, unauthorized } from "../http/problem";
-import { findUserById } from "../users/repository";
 import { withEffectiveRole, type PublicUser } from "../users/roles";
 import { sessionCookieName } from "./cookies";
-import { isSessionRevoked } from "./revocations";
+import { findSessionUser } from "./revocations";
 
 export interface Session {
   user: PublicUser;
@@ -42,8 +41,10 @@ export async function readSession(request: Request): Promise<Session | null> {
   if (!token || typeof token.sub !== "string" || typeof token.sid !== "string") {
     throw unauthorized("The token is invalid or has expired.");
   }
-  if (await isSessionRevoked(token.sid)) throw unauthorized("The token's session was signed out.");
-  const stored = await findUserById(Number(token.sub));
+  const userId = Number(token.sub);
+  if (!Number.isSafeInteger(userId)) throw unauthorized("The token is invalid or has expired.");
+  const { revoked, user: stored } = await findSessionUser(token.sid, userId);
+  if (revoked) throw unauthorized("The token's session was signed out.");
   if (!stored) throw unauthorized("The token's user no longer exists.");
   if (!stored.isActive) throw unauthorized("The token's user is inactive.");
   if (via === "cookie") assertSameOriginWrite(request);

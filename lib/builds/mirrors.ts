@@ -137,18 +137,16 @@ async function fetchOrCloneMirror(
   startedAt: number,
 ): Promise<boolean> {
   const mirror = mirrorPath(config, repository.alias);
+  let refTable: RefTable | undefined;
   try {
     if (fs.existsSync(path.join(mirror, "HEAD"))) {
-      await git([
-        `--git-dir=${mirror}`,
-        "fetch",
-        "--prune",
-        "--quiet",
-        "--",
-        repository.resolvedUrl,
-        "+refs/heads/*:refs/heads/*",
-        "+refs/tags/*:refs/tags/*",
-      ]);
+      // Fetch and list the refs in one process: each process the server starts costs it a fork of its memory.
+      const { stdout } = await execFileAsync("/bin/sh", ["-c", FETCH_AND_LIST_SCRIPT, "sync", mirror, repository.resolvedUrl, REF_TABLE_FORMAT], {
+        env: GIT_ENV,
+        timeout: 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      refTable = parseRefTable(stdout);
     } else {
       // Clone beside it and rename, so that a half-made clone is never taken for a mirror.
       const partial = `${mirror}.partial-${process.pid}`;
@@ -166,8 +164,8 @@ async function fetchOrCloneMirror(
     state.lastError = (error as Error).message.split("\n").slice(0, 3).join(" ");
     console.error(`builds: the mirror of "${repository.alias}" could not be synced: ${state.lastError}`);
   }
-  // Whatever the fetch changed, refs are looked up afresh from here on.
-  state.refTable = undefined;
+  // Whatever the fetch changed, refs are looked up afresh from here on (a clone lists them when first asked).
+  state.refTable = refTable && state.ready ? Promise.resolve(refTable) : undefined;
   state.commits.clear();
   return state.ready;
 }
@@ -206,17 +204,19 @@ export async function resolveRef(config: BuildsConfig, alias: string, ref: strin
   return commit;
 }
 
+// For an annotated tag, the starred fields are those of the object it points at.
+const REF_TABLE_FORMAT = "%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)";
+const FETCH_AND_LIST_SCRIPT =
+  'git --git-dir="$1" fetch --prune --quiet -- "$2" "+refs/heads/*:refs/heads/*" "+refs/tags/*:refs/tags/*" && ' +
+  'exec git --git-dir="$1" for-each-ref --format="$3" refs/heads/ refs/tags/';
+
 async function readRefTable(config: BuildsConfig, alias: string): Promise<RefTable> {
-  const out = await git([
-    `--git-dir=${mirrorPath(config, alias)}`,
-    "for-each-ref",
-    // For an annotated tag, the starred fields are those of the object it points at.
-    "--format=%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)",
-    "refs/heads/",
-    "refs/tags/",
-  ]);
+  return parseRefTable(await git([`--git-dir=${mirrorPath(config, alias)}`, "for-each-ref", `--format=${REF_TABLE_FORMAT}`, "refs/heads/", "refs/tags/"]));
+}
+
+function parseRefTable(listing: string): RefTable {
   const table: RefTable = { heads: new Map(), tags: new Map(), unpeeled: new Set() };
-  for (const line of out.split("\n")) {
+  for (const line of listing.split("\n")) {
     const match = /^(\w+) ([0-9a-f]{40,64}) (\w*) ([0-9a-f]{40,64})? ?refs\/(heads|tags)\/(.+)$/.exec(line);
     if (!match) continue;
     const [, type, sha, targetType, target, kind, name] = match;

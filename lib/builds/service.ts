@@ -11,6 +11,7 @@ import {
   findBuildSeq,
   listBuildRecords,
   listQueuedSeqs,
+  queuePosition,
   moveBuild,
   type BuildRecord,
 } from "./repository";
@@ -29,7 +30,7 @@ export const APP_VERSION = "0.2.0";
 
 /** A build with its queue position (1 = next to run) while it is queued. */
 export async function presentBuild(build: BuildRecord): Promise<BuildView> {
-  const position = build.status === "queued" ? (await listQueuedSeqs()).indexOf(build.seq) + 1 || null : null;
+  const position = build.status === "queued" ? await queuePosition(build.seq) : null;
   return toBuildView(build, position);
 }
 

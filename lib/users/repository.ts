@@ -33,10 +33,6 @@ export function countUsers(): Promise<number> {
   return getDb().user.count();
 }
 
-export function findUserById(id: number): Promise<StoredUser | null> {
-  return getDb().user.findUnique({ where: { id }, select: storedFields });
-}
-
 export function findUserWithHashByEmail(email: string) {
   return getDb().user.findUnique({ where: { email }, select: { ...storedFields, passwordHash: true } });
 }

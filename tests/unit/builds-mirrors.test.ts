@@ -106,7 +106,7 @@ describe("syncMirror", () => {
 });
 
 describe("resolveRef", () => {
-  it("resolves branches, tags (annotated, nested) and commit ids from one ref listing per sync", async () => {
+  it("resolves branches, tags (annotated, nested) and commit ids from the ref listing the sync made", async () => {
     const tagged = commit("eighth");
     git(upstream, "tag", "light");
     git(upstream, "tag", "-a", "-m", "annotated", "annotated");
@@ -114,8 +114,8 @@ describe("resolveRef", () => {
     git(upstream, "tag", "tree-tag", "HEAD^{tree}");
     git(upstream, "branch", "feature/x");
     const head = commit("ninth");
-    expect(await mirrors.syncMirror(config, repository)).toBe(true);
     const listingsBefore = tracedSoFar("for-each-ref");
+    expect(await mirrors.syncMirror(config, repository)).toBe(true);
     const resolve = (ref: string) => mirrors.resolveRef(config, "demo", ref);
     expect(await Promise.all(["main", "feature/x", "light", "annotated", "nested", "tree-tag", "missing", tagged, "0".repeat(40)].map(resolve))).toEqual([
       head,
