@@ -61,8 +61,15 @@ export async function insertQueuedBuild(build: NewBuild, maxQueued: number): Pro
   return builds === 1 ? findBuild(build.id) : null;
 }
 
-export function findBuild(id: string): Promise<BuildRecord | null> {
-  return getDb().build.findUnique({ where: { id }, include: withDetails });
+/** A build with its repositories and stages (in order), as `include: withDetails` gives it; read on every request about it. */
+export async function findBuild(id: string): Promise<BuildRecord | null> {
+  const db = getDb();
+  const [builds, repositories, stages] = await Promise.all([
+    db.$queryRaw<Omit<BuildRecord, "repositories" | "stages">[]>`SELECT * FROM "Build" WHERE "id" = ${id}`,
+    db.$queryRaw<BuildRecord["repositories"]>`SELECT * FROM "BuildRepository" WHERE "buildId" = ${id} ORDER BY "position"`,
+    db.$queryRaw<BuildRecord["stages"]>`SELECT * FROM "BuildStage" WHERE "buildId" = ${id} ORDER BY "position"`,
+  ]);
+  return builds.length === 0 ? null : { ...builds[0], repositories, stages };
 }
 
 export async function listBuildRecords(options: { status?: BuildStatus; limit: number; beforeSeq?: number }) {

@@ -1,0 +1,98 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaClient } from "@prisma/client";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { NewBuild } from "@/lib/builds/repository";
+
+/**
+ * The builds' raw queries (lib/builds/repository.ts) against what Prisma's own queries read and write, on a
+ * migrated database: the rows they write must read back through Prisma exactly as Prisma would have written
+ * them (dates included, which SQLite keeps as text), and what they read must equal Prisma's `include`.
+ */
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-repository-"));
+const databaseFile = path.join(dir, "app.db");
+let repository: typeof import("@/lib/builds/repository");
+let prisma: PrismaClient;
+
+const newBuild = (id: string, overrides: Partial<NewBuild> = {}): NewBuild => ({
+  id,
+  modules: ["sale", "stock"],
+  ttlSeconds: 3600,
+  createdAt: new Date("2026-11-23T10:00:00.123Z"),
+  createdById: null,
+  createdBy: "ana",
+  trigger: "manual",
+  triggeredBy: "ana",
+  repositories: [
+    { alias: "odoo", ref: "17.0", commitSha: "a".repeat(40), commitSubject: "Fix it", commitAuthor: "Ana" },
+    { alias: "addons", ref: "main", commitSha: "b".repeat(40), commitSubject: null, commitAuthor: null },
+  ],
+  driver: "process",
+  stages: ["checkout", "install", "test"],
+  ...overrides,
+});
+
+const withDetails = { repositories: { orderBy: { position: "asc" } }, stages: { orderBy: { position: "asc" } } } as const;
+
+beforeAll(async () => {
+  fs.copyFileSync(inject("templateDatabase"), databaseFile);
+  process.env.DATABASE_URL = `file:${databaseFile}`;
+  repository = await import("@/lib/builds/repository");
+  prisma = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${databaseFile}` }) });
+});
+afterAll(async () => {
+  await prisma.$disconnect();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the builds' raw queries", () => {
+  it("insert a queued build that reads back through Prisma as Prisma reads it, and refuse one past the queue's limit", async () => {
+    const inserted = await repository.insertQueuedBuild(newBuild("b1"), 2);
+    const orm = await prisma.build.findUnique({ where: { id: "b1" }, include: withDetails });
+    expect(orm).not.toBeNull();
+    expect(isDeepStrictEqual(inserted, orm)).toBe(true);
+    expect(orm).toMatchObject({ status: "queued", modules: "sale,stock", createdAt: new Date("2026-11-23T10:00:00.123Z"), expiresAt: null });
+    expect(orm!.repositories.map((r) => [r.position, r.alias, r.commitSubject])).toEqual([
+      [0, "odoo", "Fix it"],
+      [1, "addons", null],
+    ]);
+    expect(orm!.stages.map((s) => [s.position, s.name, s.status])).toEqual([
+      [0, "checkout", "pending"],
+      [1, "install", "pending"],
+      [2, "test", "pending"],
+    ]);
+    // Dates are stored in the format Prisma writes, so Prisma's own comparisons (expiry, retention) hold.
+    const written = await prisma.build.create({ data: { id: "orm", status: "failed", modules: "", ttlSeconds: 1, createdAt: new Date(0), createdBy: "x" } });
+    const formats = await prisma.$queryRaw<{ id: string; createdAt: string }[]>`SELECT "id", CAST("createdAt" AS TEXT) AS "createdAt" FROM "Build" ORDER BY "seq"`;
+    expect(formats.map((row) => row.createdAt.replace(/[\d]/g, "9"))).toEqual(["9999-99-99T99:99:99.999+99:99", "9999-99-99T99:99:99.999+99:99"]);
+    await prisma.build.delete({ where: { seq: written.seq } });
+
+    expect(await repository.insertQueuedBuild(newBuild("b2"), 2)).not.toBeNull();
+    expect(await repository.insertQueuedBuild(newBuild("b3"), 2)).toBeNull();
+    expect(await prisma.build.count({ where: { id: "b3" } })).toBe(0);
+    expect(await prisma.buildStage.count({ where: { buildId: "b3" } })).toBe(0);
+    expect(await repository.countQueuedBuilds()).toBe(2);
+    expect(await repository.queuePosition((await repository.findBuild("b2"))!.seq)).toBe(2);
+  });
+
+  it("move a build only from the status read, stamping ends, and update stages and runtimes as Prisma would", async () => {
+    const startedAt = new Date("2026-11-23T10:01:00.000Z");
+    expect(await repository.moveBuild("b1", "running", "expired")).toBe(false);
+    expect(await repository.moveBuild("b1", "queued", "checking_out", { startedAt })).toBe(true);
+    expect(await repository.moveBuild("b1", "queued", "checking_out")).toBe(false);
+    await repository.updateStage("b1", "checkout", { status: "running", startedAt, logFile: "checkout.log", handle: "h1" });
+    await repository.updateStage("b1", "checkout", { status: "failed", finishedAt: startedAt, exitCode: 128, handle: null });
+    await repository.updateBuildRuntime("b1", { port: 41000, runtimeHandle: "r1" });
+    expect(await repository.moveBuild("b1", "checking_out", "failed", { failureStage: "checkout", failureMessage: "no" })).toBe(true);
+
+    const orm = await prisma.build.findUnique({ where: { id: "b1" }, include: withDetails });
+    expect(isDeepStrictEqual(await repository.findBuild("b1"), orm)).toBe(true);
+    expect(orm).toMatchObject({ status: "failed", startedAt, port: 41000, runtimeHandle: "r1", failureStage: "checkout", failureMessage: "no" });
+    expect(orm!.endedAt).toBeInstanceOf(Date);
+    expect(orm!.stages[0]).toMatchObject({ status: "failed", startedAt, finishedAt: startedAt, exitCode: 128, handle: null, logFile: "checkout.log" });
+    expect(await repository.findBuild("nope")).toBeNull();
+  });
+});
