@@ -1,7 +1,9 @@
 /**
  * `npm run bench` (after `npm run build`; builds nothing itself): measures in one run, on loopback,
  * - the machine's limit (node:http answering constant JSON) and the framework's floor (the app's bench-only
- *   constant route, /bench/floor, served only under BENCH_ROUTES=1);
+ *   constant route, /bench/floor, served only under BENCH_ROUTES=1), each also with a body the size of the
+ *   10-year history, which is that read's floor and limit: writing 155 KB costs the server and the client
+ *   (on the same cores) more than 40 bytes do, whatever the app does;
  * - the app's four rate reads on a database of 3,700 daily rates, straight and through nginx
  *   (deploy/nginx/bcv-rates.conf, cache hits);
  * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
@@ -9,9 +11,9 @@
  * Prints a table with ratios and writes bench/results/latest.json. The machine is usually shared: compare
  * ratios within one run, not absolute figures across runs.
  *
- * Each read is measured in BENCH_ROUNDS rounds (3) of BENCH_SECONDS (4) after a BENCH_WARMUP_SECONDS (2)
- * warm-up in the first, the targets taking turns, and each figure is the median of its rounds: load from
- * other processes then weighs on every target alike instead of on whichever ran during a spike.
+ * Each read is warmed up for BENCH_WARMUP_SECONDS (2), then measured in BENCH_ROUNDS rounds (5) of
+ * BENCH_SECONDS (4), the targets taking turns, and each figure is the median of its rounds: load from other
+ * processes then weighs on every target alike instead of on whichever ran during a spike.
  * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds.
  */
 import fs from "node:fs";
@@ -25,7 +27,7 @@ import { assertBuilt, makeDatabase, projectRoot, startApp, startNodeHttp, type S
 
 const settings = {
   durationSeconds: Number(process.env.BENCH_SECONDS ?? 4),
-  rounds: Number(process.env.BENCH_ROUNDS ?? 3),
+  rounds: Number(process.env.BENCH_ROUNDS ?? 5),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
   builds: Number(process.env.BENCH_BUILDS ?? 100),
@@ -46,14 +48,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface ReadRow extends LoadResult {
   name: string;
+  /** Against the floor of the read's size (the 10-year history) or the small one (the others). */
   ratioToFloor?: number;
+  /** The 10-year history against the small floor, for comparison. */
+  ratioToSmallFloor?: number;
   p99RatioToFloor?: number;
   ratioToLimit: number;
   cpuRatioToFloor?: number;
 }
 
 async function measureReads(app: Server, nginx: NginxServer, today: string) {
+  const longHistory = `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`;
+  const longHistoryBytes = (await (await fetch(app.baseUrl + longHistory)).arrayBuffer()).byteLength;
   const limitServer = await startNodeHttp(FLOOR_BODY);
+  const sizedLimitServer = await startNodeHttp(`--bytes=${longHistoryBytes}`);
   const load = (url: string, warmupSeconds: number, serverProcessGroup: number) =>
     measureLoad(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds, serverProcessGroup });
   try {
@@ -61,27 +69,59 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
       ["/rates/", "/rates/"],
       ["/rates/{date}", `/rates/${shiftDate(today, -100)}`],
       ["/rates/history (30 d)", "/rates/history"],
-      ["/rates/history (10 years)", `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`],
+      ["/rates/history (10 years)", longHistory],
     ];
-    type Target = { name: string; url: string; kind: "limit" | "floor" | "app" | "nginx"; pgid: number; rounds: LoadResult[] };
+    const sizedName = `constant JSON of the 10-year history's size, ${Math.round(longHistoryBytes / 1000)} KB`;
+    type Target = {
+      name: string;
+      url: string;
+      kind: "limit" | "floor" | "app" | "nginx";
+      /** Compared with the limit and floor of the 10-year history's size. */
+      sized?: boolean;
+      pgid: number;
+      rounds: LoadResult[];
+    };
     const appTarget = (name: string, pathname: string, kind: Target["kind"] = "app"): Target => ({
       name,
       url: app.baseUrl + pathname,
       kind,
+      sized: pathname === longHistory,
       pgid: app.child.pid!,
       rounds: [],
     });
     const targets: Target[] = [
       { name: "node:http, constant JSON (the limit)", url: `${limitServer.baseUrl}/`, kind: "limit", pgid: limitServer.child.pid!, rounds: [] },
+      {
+        name: `node:http, ${sizedName} (its limit)`,
+        url: `${sizedLimitServer.baseUrl}/`,
+        kind: "limit",
+        sized: true,
+        pgid: sizedLimitServer.child.pid!,
+        rounds: [],
+      },
       appTarget("Next.js route, constant JSON (the floor)", "/bench/floor", "floor"),
+      { ...appTarget(`Next.js route, ${sizedName} (its floor)`, `/bench/floor?bytes=${longHistoryBytes}`, "floor"), sized: true },
       // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
       appTarget("the floor through proxy.ts", "/bench/%66loor"),
       ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
-      ...reads.map(([name, pathname]): Target => ({ name: `nginx cache ${name}`, url: nginx.baseUrl + pathname, kind: "nginx", pgid: nginx.pid, rounds: [] })),
+      ...reads.map(
+        ([name, pathname]): Target => ({
+          name: `nginx cache ${name}`,
+          url: nginx.baseUrl + pathname,
+          kind: "nginx",
+          sized: pathname === longHistory,
+          pgid: nginx.pid,
+          rounds: [],
+        }),
+      ),
     ];
+    // A warm-up pass over every target first (the JIT compiles each route's own code), then the measured rounds.
+    for (const target of targets) {
+      await measureLoad(target.url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+    }
     for (let round = 0; round < settings.rounds; round++) {
       for (const target of targets) {
-        const result = await load(target.url, round === 0 ? settings.warmupSeconds : 0, target.pgid);
+        const result = await load(target.url, 0, target.pgid);
         target.rounds.push(result);
         console.error(
           `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request`,
@@ -96,9 +136,10 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
       }
     }
     const median = (values: number[]) => percentile(values, 50);
-    const measured = targets.map(({ name, url, kind, rounds }) => ({
+    const measured = targets.map(({ name, url, kind, sized, rounds }) => ({
       name,
       kind,
+      sized: sized ?? false,
       result: {
         url,
         requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
@@ -111,19 +152,26 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
         rounds: rounds.map((r) => ({ requestsPerSecond: Math.round(r.requestsPerSecond), latencyP99Ms: r.latencyP99Ms, cpuMicrosPerRequest: r.cpuMicrosPerRequest })),
       },
     }));
-    const limit = measured.find((m) => m.kind === "limit")!.result;
-    const floor = measured.find((m) => m.kind === "floor")!.result;
-    return measured.map(({ name, result, kind }): ReadRow => ({
-      name,
-      ...result,
-      requestsPerSecond: round(result.requestsPerSecond),
-      ratioToFloor: kind === "app" || kind === "floor" ? round(result.requestsPerSecond / floor.requestsPerSecond, 2) : undefined,
-      p99RatioToFloor: kind === "app" || kind === "floor" ? round(result.latencyP99Ms / floor.latencyP99Ms, 2) : undefined,
-      ratioToLimit: round(result.requestsPerSecond / limit.requestsPerSecond, 3),
-      cpuRatioToFloor: kind === "app" || kind === "floor" ? round(result.cpuMicrosPerRequest / floor.cpuMicrosPerRequest, 2) : undefined,
-    }));
+    const reference = (kind: Target["kind"], sized: boolean) => measured.find((m) => m.kind === kind && m.sized === sized)!.result;
+    const smallFloor = reference("floor", false);
+    return measured.map(({ name, result, kind, sized }): ReadRow => {
+      const limit = reference("limit", sized);
+      const floor = reference("floor", sized);
+      const toFloor = kind === "app" || kind === "floor";
+      return {
+        name,
+        ...result,
+        requestsPerSecond: round(result.requestsPerSecond),
+        ratioToFloor: toFloor ? round(result.requestsPerSecond / floor.requestsPerSecond, 2) : undefined,
+        ratioToSmallFloor: toFloor && sized ? round(result.requestsPerSecond / smallFloor.requestsPerSecond, 2) : undefined,
+        p99RatioToFloor: toFloor ? round(result.latencyP99Ms / floor.latencyP99Ms, 2) : undefined,
+        ratioToLimit: round(result.requestsPerSecond / limit.requestsPerSecond, 3),
+        cpuRatioToFloor: toFloor ? round(result.cpuMicrosPerRequest / floor.cpuMicrosPerRequest, 2) : undefined,
+      };
+    });
   } finally {
     await limitServer.stop();
+    await sizedLimitServer.stop();
   }
 }
 
@@ -261,6 +309,12 @@ function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typ
         `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} | ${row.cpuMicrosPerRequest ?? ""} | ${row.cpuRatioToFloor ?? ""} |`,
       );
     }
+    const longHistory = reads.find((row) => row.ratioToSmallFloor !== undefined && !row.name.startsWith("Next.js"));
+    lines.push(
+      "",
+      "The 10-year history's rows (app and nginx) are compared with the floor and the limit of a body of its size" +
+        (longHistory ? `; against the small floor the app's is at ${longHistory.ratioToSmallFloor}× in req/s.` : "."),
+    );
   }
   if (builds) {
     lines.push("", "| build service | p50 ms | p99 ms | max ms |", "|---|---:|---:|---:|");

@@ -1,9 +1,11 @@
 // The machine's limit for a Node.js HTTP server: node:http answering the same constant JSON as the Next.js floor.
-// Usage: node node-http.mjs PORT BODY
+// Usage: node node-http.mjs PORT BODY, or node node-http.mjs PORT --bytes=N for constant JSON of N bytes (a body
+// that size does not fit in one command-line argument).
 import http from "node:http";
 
 const [port, body] = process.argv.slice(2);
-const bytes = Buffer.from(body);
+const size = /^--bytes=(\d+)$/.exec(body)?.[1];
+const bytes = size ? Buffer.from(JSON.stringify({ padding: "x".repeat(Number(size) - '{"padding":""}'.length) })) : Buffer.from(body);
 http
   .createServer((request, response) => {
     response.writeHead(200, { "Content-Type": "application/json", "Content-Length": bytes.length });

@@ -319,6 +319,8 @@ async function destroyOrLeaveForLater(buildId: string): Promise<void> {
 export async function failBuildsWithDeadRuntimes(): Promise<void> {
   const config = getBuildsConfig();
   for (const build of await listBuildsWithStatus(["running"])) {
+    // A build without a runtime (no `start` command: install and test only) has none that could have exited.
+    if (build.runtimeHandle === null) continue;
     if ((await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead") continue;
     await failBuild(build.id, "start", "The runtime exited while the build was running; see the start log.");
   }

@@ -25,8 +25,11 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
     finished_at: iso(build.finishedAt),
     expires_at: iso(build.expiresAt),
     queue_position: status === "queued" ? queuePosition : null,
+    // Only a build with a runtime has something to preview (without a `start` command it runs install and test only).
     preview_url:
-      status === "running" && build.port != null ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port) : null,
+      status === "running" && build.port != null && build.runtimeHandle != null
+        ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port)
+        : null,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,
     created_by: build.createdBy,

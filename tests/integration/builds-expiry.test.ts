@@ -62,6 +62,26 @@ describe("a runtime that dies", () => {
   });
 });
 
+describe("a build without a runtime", () => {
+  it("stays running through the reaper's passes: there is no runtime that could have exited", async () => {
+    // install and test only, as a CI check: no start command, so no runtime and no preview.
+    const checks = await startBuildsApp(
+      makeBuildsFixture((fixture) => fixtureConfig(fixture).replace(/^ {2}start: .*\n {2}healthcheck: .*\n/m, "")),
+    );
+    try {
+      const created = (await (await checks.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+      const running = await checks.waitForStatus(created.build_id, ["running", "failed"]);
+      expect(running).toMatchObject({ status: "running", preview_url: null });
+      expect(running.stages.filter((stage) => stage.status === "skipped").map((stage) => stage.name)).toEqual(["start", "healthcheck"]);
+      // The reaper looks every half second.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await (await checks.get(`/builds/${created.build_id}`)).json()).status).toBe("running");
+    } finally {
+      await tearDownBuilds(checks);
+    }
+  });
+});
+
 describe("stage_timeout_seconds", () => {
   it("kills a stage that runs too long and fails the build saying so", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
