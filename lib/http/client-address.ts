@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import { getEnv, normalizeAddress } from "../env";
+import { trackRequestInFlight } from "./requests-in-flight";
 
 /**
  * The client's address, for throttling. Next.js gives route handlers no access to the socket, and the
@@ -13,7 +14,8 @@ import { getEnv, normalizeAddress } from "../env";
  *
  * The same wrapper stamps when the request was received (performance.now()), which POST /builds uses to share a
  * repository fetch among the requests of a burst (lib/builds/mirrors.ts syncMirror): by the time the server's
- * handler gets to a request, it may have waited behind others.
+ * handler gets to a request, it may have waited behind others. And it counts the requests being answered
+ * (./requests-in-flight.ts), which the build executor gives way to.
  */
 const HEADER = "x-runbot-socket-address";
 const RECEIVED_AT_HEADER = "x-runbot-received-at";
@@ -31,6 +33,7 @@ export function installSocketAddressStamp(): void {
       const request = args[0] as http.IncomingMessage;
       request.headers[HEADER] = `${nonce} ${request.socket?.remoteAddress ?? UNKNOWN_ADDRESS}`;
       request.headers[RECEIVED_AT_HEADER] = `${nonce} ${performance.now()}`;
+      trackRequestInFlight(request, args[1] as http.ServerResponse);
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
   } as typeof emit;
