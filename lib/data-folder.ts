@@ -26,3 +26,18 @@ export function secureDataFolder(databaseFile: string): void {
     }
   }
 }
+
+const globalForDataFolder = globalThis as unknown as { securedDatabaseFiles?: Set<string> };
+
+/**
+ * secureDataFolder, once per process and database file, before the process opens its first connection to it.
+ * Call it before opening any connection. Once SQLite holds the file, the process must not open and close it
+ * again: closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's included,
+ * and another process could then write under a connection that believes it holds a lock (sqlite.org/howtocorrupt.html, 2.2).
+ */
+export function secureDataFolderBeforeOpening(databaseFile: string): void {
+  const secured = (globalForDataFolder.securedDatabaseFiles ??= new Set());
+  if (secured.has(databaseFile)) return;
+  secureDataFolder(databaseFile);
+  secured.add(databaseFile);
+}

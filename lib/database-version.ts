@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { secureDataFolderBeforeOpening } from "./data-folder";
 import { databaseFilePath } from "./database-url";
 import { getEnv } from "./env";
 
@@ -16,7 +17,9 @@ const globalForVersion = globalThis as unknown as { databaseVersionWatcher?: Ver
 
 function watcher(): VersionWatcher {
   if (!globalForVersion.databaseVersionWatcher) {
-    const connection = new Database(databaseFilePath(getEnv().DATABASE_URL), { readonly: true, fileMustExist: true });
+    const file = databaseFilePath(getEnv().DATABASE_URL);
+    secureDataFolderBeforeOpening(file);
+    const connection = new Database(file, { readonly: true, fileMustExist: true });
     const statement = connection.prepare("PRAGMA data_version").pluck();
     globalForVersion.databaseVersionWatcher = { read: () => statement.get() as number };
   }

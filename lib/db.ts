@@ -1,7 +1,7 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaClient } from "@prisma/client";
 import { databaseFilePath } from "./database-url";
-import { secureDataFolder } from "./data-folder";
+import { secureDataFolderBeforeOpening } from "./data-folder";
 import { getEnv } from "./env";
 
 // One client per process. Next's dev server reloads modules, so the client is kept on globalThis there.
@@ -9,7 +9,7 @@ const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
 
 export function getDb(): PrismaClient {
   if (!globalForPrisma.prisma) {
-    secureDataFolder(databaseFilePath(getEnv().DATABASE_URL));
+    secureDataFolderBeforeOpening(databaseFilePath(getEnv().DATABASE_URL));
     const adapter = new PrismaBetterSQLite3({ url: getEnv().DATABASE_URL });
     globalForPrisma.prisma = new PrismaClient({ adapter });
   }
