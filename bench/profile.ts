@@ -61,6 +61,11 @@ function summarise(profile: CpuProfile, top = 25) {
 }
 
 async function main() {
+  const summariseAt = process.argv.indexOf("--summarise");
+  if (summariseAt >= 0) {
+    console.log(summarise(JSON.parse(fs.readFileSync(process.argv[summariseAt + 1], "utf8")) as CpuProfile));
+    return;
+  }
   assertBuilt();
   const today = new Date().toISOString().slice(0, 10);
   const { dataDir, databaseFile } = makeDatabase();

@@ -14,7 +14,9 @@
  * Each read is warmed up for BENCH_WARMUP_SECONDS (2), then measured in BENCH_ROUNDS rounds (5) of
  * BENCH_SECONDS (4), the targets taking turns, and each figure is the median of its rounds: load from other
  * processes then weighs on every target alike instead of on whichever ran during a spike.
- * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds.
+ * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds,
+ * BENCH_CPU_PROF=<folder> (the app runs under `node --cpu-prof` and writes its profile there when stopped;
+ * summarise it with `npm run bench:profile -- --summarise <file>`).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -340,7 +342,12 @@ async function main() {
   const buildsDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-builds-"));
   fs.chmodSync(buildsDir, 0o755);
   const { configFile } = makeBuildsBench(buildsDir);
-  const app = await startApp({ databaseFile, env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile } });
+  const profileDir = process.env.BENCH_CPU_PROF;
+  const app = await startApp({
+    databaseFile,
+    env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile },
+    nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : undefined,
+  });
   let nginx: NginxServer | undefined;
   try {
     let reads: ReadRow[] | undefined;

@@ -96,3 +96,46 @@ describe("the builds' raw queries", () => {
     expect(await repository.findBuild("nope")).toBeNull();
   });
 });
+
+describe("the app's own connection beside Prisma's (lib/sqlite.ts)", () => {
+  it("reads a session's user as Prisma reads it, and whether the session was signed out", async () => {
+    const user = await prisma.user.create({
+      data: { email: "ana@example.com", passwordHash: "x", displayName: "ana" },
+      select: { id: true, email: true, isActive: true, createdAt: true, role: true, displayName: true },
+    });
+    const { findSessionUser } = await import("@/lib/auth/revocations");
+    const found = await findSessionUser("sid-1", user.id);
+    expect(found.revoked).toBe(false);
+    expect(isDeepStrictEqual(found.user, user)).toBe(true);
+    await prisma.revokedSession.create({ data: { sid: "sid-1", expiresAt: new Date(Date.now() + 60_000) } });
+    await prisma.user.update({ where: { id: user.id }, data: { isActive: false } });
+    expect(await findSessionUser("sid-1", user.id)).toMatchObject({ revoked: true, user: { isActive: false } });
+    expect(await findSessionUser("sid-2", 999_999)).toEqual({ revoked: false, user: null });
+  });
+
+  it("waits for a Prisma transaction that holds the write lock without blocking the event loop, then writes", async () => {
+    // The write lock is per file: another connection's interactive transaction (the test's Prisma client
+    // stands for the app's) holds it across awaits, and a synchronous wait would block the loop that ends it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const transaction = prisma.$transaction(async (tx) => {
+      await tx.build.create({ data: { id: "held", status: "failed", modules: "", ttlSeconds: 1, createdBy: "x" } });
+      locked();
+      await held;
+    });
+    await lockTaken;
+    const insert = repository.insertQueuedBuild(newBuild("waiting"), 100);
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 5);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ticks).toBeGreaterThan(5);
+    expect(await prisma.build.count({ where: { id: "waiting" } })).toBe(0);
+    release();
+    await transaction;
+    expect(await insert).toMatchObject({ id: "waiting", status: "queued" });
+    clearInterval(ticking);
+    expect(await prisma.build.count({ where: { id: { in: ["held", "waiting"] } } })).toBe(2);
+  });
+});
