@@ -16,7 +16,8 @@
  * processes then weighs on every target alike instead of on whichever ran during a spike.
  * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds,
  * BENCH_CPU_PROF=<folder> (the app runs under `node --cpu-prof` and writes its profile there when stopped;
- * summarise it with `npm run bench:profile -- --summarise <file>`).
+ * summarise it with `npm run bench:profile -- --summarise <file>`), BENCH_NODE_ARGS (more options for the
+ * app's node, e.g. "--max-semi-space-size=32").
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -346,7 +347,7 @@ async function main() {
   const app = await startApp({
     databaseFile,
     env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile },
-    nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : undefined,
+    nodeArgs: [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
   });
   let nginx: NginxServer | undefined;
   try {
