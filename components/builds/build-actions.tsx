@@ -26,8 +26,11 @@ export function BuildActions({ build }: { build: Build }) {
   const [busy, setBusy] = useState<Action>();
   const [error, setError] = useState<string>();
 
-  const cancelable = IN_PROGRESS_STATUSES.includes(build.status) && build.status !== "destroying";
-  const destroyable = ["running", "failed", "canceled", "expired"].includes(build.status);
+  // Signed in as someone who may not change this build (not its creator, not an admin): offer only what works.
+  const othersBuild = canAct && build.viewer_can_change === false;
+  const cancelable = !othersBuild && IN_PROGRESS_STATUSES.includes(build.status) && build.status !== "destroying";
+  const destroyable = !othersBuild && ["running", "failed", "canceled", "expired"].includes(build.status);
+  const changeable = IN_PROGRESS_STATUSES.includes(build.status) || ["running", "failed", "canceled", "expired"].includes(build.status);
   const name = shortId(build.build_id);
 
   async function act(action: Action) {
@@ -78,6 +81,13 @@ export function BuildActions({ build }: { build: Build }) {
           </Button>
         )}
         {hint && (cancelable || destroyable) && <span className="text-xs text-slate-600 dark:text-slate-400">{hint}</span>}
+        {othersBuild && changeable && (
+          <span className="text-xs text-slate-600 dark:text-slate-400">
+            {build.trigger === "webhook" || build.trigger === "poll"
+              ? "Only an admin can cancel, destroy or extend a build the service started."
+              : `Only ${build.created_by} or an admin can cancel, destroy or extend this build.`}
+          </span>
+        )}
       </div>
       <ConfirmDialog
         open={asking === "cancel"}
@@ -110,7 +120,7 @@ export function BuildActions({ build }: { build: Build }) {
         </p>
       </ConfirmDialog>
       {!asking && error && <Alert tone="error">{error}</Alert>}
-      <RebuildExtendActions build={build} />
+      <RebuildExtendActions build={build} mayExtend={!othersBuild} />
     </div>
   );
 }

@@ -16,9 +16,10 @@ import { isBuildsKey } from "@/lib/swr/use-builds";
 
 /**
  * Rebuild (a new build of the same repositories and modules, refs resolved again; it opens when queued) and,
- * while the build runs, Extend (its remaining life becomes the chosen time, counted from now).
+ * while the build runs, Extend (its remaining life becomes the chosen time, counted from now), for its creator or
+ * an admin (`mayExtend`).
  */
-export function RebuildExtendActions({ build }: { build: Build }) {
+export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayExtend: boolean }) {
   const { canAct } = useCanAct();
   const { mutate } = useSWRConfig();
   const router = useRouter();
@@ -39,7 +40,7 @@ export function RebuildExtendActions({ build }: { build: Build }) {
         router.push(`/?build=${encodeURIComponent(data.build_id)}`, { scroll: false });
       } else {
         const { data } = await sendJson<Build>(`${buildKey(build.build_id)}/extend`, "POST", { ttl_seconds: chosen });
-        await mutate(buildKey(build.build_id), data, { revalidate: true });
+        await mutate(buildKey(build.build_id), (current?: Build) => ({ ...current, ...data }), { revalidate: true });
         void mutate(isBuildsKey);
       }
     } catch (e) {
@@ -55,7 +56,7 @@ export function RebuildExtendActions({ build }: { build: Build }) {
         <Button onClick={() => void act("rebuild")} busy={busy === "rebuild"} disabled={!canAct} title="A new build of the same repositories and modules, at their newest commits">
           Rebuild
         </Button>
-        {build.status === "running" && chosen !== undefined && (
+        {build.status === "running" && mayExtend && chosen !== undefined && (
           <span className="inline-flex items-center gap-1">
             <label className="sr-only" htmlFor={`extend-${build.build_id}`}>
               Time left after extending

@@ -2,7 +2,7 @@ import { decode, getToken } from "next-auth/jwt";
 import { NextRequest } from "next/server";
 import { getEnv } from "../env";
 import { assertSameOriginWrite } from "../http/same-origin";
-import { forbidden, unauthorized } from "../http/problem";
+import { forbidden, HttpProblem, unauthorized } from "../http/problem";
 import { withEffectiveRole, type PublicUser } from "../users/roles";
 import { sessionCookieName } from "./cookies";
 import { findSessionUser } from "./revocations";
@@ -76,6 +76,19 @@ export async function requireSession(request: Request): Promise<Session> {
 /** The signed-in user if there is one; bad credentials still answer 401 rather than counting as anonymous. */
 export async function optionalUser(request: Request): Promise<PublicUser | null> {
   return (await readSession(request))?.user ?? null;
+}
+
+/**
+ * Who is asking, for a read that anyone may make: the signed-in user, or null without credentials or with
+ * credentials that no longer hold (an expired or signed-out session must not make a public read fail).
+ */
+export async function viewerOf(request: Request): Promise<PublicUser | null> {
+  try {
+    return (await readSession(request))?.user ?? null;
+  } catch (error) {
+    if (error instanceof HttpProblem && error.status === 401) return null;
+    throw error;
+  }
 }
 
 export async function requireAdmin(request: Request): Promise<PublicUser> {

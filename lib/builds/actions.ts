@@ -44,5 +44,5 @@ export async function extendBuild(user: PublicUser, buildId: string, ttlSeconds:
   // ttl_seconds becomes the time to live last asked for, now counted from this extension.
   const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
   if (!(await setRunningBuildExpiry(buildId, expiresAt, ttlSeconds))) throw notRunning();
-  return getBuild(buildId);
+  return getBuild(buildId, user);
 }

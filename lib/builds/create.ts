@@ -121,7 +121,7 @@ export async function createBuild(
   );
   if (!build) throw queueFull();
   enqueueBuild(build.id);
-  return presentBuild(build);
+  return presentBuild(build, user);
 }
 
 /** The requested repositories in ADDONS_PATH order (priority, then alias), each checked against its configuration. */

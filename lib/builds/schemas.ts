@@ -82,7 +82,15 @@ export const buildSummarySchema = z
   .meta({ id: "BuildSummary" });
 
 export const buildSchema = buildSummarySchema
-  .extend({ stages: z.array(buildStageSchema).describe("The stages of the build's runtime driver, in order") })
+  .extend({
+    stages: z.array(buildStageSchema).describe("The stages of the build's runtime driver, in order"),
+    viewer_can_change: z
+      .boolean()
+      .optional()
+      .describe(
+        "Whether the requester may cancel, destroy or extend the build (its creator or an admin); false without credentials. Absent from webhook answers",
+      ),
+  })
   .meta({ id: "Build" });
 
 export const buildListSchema = z

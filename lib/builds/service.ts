@@ -2,7 +2,7 @@ import { conflict, notFound, serviceUnavailable, unprocessable } from "../http/p
 import { getBuildsConfig } from "./config";
 import { RuntimeUnavailableError } from "./driver";
 import { configuredDriver } from "./drivers";
-import { assertCanActOnBuild, type Actor } from "./permissions";
+import { assertCanActOnBuild, canActOnBuild, type Actor } from "./permissions";
 import { destroyRuntime, stopActiveBuild } from "./executor";
 import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
 import {
@@ -29,9 +29,14 @@ import type { z } from "zod";
 export const APP_VERSION = "0.2.0";
 
 /** A build with its queue position (1 = next to run) while it is queued. */
-export async function presentBuild(build: BuildRecord): Promise<BuildView> {
+/**
+ * A build as the API shows it. `viewer`: who asks (null for nobody signed in); when given, the answer says
+ * whether they may change the build (`viewer_can_change`), so that a client offers only the actions that work.
+ */
+export async function presentBuild(build: BuildRecord, viewer?: Actor | null): Promise<BuildView> {
   const position = build.status === "queued" ? await queuePosition(build.seq) : null;
-  return toBuildView(build, position);
+  const view = toBuildView(build, position);
+  return viewer === undefined ? view : { ...view, viewer_can_change: viewer !== null && canActOnBuild(viewer, build) };
 }
 
 export async function requireBuild(buildId: string): Promise<BuildRecord> {
@@ -40,8 +45,8 @@ export async function requireBuild(buildId: string): Promise<BuildRecord> {
   return build;
 }
 
-export async function getBuild(buildId: string): Promise<BuildView> {
-  return presentBuild(await requireBuild(buildId));
+export async function getBuild(buildId: string, viewer?: Actor | null): Promise<BuildView> {
+  return presentBuild(await requireBuild(buildId), viewer);
 }
 
 /** Builds newest first, without stages; `cursor` is the last build_id of the previous page. */
@@ -86,7 +91,7 @@ export async function cancelBuild(buildId: string, user: Actor): Promise<BuildVi
       await destroyRuntime(buildId);
       await closeOpenStages(buildId, "canceled", "canceled", new Date());
     }
-    return getBuild(buildId);
+    return getBuild(buildId, user);
   }
 }
 
@@ -99,7 +104,7 @@ export async function destroyBuild(buildId: string, user: Actor): Promise<BuildV
     const build = await requireBuild(buildId);
     assertCanActOnBuild(user, build);
     const status = build.status as BuildStatus;
-    if (status === "destroyed") return presentBuild(build);
+    if (status === "destroyed") return presentBuild(build, user);
     if (status === "queued" || isInProgress(status)) {
       throw conflict(`Build ${buildId} is ${status}; cancel it first with POST /builds/${buildId}/cancel.`);
     }
@@ -111,7 +116,7 @@ export async function destroyBuild(buildId: string, user: Actor): Promise<BuildV
       throw serviceUnavailable(`Build ${buildId} stays destroying: ${error.message} It is tried again shortly.`, 30);
     }
     await moveBuild(buildId, "destroying", "destroyed");
-    return getBuild(buildId);
+    return getBuild(buildId, user);
   }
 }
 

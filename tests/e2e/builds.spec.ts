@@ -1,3 +1,4 @@
+import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
 import { expect, registerThroughHeader, test } from "./fixtures";
 import type { Locator, Page } from "@playwright/test";
 
@@ -272,6 +273,32 @@ test.describe("Builds on the dashboard", () => {
     await expect(drawer).toBeHidden();
     // Closing the drawer keeps the rest of the address: the rate history's range.
     await expect(page).toHaveURL(/\/\?range=90d$/);
+  });
+
+  test("someone else's build offers no Cancel, Destroy or Extend, and says who may", async ({ page, request }) => {
+    // The owner registers first, so the person looking is never the first user (an admin).
+    const owner = await apiUser(request, "owner");
+    const ownersName = owner.email.split("@")[0];
+    const buildId = await startApiBuild(request, owner.headers, ["alpha", "broken"]);
+    await waitForBuildStatus(request, buildId, "failed");
+
+    await page.goto("/");
+    await registerThroughHeader(page);
+    await page.goto(`/?build=${buildId}`);
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+    await expect(drawer.getByTestId("build-status")).toHaveText("failed");
+    await expect(drawer.getByText(`Only ${ownersName} or an admin can cancel, destroy or extend this build.`)).toBeVisible();
+    await expect(drawer.getByRole("button", { name: "Destroy", exact: true })).toHaveCount(0);
+    await expect(drawer.getByRole("button", { name: "Cancel build" })).toHaveCount(0);
+    // Anyone signed in may start a build of the same commits, which is theirs.
+    await expect(drawer.getByRole("button", { name: "Rebuild" })).toBeEnabled();
+
+    // The API says the same: the owner may change it, the person looking may not, nobody signed out may.
+    const asOwner = await (await request.get(`/builds/${buildId}`, { headers: owner.headers })).json();
+    expect(asOwner.viewer_can_change).toBe(true);
+    expect((await (await page.request.get(`/builds/${buildId}`)).json()).viewer_can_change).toBe(false);
+    const anonymous = await (await request.get(`/builds/${buildId}`, { headers: { Authorization: "Bearer expired-or-forged" } })).json();
+    expect(anonymous.viewer_can_change).toBe(false);
   });
 
   test("signed out, the build actions are disabled with a hint", async ({ page }) => {

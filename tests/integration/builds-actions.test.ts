@@ -75,6 +75,26 @@ describe("POST /builds/{build_id}/extend", () => {
     expect((await action("0000000000000000", "extend", builds.authorization, { ttl_seconds: 600 })).status).toBe(404);
   });
 
+  it("GET tells the requester whether they may change the build: its creator and admins, not another user", async () => {
+    const viewed = async (headers: Record<string, string>) =>
+      ((await (await builds.app.fetch(`/builds/${running.build_id}`, { headers })).json()) as BuildJson & { viewer_can_change?: boolean })
+        .viewer_can_change;
+    expect(await viewed(builds.authorization)).toBe(true);
+    expect(await viewed(other)).toBe(false);
+    expect(await viewed({})).toBe(false);
+    // A public read: credentials that no longer hold count as none rather than failing it.
+    const forged = await builds.app.fetch(`/builds/${running.build_id}`, { headers: { Authorization: "Bearer forged" } });
+    expect(forged.status).toBe(200);
+    expect(((await forged.json()) as { viewer_can_change: boolean }).viewer_can_change).toBe(false);
+    // The other user's own build is theirs to change, and the answer to starting it says so.
+    const theirs = await builds.app.fetch("/builds", {
+      method: "POST",
+      headers: { ...other, "Content-Type": "application/json" },
+      body: JSON.stringify({ repository: "demo", ref: "main", modules: ["base_mod"] }),
+    });
+    expect(((await theirs.json()) as { viewer_can_change: boolean }).viewer_can_change).toBe(true);
+  });
+
   it("is 409 for a build that is not running", async () => {
     await builds.app.fetch(`/builds/${running.build_id}`, { method: "DELETE", headers: builds.authorization });
     const response = await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 600 });

@@ -1,4 +1,4 @@
-import { requireUser } from "@/lib/auth/guard";
+import { requireUser, viewerOf } from "@/lib/auth/guard";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
@@ -12,6 +12,10 @@ type Context = { params: Promise<{ build_id: string }> };
  *   get:
  *     tags: [Builds]
  *     summary: A build with its stages
+ *     description: >
+ *       Public. With a bearer token or a session, `viewer_can_change` tells whether the requester may cancel,
+ *       destroy or extend the build; credentials that no longer hold count as none here.
+ *     security: [{ bearerAuth: [] }, {}]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string } }
  *     responses:
@@ -22,9 +26,9 @@ type Context = { params: Promise<{ build_id: string }> };
  *             schema: { $ref: "#/components/schemas/Build" }
  *       404: { $ref: "#/components/responses/NotFound" }
  */
-export const GET = route<Context>(async (_request, { params }) => {
+export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await getBuild(build_id), { headers: { "Cache-Control": "no-store" } });
+  return json(await getBuild(build_id, await viewerOf(request)), { headers: { "Cache-Control": "no-store" } });
 });
 
 /**
