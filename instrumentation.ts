@@ -5,7 +5,9 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getEnv } = await import("./lib/env");
-  getEnv();
+  const { DATA_DIR } = getEnv();
+  const { claimDataFolder } = await import("./lib/server-pid");
+  claimDataFolder(DATA_DIR);
   const { installSocketAddressStamp } = await import("./lib/http/client-address");
   installSocketAddressStamp();
   const { startBackgroundJobs } = await import("./lib/jobs");

@@ -12,6 +12,7 @@ import { databaseFilePath } from "../lib/database-url";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
 import { checkStageUser, StageUserError } from "../lib/builds/run-as";
 import { secureDataFolder } from "../lib/data-folder";
+import { assertNoOtherServer, DataFolderInUseError } from "../lib/server-pid";
 import { getEnv, InvalidEnvironmentError } from "../lib/env";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -20,6 +21,7 @@ function main() {
   const env = getEnv();
   const builds = loadBuildsConfig(env.BUILDS_CONFIG);
   const dbFile = databaseFilePath(env.DATABASE_URL);
+  assertNoOtherServer(env.DATA_DIR);
   secureDataFolder(dbFile);
   for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
   // WAL lets the server, the migration step and test processes read while one of them writes.
@@ -73,7 +75,12 @@ function migrate(databaseUrl: string): string {
 try {
   main();
 } catch (error) {
-  if (error instanceof InvalidEnvironmentError || error instanceof InvalidBuildsConfigError || error instanceof StageUserError) {
+  if (
+    error instanceof InvalidEnvironmentError ||
+    error instanceof InvalidBuildsConfigError ||
+    error instanceof StageUserError ||
+    error instanceof DataFolderInUseError
+  ) {
     console.error(error.message);
   } else {
     console.error(`Could not prepare the database: ${(error as Error).message}`);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startAppServer } from "../support/app-server";
+import { freePort, startAppServer } from "../support/app-server";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 let dir: string;
@@ -48,6 +48,37 @@ describe("starting the application", () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("RATES_TIMEZONE");
     expect(fs.existsSync(`${dir}/bad/app.db`)).toBe(false);
+  });
+
+  it("refuses a second server on a data folder in use, naming the first; a stopped server's record is ignored", async () => {
+    const app = await startAppServer();
+    const dataDir = path.dirname(app.databaseFile);
+    try {
+      const pid = Number(fs.readFileSync(path.join(dataDir, "server.pid"), "utf8"));
+      const second = prepareStart({ DATABASE_URL: `file:${app.databaseFile}` });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toContain(`Another server (pid ${pid}) is using the data folder ${dataDir}.`);
+      expect(second.stderr).not.toMatch(/prisma|SocketTimeout/i);
+      // `next start` run by hand stops too, before serving anything.
+      const port = String(await freePort());
+      const byHand = spawnSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["start", "-p", port], {
+        cwd: projectRoot,
+        env: { ...process.env, NODE_ENV: "production", NEXTAUTH_SECRET: undefined, DATABASE_URL: `file:${app.databaseFile}`, PORT: port },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(byHand.status).not.toBe(0);
+      expect(byHand.stdout + byHand.stderr).toContain(`Another server (pid ${pid})`);
+      expect(fs.readFileSync(path.join(dataDir, "server.pid"), "utf8").trim()).toBe(String(pid));
+      await app.stopProcess();
+      // Stopped, the server removed its record; a record left by a killed one names a dead pid and is ignored.
+      expect(fs.existsSync(path.join(dataDir, "server.pid"))).toBe(false);
+      fs.writeFileSync(path.join(dataDir, "server.pid"), "999999999\n");
+      const after = prepareStart({ DATABASE_URL: `file:${app.databaseFile}` });
+      expect(after.status, after.stderr).toBe(0);
+    } finally {
+      await app.stop();
+    }
   });
 
   it("answers an unexpected fault with a 500 problem that shows no internals", async () => {

@@ -9,7 +9,11 @@ let app: AppServer;
 beforeAll(async () => {
   app = await startAppServer({ ACCESS_TOKEN_EXPIRE_MINUTES: "30" });
 });
-afterAll(() => app?.stop());
+const leftoverFolders: string[] = [];
+afterAll(async () => {
+  await app?.stop();
+  for (const folder of leftoverFolders) fs.rmSync(folder, { recursive: true, force: true });
+});
 
 const postJson = (path: string, body: unknown) =>
   app.fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -157,11 +161,11 @@ describe("tokens", () => {
     const secretFile = `${app.dataDir}/nextauth-secret`;
     expect(fs.readFileSync(secretFile, "utf8").length).toBeGreaterThanOrEqual(32);
     expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
-    const second = await startAppServer({ DATABASE_URL: `file:${app.databaseFile}` });
-    try {
-      expect((await second.fetch("/users/me", { headers: authorization })).status).toBe(200);
-    } finally {
-      await second.stop();
-    }
+    // One server per data folder: the first stops, another starts on its folder (afterAll stops that one).
+    const first = app;
+    await first.stopProcess();
+    app = await startAppServer({ DATABASE_URL: `file:${first.databaseFile}` });
+    leftoverFolders.push(first.dataDir);
+    expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(200);
   });
 });
