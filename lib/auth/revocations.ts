@@ -11,7 +11,7 @@ export async function insertRevokedSession(sid: string, expiresAt: Date): Promis
 }
 
 export async function isSessionRevoked(sid: string): Promise<boolean> {
-  return (await getDb().revokedSession.findUnique({ where: { sid }, select: { sid: true } })) !== null;
+  return statement(`SELECT 1 FROM "RevokedSession" WHERE "sid" = ?`).get(sid) !== undefined;
 }
 
 /**

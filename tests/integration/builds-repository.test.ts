@@ -103,11 +103,13 @@ describe("the app's own connection beside Prisma's (lib/sqlite.ts)", () => {
       data: { email: "ana@example.com", passwordHash: "x", displayName: "ana" },
       select: { id: true, email: true, isActive: true, createdAt: true, role: true, displayName: true },
     });
-    const { findSessionUser } = await import("@/lib/auth/revocations");
+    const { findSessionUser, isSessionRevoked } = await import("@/lib/auth/revocations");
+    expect(await isSessionRevoked("sid-1")).toBe(false);
     const found = await findSessionUser("sid-1", user.id);
     expect(found.revoked).toBe(false);
     expect(isDeepStrictEqual(found.user, user)).toBe(true);
     await prisma.revokedSession.create({ data: { sid: "sid-1", expiresAt: new Date(Date.now() + 60_000) } });
+    expect(await isSessionRevoked("sid-1")).toBe(true);
     await prisma.user.update({ where: { id: user.id }, data: { isActive: false } });
     expect(await findSessionUser("sid-1", user.id)).toMatchObject({ revoked: true, user: { isActive: false } });
     expect(await findSessionUser("sid-2", 999_999)).toEqual({ revoked: false, user: null });
