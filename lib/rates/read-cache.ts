@@ -1,4 +1,4 @@
-import { databaseVersion } from "../database-version";
+import { ratesVersion } from "./version";
 import { getEnv } from "../env";
 import { cachedJson, serializedJson, type SerializedJson } from "../http/cache";
 import { todayIn } from "./dates";
@@ -9,8 +9,9 @@ import { todayIn } from "./dates";
  * entries go first, by count and by bytes).
  *
  * Correctness first: every write of rates calls invalidateRateReads() after it commits, and every read also
- * checks the database's data_version, so a commit made by any other connection (the import command, a
- * script) empties the cache too. A read that started before an invalidation never stores what it read.
+ * checks the rates' version (lib/rates/version.ts, moved by triggers on every change to the rates), so a
+ * change committed by any other connection (the import command, a script) empties the cache too, and writes
+ * to other tables (builds, sign-ins) do not. A read that started before an invalidation never stores what it read.
  * Concurrent misses of one key share one query ("single flight"), so a cold 10-year history under load is
  * computed once, not once per connection.
  */
@@ -22,7 +23,7 @@ interface CacheState {
   bytes: number;
   /** Changes on every invalidation; an entry read in an older epoch is never stored. */
   epoch: number;
-  databaseVersion: number | undefined;
+  ratesVersion: number | undefined;
   inFlight: Map<string, Promise<SerializedJson>>;
   today: { value: string; computedAt: number } | undefined;
 }
@@ -36,7 +37,7 @@ function cache(): CacheState {
     entries: new Map(),
     bytes: 0,
     epoch: 0,
-    databaseVersion: undefined,
+    ratesVersion: undefined,
     inFlight: new Map(),
     today: undefined,
   };
@@ -52,13 +53,13 @@ export function invalidateRateReads(): void {
   state.epoch++;
 }
 
-/** The current epoch, after emptying the cache when another connection committed since the last look. */
+/** The current epoch, after emptying the cache when the rates changed since the last look. */
 function currentEpoch(): number {
   const state = cache();
-  const version = databaseVersion();
-  if (version !== state.databaseVersion) {
-    if (state.databaseVersion !== undefined) invalidateRateReads();
-    state.databaseVersion = version;
+  const version = ratesVersion();
+  if (version !== state.ratesVersion) {
+    if (state.ratesVersion !== undefined) invalidateRateReads();
+    state.ratesVersion = version;
   }
   return state.epoch;
 }

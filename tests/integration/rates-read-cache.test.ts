@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
@@ -17,7 +18,8 @@ const yesterday = shiftDate(today, -1);
 
 beforeAll(async () => {
   bcv = await startBcvServer();
-  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0" });
+  // BENCH_ROUTES: /bench/read-cache tells what the cache holds.
+  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0", BENCH_ROUTES: "1" });
   ({ authorization } = await registerAndGetToken(app));
 });
 afterAll(async () => {
@@ -62,6 +64,26 @@ describe("rate reads after writes", () => {
     expect((await readJson(`/rates/${yesterday}`)).etag).toBe(cached.etag);
     seedRates(app, [{ date: yesterday, dollar: "99.25000000" }]);
     expect((await readJson(`/rates/${yesterday}`)).body).toEqual({ dollar: 99.25, date: yesterday });
+  });
+
+  it("stay cached through writes to other tables (a registration and sign-in, a signed-out session), not through a rate's", async () => {
+    const stats = async () => (await (await app.fetch("/bench/read-cache")).json()) as { entries: number; epoch: number };
+    seedRates(app, [{ date: yesterday, dollar: "101.00000000" }]);
+    await readJson(`/rates/${yesterday}`);
+    const before = await stats();
+    expect(before.entries).toBeGreaterThan(0);
+    await registerAndGetToken(app);
+    const database = new Database(app.databaseFile);
+    try {
+      database.prepare(`INSERT INTO "RevokedSession" ("sid", "expiresAt") VALUES (?, ?)`).run("not-a-rate", new Date().toISOString());
+    } finally {
+      database.close();
+    }
+    expect((await readJson(`/rates/${yesterday}`)).body).toEqual({ dollar: 101, date: yesterday });
+    expect(await stats()).toMatchObject({ epoch: before.epoch, entries: before.entries });
+    seedRates(app, [{ date: yesterday, dollar: "102.00000000" }]);
+    expect((await readJson(`/rates/${yesterday}`)).body).toEqual({ dollar: 102, date: yesterday });
+    expect((await stats()).epoch).toBeGreaterThan(before.epoch);
   });
 
   it("answer 304 from the cache for the ETag it gave, and the same body to every concurrent reader", async () => {
