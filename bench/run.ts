@@ -5,7 +5,8 @@
  *   10-year history, which is that read's floor and limit: writing 155 KB costs the server and the client
  *   (on the same cores) more than 40 bytes do, whatever the app does;
  * - the app's four rate reads on a database of 3,700 daily rates, straight and through nginx
- *   (deploy/nginx/bcv-rates.conf, cache hits);
+ *   (deploy/nginx/bcv-rates.conf, cache hits), and the 10-year history again while another connection writes a
+ *   table other than the rates every 10 ms (as running builds do), which must not empty the read cache;
  * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
  *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client.
  * Prints a table with ratios and writes bench/results/latest.json. The machine is usually shared: compare
@@ -22,6 +23,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { startNginx, type NginxServer } from "../tests/support/nginx";
 import { makeBuildsBench } from "./support/builds";
 import { measureLoad, type LoadResult } from "./support/load";
@@ -60,7 +62,25 @@ interface ReadRow extends LoadResult {
   cpuRatioToFloor?: number;
 }
 
-async function measureReads(app: Server, nginx: NginxServer, today: string) {
+/**
+ * While it runs, another connection writes a table other than the rates every 10 ms (what a running build's
+ * stage updates or a sign-in do): the rate reads' cache must not lose its entries to that.
+ */
+function writeOtherTableEvery10Ms(databaseFile: string): () => void {
+  const database = new Database(databaseFile);
+  // The bench's own writes need not survive a crash; an fsync per insert would stall the load generator.
+  database.pragma("synchronous = OFF");
+  const insert = database.prepare(`INSERT INTO "RevokedSession" ("sid", "expiresAt") VALUES (?, ?)`);
+  let written = 0;
+  const timer = setInterval(() => insert.run(`bench-${process.pid}-${written++}`, new Date().toISOString()), 10);
+  return () => {
+    clearInterval(timer);
+    database.prepare(`DELETE FROM "RevokedSession" WHERE "sid" LIKE 'bench-%'`).run();
+    database.close();
+  };
+}
+
+async function measureReads(app: Server, nginx: NginxServer, today: string, databaseFile: string) {
   const longHistory = `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`;
   const longHistoryBytes = (await (await fetch(app.baseUrl + longHistory)).arrayBuffer()).byteLength;
   const limitServer = await startNodeHttp(FLOOR_BODY);
@@ -83,6 +103,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
       sized?: boolean;
       pgid: number;
       rounds: LoadResult[];
+      /** Started before each round of this target, stopped after it. */
+      during?: () => () => void;
     };
     const appTarget = (name: string, pathname: string, kind: Target["kind"] = "app"): Target => ({
       name,
@@ -107,6 +129,10 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
       // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
       appTarget("the floor through proxy.ts", "/bench/%66loor"),
       ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
+      {
+        ...appTarget("app /rates/history (10 years), another table written every 10 ms", longHistory),
+        during: () => writeOtherTableEvery10Ms(databaseFile),
+      },
       ...reads.map(
         ([name, pathname]): Target => ({
           name: `nginx cache ${name}`,
@@ -124,7 +150,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string) {
     }
     for (let round = 0; round < settings.rounds; round++) {
       for (const target of targets) {
-        const result = await load(target.url, 0, target.pgid);
+        const stopDuring = target.during?.();
+        const result = await load(target.url, 0, target.pgid).finally(stopDuring);
         target.rounds.push(result);
         console.error(
           `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request`,
@@ -356,7 +383,7 @@ async function main() {
     if (settings.only !== "builds") {
       nginx = await startNginx({ appPort: app.port, workers: "auto" });
       console.error(`reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`);
-      reads = await measureReads(app, nginx, today);
+      reads = await measureReads(app, nginx, today, databaseFile);
       await nginx.stop();
       nginx = undefined;
     }
