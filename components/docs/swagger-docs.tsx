@@ -35,13 +35,15 @@ export function SwaggerDocs() {
     };
   }, []);
 
+  useFollowDarkScheme();
+
   return (
-    // Swagger UI has no dark theme; a light panel keeps its text readable when the system is dark.
-    <main className="min-h-screen bg-white text-slate-900">
+    // The colours of Swagger UI's own dark mode (#1c2022) around it, so the page is one surface.
+    <main className="min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100">
       <div className="mx-auto max-w-6xl py-4">
-        {state === "loading" && <p className="p-8 text-slate-600">Loading the API description…</p>}
+        {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">Loading the API description…</p>}
         {state === "failed" && (
-          <p role="alert" className="p-8 text-red-700">
+          <p role="alert" className="p-8 text-red-700 dark:text-red-300">
             The API description could not be loaded. Reload the page, or read it as JSON at{" "}
             <a className="underline" href="/openapi.json">/openapi.json</a>.
           </p>
@@ -50,4 +52,22 @@ export function SwaggerDocs() {
       </div>
     </main>
   );
+}
+
+/**
+ * Swagger UI's dark mode is a `dark-mode` class on <html> (its CSS: `html.dark-mode .swagger-ui …`), which its
+ * standalone top bar toggles; without that bar, it follows the system's colour scheme like the rest of the app,
+ * also when the scheme changes while the page is open. The class goes when the page does.
+ */
+function useFollowDarkScheme() {
+  useEffect(() => {
+    const dark = window.matchMedia("(prefers-color-scheme: dark)");
+    const follow = () => document.documentElement.classList.toggle("dark-mode", dark.matches);
+    follow();
+    dark.addEventListener("change", follow);
+    return () => {
+      dark.removeEventListener("change", follow);
+      document.documentElement.classList.remove("dark-mode");
+    };
+  }, []);
 }

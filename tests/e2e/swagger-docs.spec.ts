@@ -41,6 +41,36 @@ async function execute(block: Locator) {
   };
 }
 
+/** Relative luminance (0 black .. 1 white) of a computed CSS colour, "rgb(r, g, b)". */
+function luminance(colour: string): number {
+  const [r, g, b] = (colour.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((channel) => {
+    const value = Number(channel) / 255;
+    return value <= 0.04045 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** The page's background and the colours of the API's title and an operation's path, as a reader sees them. */
+async function docsColours(page: Page) {
+  return page.evaluate(() => {
+    const text = (selector: string) => getComputedStyle(document.querySelector(selector)!).color;
+    // What shows behind an element: its own background, or the nearest one below it that is not transparent.
+    const background = (selector: string) => {
+      for (let element: Element | null = document.querySelector(selector); element; element = element.parentElement) {
+        const colour = getComputedStyle(element).backgroundColor;
+        if (colour !== "transparent" && !/rgba\(.*, 0\)$/.test(colour)) return colour;
+      }
+      return "rgb(255, 255, 255)";
+    };
+    return {
+      page: background("main"),
+      swaggerUi: background(".swagger-ui .opblock-tag-section"),
+      title: text(".swagger-ui .info .title"),
+      path: text(".swagger-ui .opblock-summary-path"),
+    };
+  });
+}
+
 // Swagger UI swallows some errors and shows a spinner forever instead: any script error fails the test.
 const docsTest = test.extend<{ scriptErrors: string[] }>({
   scriptErrors: [
@@ -106,6 +136,16 @@ docsTest.describe("/docs", () => {
             .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (${Math.round(element.getBoundingClientRect().right)} px)`),
         }));
         expect(overflow.width, overflow.culprits.join(", ")).toBeLessThanOrEqual(viewport.width);
+        // Swagger UI's own dark mode in dark, its light one in light: dark text on a dark page is unreadable.
+        const colours = await docsColours(page);
+        for (const background of [colours.page, colours.swaggerUi]) {
+          if (colorScheme === "dark") expect(luminance(background), JSON.stringify(colours)).toBeLessThan(0.05);
+          else expect(luminance(background), JSON.stringify(colours)).toBeGreaterThan(0.9);
+        }
+        for (const text of [colours.title, colours.path]) {
+          if (colorScheme === "dark") expect(luminance(text), JSON.stringify(colours)).toBeGreaterThan(0.5);
+          else expect(luminance(text), JSON.stringify(colours)).toBeLessThan(0.1);
+        }
         const name = `docs-${viewport.width}px-${colorScheme}`;
         await history.screenshot({ path: testInfo.outputPath(`${name}-operation.png`) });
         await page.evaluate(() => window.scrollTo(0, 0));
@@ -116,6 +156,19 @@ docsTest.describe("/docs", () => {
       });
     }
   }
+
+  docsTest("follows the system's colour scheme while open, and leaves no dark mode behind", async ({ page }) => {
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.goto("/docs");
+    await expect(page.locator(".swagger-ui .info .title")).toBeVisible();
+    await expect(page.locator("html")).not.toHaveClass(/dark-mode/);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await expect(page.locator("html")).toHaveClass(/dark-mode/);
+    expect(luminance((await docsColours(page)).swaggerUi)).toBeLessThan(0.05);
+    await page.emulateMedia({ colorScheme: "light" });
+    await expect(page.locator("html")).not.toHaveClass(/dark-mode/);
+    expect(luminance((await docsColours(page)).swaggerUi)).toBeGreaterThan(0.9);
+  });
 
   docsTest("every operation opens on its parameters and documented responses", async ({ page, request }) => {
     const document = (await (await request.get("/openapi.json")).json()) as { paths: OpenApiPaths };
