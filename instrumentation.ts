@@ -5,7 +5,8 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getEnv } = await import("./lib/env");
-  const { DATA_DIR } = getEnv();
+  const { DATA_DIR, BENCH_ROUTES } = getEnv();
+  if (BENCH_ROUTES === "1") (await import("./lib/http/bench-gc")).countGarbageCollections();
   const { claimDataFolder } = await import("./lib/server-pid");
   claimDataFolder(DATA_DIR);
   const { installSocketAddressStamp } = await import("./lib/http/client-address");

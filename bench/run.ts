@@ -13,8 +13,9 @@
  * ratios within one run, not absolute figures across runs.
  *
  * Each read is warmed up for BENCH_WARMUP_SECONDS (2), then measured in BENCH_ROUNDS rounds (5) of
- * BENCH_SECONDS (4), the targets taking turns, and each figure is the median of its rounds: load from other
- * processes then weighs on every target alike instead of on whichever ran during a spike.
+ * BENCH_SECONDS (8), the targets taking turns (the app's in an order that moves each round), and each figure is
+ * the median of its rounds, each ratio the median of the ratios within a round: load from other processes then
+ * weighs on every target alike instead of on whichever ran during a spike.
  * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds,
  * BENCH_CPU_PROF=<folder> (the app runs under `node --cpu-prof` and writes its profile there when stopped;
  * summarise it with `npm run bench:profile -- --summarise <file>`), BENCH_NODE_ARGS (more options for the
@@ -31,7 +32,9 @@ import { SEEDED_DAYS, seedDailyRates, shiftDate } from "./support/seed";
 import { assertBuilt, makeDatabase, projectRoot, startApp, startNodeHttp, type Server } from "./support/servers";
 
 const settings = {
-  durationSeconds: Number(process.env.BENCH_SECONDS ?? 4),
+  // 8 s: long enough that every round of the app holds full garbage collections (lib/http/bench-gc.ts), which
+  // set its p99; with 4 s, a round's p99 depended on whether one fell into it.
+  durationSeconds: Number(process.env.BENCH_SECONDS ?? 8),
   rounds: Number(process.env.BENCH_ROUNDS ?? 5),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
@@ -60,6 +63,17 @@ interface ReadRow extends LoadResult {
   p99RatioToFloor?: number;
   ratioToLimit: number;
   cpuRatioToFloor?: number;
+  /** Full garbage collections of the app per 10,000 requests answered, over all rounds. */
+  fullGcsPer10kRequests?: number;
+}
+
+type GcCounts = { full: number; fullPauseMs: number };
+
+/** The app's garbage collections so far (GET /bench/gc). */
+async function gcCounts(baseUrl: string): Promise<GcCounts> {
+  const response = await fetch(`${baseUrl}/bench/gc`);
+  if (!response.ok) throw new Error(`/bench/gc answered ${response.status}`);
+  return (await response.json()) as GcCounts;
 }
 
 /**
@@ -102,7 +116,9 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       /** Compared with the limit and floor of the 10-year history's size. */
       sized?: boolean;
       pgid: number;
-      rounds: LoadResult[];
+      rounds: (LoadResult & { fullGcs?: number })[];
+      /** The app's, for its garbage collections during each round. */
+      appUrl?: string;
       /** Started before each round of this target, stopped after it. */
       during?: () => () => void;
     };
@@ -113,6 +129,7 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       sized: pathname === longHistory,
       pgid: app.child.pid!,
       rounds: [],
+      appUrl: app.baseUrl,
     });
     const targets: Target[] = [
       { name: "node:http, constant JSON (the limit)", url: `${limitServer.baseUrl}/`, kind: "limit", pgid: limitServer.child.pid!, rounds: [] },
@@ -128,6 +145,9 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       { ...appTarget(`Next.js route, ${sizedName} (its floor)`, `/bench/floor?bytes=${longHistoryBytes}`, "floor"), sized: true },
       // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
       appTarget("the floor through proxy.ts", "/bench/%66loor"),
+      // The same constant from a route with a path parameter (app/bench/[name]): what Next's matching of a dynamic
+      // segment adds, which /rates/{date} pays too.
+      appTarget("Next.js route with a path parameter, constant JSON", "/bench/segment"),
       ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
       {
         ...appTarget("app /rates/history (10 years), another table written every 10 ms", longHistory),
@@ -148,13 +168,33 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
     for (const target of targets) {
       await measureLoad(target.url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
     }
+    let previousServer: number | undefined;
+    // The app's targets take turns in an order that moves round by round, so that none is always the first to run
+    // after the app sat idle or always the one after the 10-year history's garbage.
+    const onApp = targets.filter((target) => target.appUrl);
     for (let round = 0; round < settings.rounds; round++) {
-      for (const target of targets) {
+      const shift = (round * 3) % onApp.length;
+      const roundOrder = [
+        ...targets.filter((target) => target.kind === "limit"),
+        ...onApp.slice(shift),
+        ...onApp.slice(0, shift),
+        ...targets.filter((target) => target.kind === "nginx"),
+      ];
+      for (const target of roundOrder) {
+        // A server that sat idle while the others were measured has let V8 shrink its heap: its first seconds
+        // under load then run more full collections than the next target's would. Warm it up again first.
+        if (target.pgid !== previousServer) {
+          await measureLoad(target.url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+        }
+        previousServer = target.pgid;
+        const gcBefore = target.appUrl ? await gcCounts(target.appUrl) : undefined;
         const stopDuring = target.during?.();
         const result = await load(target.url, 0, target.pgid).finally(stopDuring);
-        target.rounds.push(result);
+        const fullGcs = gcBefore ? (await gcCounts(target.appUrl!)).full - gcBefore.full : undefined;
+        target.rounds.push({ ...result, fullGcs });
         console.error(
-          `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request`,
+          `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request` +
+            (fullGcs === undefined ? "" : `, ${fullGcs} full GCs`),
         );
         // A figure measured on failing answers says nothing about the read: stop rather than print it. A socket
         // error or two in a round of tens of thousands (a connection cut as the round ends) is noted, not fatal.
@@ -170,6 +210,7 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       name,
       kind,
       sized: sized ?? false,
+      rounds,
       result: {
         url,
         requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
@@ -179,24 +220,42 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
         bytesPerRequest: rounds[0].bytesPerRequest,
         cpuMicrosPerRequest: median(rounds.map((r) => r.cpuMicrosPerRequest ?? NaN)),
-        rounds: rounds.map((r) => ({ requestsPerSecond: Math.round(r.requestsPerSecond), latencyP99Ms: r.latencyP99Ms, cpuMicrosPerRequest: r.cpuMicrosPerRequest })),
+        rounds: rounds.map((r) => ({
+          requestsPerSecond: Math.round(r.requestsPerSecond),
+          latencyP99Ms: r.latencyP99Ms,
+          cpuMicrosPerRequest: r.cpuMicrosPerRequest,
+          fullGcs: r.fullGcs,
+        })),
+        fullGcsPer10kRequests: rounds.every((r) => r.fullGcs !== undefined)
+          ? round(
+              (rounds.reduce((sum, r) => sum + r.fullGcs!, 0) * 10_000) /
+                rounds.reduce((sum, r) => sum + r.requestsPerSecond * settings.durationSeconds, 0),
+              1,
+            )
+          : undefined,
       },
     }));
-    const reference = (kind: Target["kind"], sized: boolean) => measured.find((m) => m.kind === kind && m.sized === sized)!.result;
+    const reference = (kind: Target["kind"], sized: boolean) => measured.find((m) => m.kind === kind && m.sized === sized)!;
     const smallFloor = reference("floor", false);
-    return measured.map(({ name, result, kind, sized }): ReadRow => {
-      const limit = reference("limit", sized);
-      const floor = reference("floor", sized);
+    // Each ratio is the median of the ratios of the same round: the machine's load drifts between rounds (the
+    // floor moved between 834 and 1,336 req/s in one run), and a round's figures share its load.
+    type Round = (typeof targets)[number]["rounds"][number];
+    const pairedRatio = (rounds: Round[], base: Round[], figure: (round: Round) => number) =>
+      round(median(rounds.map((r, index) => figure(r) / figure(base[index]))), 2);
+    const requestsPerSecond = (r: Round) => r.requestsPerSecond;
+    return measured.map(({ name, result, kind, sized, rounds }): ReadRow => {
+      const limit = reference("limit", sized).rounds;
+      const floor = reference("floor", sized).rounds;
       const toFloor = kind === "app" || kind === "floor";
       return {
         name,
         ...result,
         requestsPerSecond: round(result.requestsPerSecond),
-        ratioToFloor: toFloor ? round(result.requestsPerSecond / floor.requestsPerSecond, 2) : undefined,
-        ratioToSmallFloor: toFloor && sized ? round(result.requestsPerSecond / smallFloor.requestsPerSecond, 2) : undefined,
-        p99RatioToFloor: toFloor ? round(result.latencyP99Ms / floor.latencyP99Ms, 2) : undefined,
-        ratioToLimit: round(result.requestsPerSecond / limit.requestsPerSecond, 3),
-        cpuRatioToFloor: toFloor ? round(result.cpuMicrosPerRequest / floor.cpuMicrosPerRequest, 2) : undefined,
+        ratioToFloor: toFloor ? pairedRatio(rounds, floor, requestsPerSecond) : undefined,
+        ratioToSmallFloor: toFloor && sized ? pairedRatio(rounds, smallFloor.rounds, requestsPerSecond) : undefined,
+        p99RatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.latencyP99Ms) : undefined,
+        ratioToLimit: round(median(rounds.map((r, index) => r.requestsPerSecond / limit[index].requestsPerSecond)), 3),
+        cpuRatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.cpuMicrosPerRequest ?? NaN) : undefined,
       };
     });
   } finally {
@@ -331,12 +390,12 @@ function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typ
   const lines: string[] = [];
   if (reads) {
     lines.push(
-      "| server | req/s | p50 ms | p99 ms | × floor (req/s) | × floor (p99) | × limit (req/s) | server CPU µs/request | × floor (CPU) |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| server | req/s | p50 ms | p99 ms | × floor (req/s) | × floor (p99) | × limit (req/s) | server CPU µs/request | × floor (CPU) | full GCs / 10k requests |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     );
     for (const row of reads) {
       lines.push(
-        `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} | ${row.cpuMicrosPerRequest ?? ""} | ${row.cpuRatioToFloor ?? ""} |`,
+        `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} | ${row.cpuMicrosPerRequest ?? ""} | ${row.cpuRatioToFloor ?? ""} | ${row.fullGcsPer10kRequests ?? ""} |`,
       );
     }
     const longHistory = reads.find((row) => row.ratioToSmallFloor !== undefined && !row.name.startsWith("Next.js"));
