@@ -1,3 +1,5 @@
+import http from "node:http";
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
@@ -51,6 +53,20 @@ afterAll(async () => {
 
 const throughNginx = (path: string, init?: RequestInit) => fetch(nginx.baseUrl + path, init);
 const cacheStatus = (response: Response) => response.headers.get("x-cache-status");
+
+/** A GET through nginx with exactly these headers (fetch would add its own Accept-Encoding and decompress). */
+function rawGet(path: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    http
+      .get(nginx.baseUrl + path, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on("error", reject);
+      })
+      .on("error", reject);
+  });
+}
 
 describe("nginx in front (deploy/nginx/bcv-rates.conf)", () => {
   it("serves a second read of a public rate from its cache", async () => {
@@ -136,5 +152,50 @@ describe("nginx in front (deploy/nginx/bcv-rates.conf)", () => {
     expect([...arrivals.keys()]).toEqual(["line 1", "line 2", "line 3", "line 4", "line 5", "line 6"]);
     // Printed 0.5 s apart: buffered, they would arrive together at the end.
     expect(arrivals.get("line 6")! - arrivals.get("line 2")!).toBeGreaterThanOrEqual(1500);
+  });
+
+  it("sends the histories gzip-compressed to clients that accept it, each encoding from a cached copy of its own", async () => {
+    // Sixty days, well before the other tests' dates: a history of about 2.5 KB.
+    const days = Array.from({ length: 60 }, (_, index) => shiftDate(today, -100 - index));
+    seedRates(app, days.map((date, index) => ({ date, dollar: `${200 + index}.12345678` })));
+    const path = `/rates/history?start_date=${days.at(-1)}&end_date=${days[0]}`;
+
+    const plain = await rawGet(path);
+    expect(plain.status).toBe(200);
+    expect(plain.headers["x-cache-status"]).toBe("MISS");
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body.byteLength).toBeGreaterThan(1024);
+    expect((JSON.parse(plain.body.toString()) as { rates: unknown[] }).rates).toHaveLength(60);
+
+    const browser = { "Accept-Encoding": "gzip, deflate, br" };
+    const compressed = await rawGet(path, browser);
+    // A copy of its own: the plain one is not served to it, nor compressed on every hit.
+    expect(compressed.headers["x-cache-status"]).toBe("MISS");
+    expect(compressed.headers["content-encoding"]).toBe("gzip");
+    expect(compressed.headers.vary).toMatch(/accept-encoding/i);
+    expect(zlib.gunzipSync(compressed.body).equals(plain.body)).toBe(true);
+    expect(compressed.body.byteLength).toBeLessThan(plain.body.byteLength / 2);
+
+    const compressedAgain = await rawGet(path, browser);
+    expect(compressedAgain.headers["x-cache-status"]).toBe("HIT");
+    expect(compressedAgain.headers["content-encoding"]).toBe("gzip");
+    expect(compressedAgain.body.equals(compressed.body)).toBe(true);
+    // nginx answers If-None-Match from the compressed copy too (its ETag is weak: the bytes are not the app's).
+    expect(compressed.headers.etag).toMatch(/^W\//);
+    expect((await rawGet(path, { ...browser, "If-None-Match": compressed.headers.etag! })).status).toBe(304);
+
+    // gzip refused with q=0, and no Accept-Encoding at all: the plain copy.
+    for (const headers of [{ "Accept-Encoding": "gzip;q=0, identity" }, {}] as Record<string, string>[]) {
+      const again = await rawGet(path, headers);
+      expect(again.headers["x-cache-status"], JSON.stringify(headers)).toBe("HIT");
+      expect(again.headers["content-encoding"], JSON.stringify(headers)).toBeUndefined();
+      expect(again.body.equals(plain.body)).toBe(true);
+    }
+
+    // A single rate is not worth compressing: one copy for every client.
+    const latest = await rawGet("/rates/", browser);
+    expect(latest.status).toBe(200);
+    expect(latest.headers["content-encoding"]).toBeUndefined();
+    expect((await rawGet("/rates/")).headers["x-cache-status"]).toBe("HIT");
   });
 });

@@ -27,19 +27,22 @@ export function findNginx(): string {
   return found;
 }
 
-/** The shipped site configuration with the three marked lines pointed at this run's ports and folders. */
-export function templateSiteConfig(options: { appPort: number; listenPort: number; cacheFolder: string }): string {
-  const replacements: [RegExp, string][] = [
-    [/proxy_cache_path \/var\/cache\/nginx\/bcv-rates /, `proxy_cache_path ${options.cacheFolder} `],
-    [/server 127\.0\.0\.1:3000;/, `server 127.0.0.1:${options.appPort};`],
-    [/listen 80;/, `listen 127.0.0.1:${options.listenPort};`],
+/** The shipped site configuration with the marked lines pointed at this run's ports and folders. */
+export function templateSiteConfig(options: { appPort: number; listenPort: number; cacheFolder: string; hopPort: number }): string {
+  // Each marked line must exist as often as the file has it (the compressing hop's port: its listen and its
+  // upstream), or the test would run some other configuration than the shipped one.
+  const replacements: [RegExp, string, number][] = [
+    [/proxy_cache_path \/var\/cache\/nginx\/bcv-rates /, `proxy_cache_path ${options.cacheFolder} `, 1],
+    [/server 127\.0\.0\.1:3000;/, `server 127.0.0.1:${options.appPort};`, 1],
+    [/listen 80;/, `listen 127.0.0.1:${options.listenPort};`, 1],
+    [/127\.0\.0\.1:8081;/, `127.0.0.1:${options.hopPort};`, 2],
   ];
   let text = fs.readFileSync(SITE_CONFIG, "utf8");
-  for (const [pattern, value] of replacements) {
-    // Each marked line must exist exactly once, or the test would run some other configuration than the shipped one.
-    const matches = text.match(new RegExp(pattern.source, "g"))?.length ?? 0;
-    if (matches !== 1) throw new Error(`${SITE_CONFIG}: expected one line matching ${pattern}, found ${matches}`);
-    text = text.replace(pattern, value);
+  for (const [pattern, value, expected] of replacements) {
+    const global = new RegExp(pattern.source, "g");
+    const matches = text.match(global)?.length ?? 0;
+    if (matches !== expected) throw new Error(`${SITE_CONFIG}: expected ${expected} line(s) matching ${pattern}, found ${matches}`);
+    text = text.replace(global, value);
   }
   return text;
 }
@@ -48,8 +51,9 @@ export async function startNginx(options: { appPort: number; workers?: number | 
   const executable = findNginx();
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   const listenPort = await freePort();
+  const hopPort = await freePort();
   const site = path.join(folder, "bcv-rates.conf");
-  fs.writeFileSync(site, templateSiteConfig({ appPort: options.appPort, listenPort, cacheFolder: path.join(folder, "cache") }));
+  fs.writeFileSync(site, templateSiteConfig({ appPort: options.appPort, listenPort, cacheFolder: path.join(folder, "cache"), hopPort }));
   const temp = (name: string) => path.join(folder, "temp", name);
   for (const name of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) fs.mkdirSync(temp(name), { recursive: true });
   // As root, nginx would run its workers as `nobody`, who cannot write these folders: keep our own user.
