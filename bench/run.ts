@@ -3,7 +3,8 @@
  * - the machine's limit (node:http answering constant JSON) and the framework's floor (the app's bench-only
  *   constant route, /bench/floor, served only under BENCH_ROUTES=1), each also with a body the size of the
  *   10-year history, which is that read's floor and limit: writing 155 KB costs the server and the client
- *   (on the same cores) more than 40 bytes do, whatever the app does;
+ *   (on the same cores) more than 40 bytes do, whatever the app does; and from a route with a path parameter
+ *   (/bench/{name}), the floor of /rates/{date}: Next matches and parses a dynamic segment on every request;
  * - the app's four rate reads on a database of 3,700 daily rates, straight and through nginx
  *   (deploy/nginx/bcv-rates.conf, cache hits), and the 10-year history again while another connection writes a
  *   table other than the rates every 10 ms (as running builds do), which must not empty the read cache;
@@ -102,9 +103,10 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
   const load = (url: string, warmupSeconds: number, serverProcessGroup: number) =>
     measureLoad(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds, serverProcessGroup });
   try {
+    const dateRead = `/rates/${shiftDate(today, -100)}`;
     const reads: [string, string][] = [
       ["/rates/", "/rates/"],
-      ["/rates/{date}", `/rates/${shiftDate(today, -100)}`],
+      ["/rates/{date}", dateRead],
       ["/rates/history (30 d)", "/rates/history"],
       ["/rates/history (10 years)", longHistory],
     ];
@@ -115,6 +117,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       kind: "limit" | "floor" | "app" | "nginx";
       /** Compared with the limit and floor of the 10-year history's size. */
       sized?: boolean;
+      /** Compared with the floor of a route with a path parameter (what /rates/{date} is). */
+      segment?: boolean;
       pgid: number;
       rounds: (LoadResult & { fullGcs?: number })[];
       /** The app's, for its garbage collections during each round. */
@@ -127,6 +131,7 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       url: app.baseUrl + pathname,
       kind,
       sized: pathname === longHistory,
+      segment: pathname === dateRead,
       pgid: app.child.pid!,
       rounds: [],
       appUrl: app.baseUrl,
@@ -146,8 +151,9 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
       appTarget("the floor through proxy.ts", "/bench/%66loor"),
       // The same constant from a route with a path parameter (app/bench/[name]): what Next's matching of a dynamic
-      // segment adds, which /rates/{date} pays too.
-      appTarget("Next.js route with a path parameter, constant JSON", "/bench/segment"),
+      // segment adds, which /rates/{date} pays too. /rates/{date} is compared with it, as the 10-year history is
+      // with the floor of its size.
+      { ...appTarget("Next.js route with a path parameter, constant JSON (its floor)", "/bench/segment", "floor"), segment: true },
       ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
       {
         ...appTarget("app /rates/history (10 years), another table written every 10 ms", longHistory),
@@ -206,10 +212,11 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       }
     }
     const median = (values: number[]) => percentile(values, 50);
-    const measured = targets.map(({ name, url, kind, sized, rounds }) => ({
+    const measured = targets.map(({ name, url, kind, sized, segment, rounds }) => ({
       name,
       kind,
       sized: sized ?? false,
+      segment: segment ?? false,
       rounds,
       result: {
         url,
@@ -235,7 +242,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
           : undefined,
       },
     }));
-    const reference = (kind: Target["kind"], sized: boolean) => measured.find((m) => m.kind === kind && m.sized === sized)!;
+    const reference = (kind: Target["kind"], sized: boolean, segment = false) =>
+      measured.find((m) => m.kind === kind && m.sized === sized && m.segment === segment)!;
     const smallFloor = reference("floor", false);
     // Each ratio is the median of the ratios of the same round: the machine's load drifts between rounds (the
     // floor moved between 834 and 1,336 req/s in one run), and a round's figures share its load.
@@ -243,16 +251,16 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
     const pairedRatio = (rounds: Round[], base: Round[], figure: (round: Round) => number) =>
       round(median(rounds.map((r, index) => figure(r) / figure(base[index]))), 2);
     const requestsPerSecond = (r: Round) => r.requestsPerSecond;
-    return measured.map(({ name, result, kind, sized, rounds }): ReadRow => {
+    return measured.map(({ name, result, kind, sized, segment, rounds }): ReadRow => {
       const limit = reference("limit", sized).rounds;
-      const floor = reference("floor", sized).rounds;
+      const floor = reference("floor", sized, segment).rounds;
       const toFloor = kind === "app" || kind === "floor";
       return {
         name,
         ...result,
         requestsPerSecond: round(result.requestsPerSecond),
         ratioToFloor: toFloor ? pairedRatio(rounds, floor, requestsPerSecond) : undefined,
-        ratioToSmallFloor: toFloor && sized ? pairedRatio(rounds, smallFloor.rounds, requestsPerSecond) : undefined,
+        ratioToSmallFloor: toFloor && (sized || segment) ? pairedRatio(rounds, smallFloor.rounds, requestsPerSecond) : undefined,
         p99RatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.latencyP99Ms) : undefined,
         ratioToLimit: round(median(rounds.map((r, index) => r.requestsPerSecond / limit[index].requestsPerSecond)), 3),
         cpuRatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.cpuMicrosPerRequest ?? NaN) : undefined,
@@ -398,11 +406,13 @@ function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typ
         `| ${row.name} | ${row.requestsPerSecond.toLocaleString("en")} | ${row.latencyP50Ms} | ${row.latencyP99Ms} | ${row.ratioToFloor ?? ""} | ${row.p99RatioToFloor ?? ""} | ${row.ratioToLimit} | ${row.cpuMicrosPerRequest ?? ""} | ${row.cpuRatioToFloor ?? ""} | ${row.fullGcsPer10kRequests ?? ""} |`,
       );
     }
-    const longHistory = reads.find((row) => row.ratioToSmallFloor !== undefined && !row.name.startsWith("Next.js"));
+    const againstSmallFloor = (prefix: string) => reads.find((row) => row.name.startsWith(prefix))?.ratioToSmallFloor;
     lines.push(
       "",
       "The 10-year history's rows (app and nginx) are compared with the floor and the limit of a body of its size" +
-        (longHistory ? `; against the small floor the app's is at ${longHistory.ratioToSmallFloor}× in req/s.` : "."),
+        `; against the small floor the app's is at ${againstSmallFloor("app /rates/history (10 years)")}× in req/s.` +
+        ` /rates/{date} is compared with the floor of a route with a path parameter, itself at ${againstSmallFloor("Next.js route with a path parameter")}×` +
+        ` the small floor; against the small floor /rates/{date} is at ${againstSmallFloor("app /rates/{date}")}×.`,
     );
   }
   if (builds) {
