@@ -1,19 +1,13 @@
-import bcrypt from "bcryptjs";
 import { Prisma } from "@prisma/client";
 import { getEnv } from "../env";
 import { conflict, forbidden, unauthorized } from "../http/problem";
 import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail } from "./repository";
 import { defaultDisplayName, publicNameOf, withEffectiveRole, type PublicUser } from "./roles";
 import type { RegisterUser, UserView } from "./schemas";
+import { hashPassword, passwordMatches } from "./passwords";
 import { claimLoginAttempt, clearLoginAttempts } from "./throttle";
 
 export { LOGIN_FAILURE_WINDOW_MS, MAX_LOGIN_FAILURES } from "./throttle";
-
-const BCRYPT_COST = 12;
-
-// Compared against when the email is unknown, so that a wrong email costs as long as a wrong password
-// and response times do not reveal which accounts exist.
-const UNKNOWN_USER_HASH = bcrypt.hashSync("not-a-real-password", BCRYPT_COST);
 
 export function toUserView(user: PublicUser): UserView {
   return {
@@ -42,7 +36,7 @@ export async function assertCanRegister(signedIn: () => Promise<PublicUser | nul
 
 export async function registerUser(input: RegisterUser): Promise<UserView> {
   const email = normalizeEmail(input.email);
-  const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
+  const passwordHash = await hashPassword(input.password);
   const displayName = input.display_name ?? defaultDisplayName(email);
   try {
     return toUserView(withEffectiveRole(await insertUser(email, passwordHash, displayName)));
@@ -63,7 +57,7 @@ export async function authenticate(rawEmail: string, password: string, address: 
   const email = normalizeEmail(rawEmail);
   await claimLoginAttempt(email, address);
   const user = await findUserWithHashByEmail(email);
-  const matches = await bcrypt.compare(password, user?.passwordHash ?? UNKNOWN_USER_HASH);
+  const matches = await passwordMatches(password, user?.passwordHash);
   if (!user || !matches) throw unauthorized("Incorrect email or password.");
   await clearLoginAttempts(email, address);
   if (!user.isActive) throw unauthorized("This account is inactive.");
