@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { getBuildsConfig } from "./config";
 import { logWriterCommand } from "./log-writer";
+import { spawnDetached } from "./spawner";
 
 /**
  * Child processes of the builds. Every one runs in its own process group (detached), so that stopping a
@@ -29,34 +29,20 @@ export interface SpawnLoggedOptions {
 
 /**
  * Starts a command in a new process group under the capping log writer (./log-writer.ts), which is the
- * group's leader: the returned pgid is the writer's pid, and its exit status is the command's.
+ * group's leader: the returned pgid is the writer's pid, and its exit status is the command's. The writer is
+ * started by the builds' process starter (./spawner.ts), not forked from the server.
  */
-export function spawnLogged({ file, args, cwd, env, logPath, user, mode = "eof" }: SpawnLoggedOptions): LoggedProcess {
-  const fd = fs.openSync(logPath, "a");
-  try {
-    const limitBytes = getBuildsConfig().stage_log_limit_mb * 1024 * 1024;
-    // A stage of several commands (a checkout of several repositories) shares one limit.
-    const writer = logWriterCommand({ limitBytes, loggedBytes: fs.fstatSync(fd).size, mode, user, file, args });
-    const child = spawn(writer.file, writer.args, {
-      cwd,
-      env: env as NodeJS.ProcessEnv,
-      stdio: ["ignore", fd, fd],
-      detached: true,
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.once("error", (error) => {
-        fs.appendFileSync(logPath, `\n[builds] could not start ${file}: ${error.message}\n`);
-        resolve({ code: 127, signal: null });
-      });
-      child.once("exit", (code, signal) => resolve({ code, signal }));
-    });
-    // The child holds its own copy of the descriptor; the server must not keep the parent's open.
-    child.unref();
-    if (child.pid === undefined) return { pgid: -1, exited };
-    return { pgid: child.pid, exited };
-  } finally {
-    fs.closeSync(fd);
+export async function spawnLogged({ file, args, cwd, env, logPath, user, mode = "eof" }: SpawnLoggedOptions): Promise<LoggedProcess> {
+  const limitBytes = getBuildsConfig().stage_log_limit_mb * 1024 * 1024;
+  fs.appendFileSync(logPath, "");
+  // A stage of several commands (a checkout of several repositories) shares one limit.
+  const writer = logWriterCommand({ limitBytes, loggedBytes: fs.statSync(logPath).size, mode, user, file, args });
+  const started = await spawnDetached({ file: writer.file, args: writer.args, cwd, env, logPath });
+  if (started.pid === undefined) {
+    fs.appendFileSync(logPath, `\n[builds] could not start ${file}: ${started.error}\n`);
+    return { pgid: -1, exited: started.exited };
   }
+  return { pgid: started.pid, exited: started.exited };
 }
 
 /**
@@ -135,7 +121,7 @@ export async function runToCompletion(
   control: { signal: AbortSignal; timeoutMs: number; onStarted?: (pgid: number) => Promise<unknown> },
 ): Promise<RunOutcome> {
   if (control.signal.aborted) return { kind: "aborted" };
-  const child = spawnLogged({ mode: "exit", ...options });
+  const child = await spawnLogged({ mode: "exit", ...options });
   await control.onStarted?.(child.pgid);
   let stoppedFor: "aborted" | "timed_out" | null = null;
   const stop = (reason: "aborted" | "timed_out") => {

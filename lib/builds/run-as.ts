@@ -1,8 +1,8 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { BuildsConfig } from "./config";
+import { spawnDetached } from "./spawner";
 
 /**
  * Who the `process` driver's stages and runtimes run as. A server running as root runs them as
@@ -87,14 +87,20 @@ export function checkStageUser(config: BuildsConfig, dataDir: string): string[] 
   }
 }
 
-const run = promisify(execFile);
-
-/** Gives a checked-out build's sources and runtime folders to the stage user, when there is one. */
-export async function handOverWorkspace(config: BuildsConfig, folders: string[]): Promise<void> {
+/**
+ * Gives a checked-out build's sources and runtime folders to the stage user, when there is one. `chown -R`
+ * runs outside the event loop, unlike a recursive walk in JavaScript over a large checkout, and is started by
+ * the builds' process starter (./spawner.ts), not forked from the server; what it prints goes to `logPath`.
+ */
+export async function handOverWorkspace(config: BuildsConfig, folders: string[], logPath: string): Promise<void> {
   if (config.runtime.driver !== "process") return;
   const user = stageUser(config);
   if (!user) return;
-  // `chown -R` runs outside the event loop, unlike a recursive walk in JavaScript over a large checkout.
   // -h: a symlink in the checkout is changed itself, never what it points at (it could point at the database).
-  await run("chown", ["-R", "-h", "--", `${user.uid}:${user.gid}`, ...folders]);
+  const args = ["-R", "-h", "--", `${user.uid}:${user.gid}`, ...folders];
+  const chown = await spawnDetached({ file: "chown", args, cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, logPath });
+  const exit = await chown.exited;
+  if (exit.code !== 0) {
+    throw new Error(`Could not give the build's folders to ${config.runtime.run_as}: chown ${chown.error ?? `exited with ${exit.code ?? exit.signal}`} (the log says more).`);
+  }
 }

@@ -337,7 +337,7 @@ export const composeDriver: RuntimeDriver = {
           const cli = await requireCli(build.config);
           const project = projectName(build.config, build.buildId);
           // The containers' output goes on into the start log while the runtime lives, as with the process driver.
-          const follower = spawnLogged({
+          const follower = await spawnLogged({
             file: cli.file,
             args: [...cli.prefix, "-p", project, "-f", composeFile(build.config, build.buildId), "logs", "--follow", "--no-color"],
             cwd: build.paths.runtime,

@@ -58,7 +58,7 @@ export const processDriver: RuntimeDriver = {
       case "install":
       case "test": {
         // The checkout is the server's work; from install on, the sources and runtime are the stage user's.
-        if (stage === "install") await handOverWorkspace(config, [build.paths.sources, build.paths.runtime]);
+        if (stage === "install") await handOverWorkspace(config, [build.paths.sources, build.paths.runtime], control.logPath);
         const command = config.runtime[stage];
         if (!command) return { status: "skipped" };
         const outcome = await runToCompletion(spawnOptions(command), {
@@ -70,7 +70,7 @@ export const processDriver: RuntimeDriver = {
       }
       case "start": {
         if (!config.runtime.start) return { status: "skipped" };
-        const runtime = spawnLogged(spawnOptions(config.runtime.start));
+        const runtime = await spawnLogged(spawnOptions(config.runtime.start));
         await control.recordRuntime(encodeProcessHandle(runtime.pgid));
         return { status: "succeeded", exitCode: null };
       }
