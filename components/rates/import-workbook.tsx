@@ -2,7 +2,6 @@
 
 import { useRef, useState } from "react";
 import { useSWRConfig } from "swr";
-import { useCanAct } from "@/components/auth/use-can-act";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ApiError, requestWithStatus } from "@/lib/swr/fetcher";
@@ -11,16 +10,17 @@ import { CURRENCIES_KEY } from "@/lib/swr/use-currencies";
 import { isRatesKey } from "@/lib/swr/use-rates";
 
 /**
- * Imports one of the central bank's quarterly workbooks (.xls) through POST /rates/import, for signed-in
- * people, and says what it added, changed and skipped.
+ * Imports one of the central bank's quarterly workbooks (.xls) through POST /rates/import, and says what it
+ * added, changed, kept and skipped. Rendered for admins only (the server refuses anyone else): values the
+ * bank's home page stored are kept unless "Replace home-page values" is ticked.
  */
 export function ImportWorkbook() {
-  const { canAct, hint } = useCanAct();
   const { mutate } = useSWRConfig();
   const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const [summary, setSummary] = useState<ImportSummary>();
   const [error, setError] = useState<string>();
+  const [overwrite, setOverwrite] = useState(false);
 
   async function upload(file: File) {
     setBusy(true);
@@ -29,6 +29,7 @@ export function ImportWorkbook() {
     try {
       const form = new FormData();
       form.append("file", file, file.name);
+      form.append("overwrite", String(overwrite));
       const { data } = await requestWithStatus<ImportSummary>("/rates/import", { method: "POST", body: form });
       setSummary(data);
       await mutate((key) => isRatesKey(key) || key === CURRENCIES_KEY);
@@ -55,14 +56,13 @@ export function ImportWorkbook() {
             if (file) void upload(file);
           }}
         />
-        <Button busy={busy} disabled={!canAct} onClick={() => input.current?.click()} aria-describedby={hint ? "import-workbook-hint" : undefined}>
+        <Button busy={busy} onClick={() => input.current?.click()}>
           Import workbook…
         </Button>
-        {hint && (
-          <span id="import-workbook-hint" className="text-xs text-slate-600 dark:text-slate-400">
-            {hint}
-          </span>
-        )}
+        <label className="flex items-center gap-1 text-xs text-slate-600 dark:text-slate-400">
+          <input type="checkbox" checked={overwrite} onChange={(event) => setOverwrite(event.target.checked)} />
+          Replace home-page values
+        </label>
       </div>
       <p className="text-xs text-slate-600 dark:text-slate-400">The bank&apos;s quarterly .xls (2_1_2…_smc.xls): every currency, every day.</p>
       {summary && (
@@ -71,6 +71,9 @@ export function ImportWorkbook() {
             {summary.file}: {summary.sheets_read} days read ({summary.first_date} to {summary.last_date}), {summary.dates_added} added,{" "}
             {summary.dates_changed} changed, {summary.dates_unchanged} unchanged.
           </p>
+          {summary.home_page_kept.length > 0 && (
+            <p className="mt-1 text-xs">Kept {summary.home_page_kept.length} home-page values that differ from the workbook.</p>
+          )}
           {summary.workbook_won.length > 0 && (
             <p className="mt-1 text-xs">The workbook replaced {summary.workbook_won.length} different home-page values.</p>
           )}

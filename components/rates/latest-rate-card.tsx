@@ -4,6 +4,7 @@ import { formatChange, formatDay, formatPercent, formatRate } from "@/components
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
+import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRates } from "@/lib/swr/use-rates";
 import { FetchRateButton } from "./fetch-rate-button";
 import { ImportWorkbook } from "./import-workbook";
@@ -14,6 +15,7 @@ import { shiftDays } from "./rate-range";
 export function LatestRateCard() {
   const currency = useSelectedCurrency();
   const latest = useLatestRate(currency.code);
+  const isAdmin = useIsAdmin();
   // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
   // range the API serves, ending at the latest date; its second entry is the previous rate.
   const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null, currency.code);
@@ -82,10 +84,13 @@ export function LatestRateCard() {
           <FetchRateButton variant={latest.data === null ? "primary" : "secondary"} />
         </div>
       )}
-      {/* Always mounted: its summary stays while the card reloads for another currency. */}
-      <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
-        <ImportWorkbook />
-      </div>
+      {/* Admins only (the server refuses anyone else). Mounted apart from the rate's state: its summary stays
+          while the card reloads for another currency. */}
+      {isAdmin && (
+        <div className="mt-4 border-t border-slate-200 pt-4 dark:border-slate-800">
+          <ImportWorkbook />
+        </div>
+      )}
     </Panel>
   );
 }

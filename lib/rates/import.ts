@@ -15,36 +15,61 @@ import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookError } from "./workbook";
 import { payloadTooLarge, unprocessable } from "../http/problem";
 import { readBody } from "../http/request";
 
+export interface ImportOptions {
+  /** Replace values the bank's home page stored for the same date and currency (the admin asked for it). */
+  overwrite: boolean;
+  /** The admin importing, recorded on every value stored; null for the operator's command on the server. */
+  importedById: number | null;
+}
+
 /**
  * Imports one of the central bank's workbooks: every readable sheet's rates under its Fecha Valor, in one
  * transaction (the file is stored whole or not at all). Per value date the summary says whether it was
- * added, changed or unchanged; importing the same file again changes nothing. Where the home page had
- * stored a different value for a date, the workbook (the bank's own record) wins, and the summary lists it.
- * Throws WorkbookError when the file cannot be read; nothing is stored then.
+ * added, changed or unchanged; importing the same file again changes nothing.
+ *
+ * Precedence: the home page is the bank's live publication, fetched by the server itself, while a workbook is
+ * a file someone uploaded. So a value the home page stored is never replaced unless `overwrite` is set (the
+ * summary lists what was kept, or replaced); and a sheet dated after today is skipped, since future value
+ * dates come only from the page (an import must not make a future rate the "latest"). A value an earlier
+ * import stored is replaced by a newer import's. Throws WorkbookError when the file cannot be read, or has no
+ * sheet left to store; nothing is stored then.
  */
-export async function importWorkbook(bytes: Uint8Array, fileName: string): Promise<ImportSummary> {
-  const parsed = parseWorkbook(bytes, todayIn(getEnv().RATES_TIMEZONE));
+export async function importWorkbook(bytes: Uint8Array, fileName: string, options: ImportOptions): Promise<ImportSummary> {
+  const today = todayIn(getEnv().RATES_TIMEZONE);
+  const parsed = parseWorkbook(bytes, today);
+  const sheets = parsed.sheets.filter((sheet) => sheet.date <= today);
+  const future = parsed.sheets.filter((sheet) => sheet.date > today).map((sheet) => ({
+    sheet: sheet.name,
+    reason: `its Fecha Valor ${sheet.date} is after today (${today}): future value dates come only from the bank's home page`,
+  }));
+  if (sheets.length === 0) {
+    throw new WorkbookError(`has no sheet dated today (${today}) or earlier; future value dates come only from the bank's home page`);
+  }
   const fetchedAt = new Date();
+  const dates = sheets.map((sheet) => sheet.date).sort();
   const summary: ImportSummary = {
     file: fileName,
-    sheets_read: parsed.sheets.length,
+    overwrite: options.overwrite,
+    sheets_read: sheets.length,
     dates_added: 0,
     dates_changed: 0,
     dates_unchanged: 0,
-    first_date: parsed.sheets.map((sheet) => sheet.date).sort()[0],
-    last_date: parsed.sheets.map((sheet) => sheet.date).sort().at(-1)!,
-    currencies: [...new Set(parsed.sheets.flatMap((sheet) => sheet.rates.map((rate) => rate.currency)))].sort(),
-    sheets_skipped: parsed.skipped,
-    rows_skipped: parsed.sheets.flatMap((sheet) => sheet.skippedRows.map((reason) => ({ sheet: sheet.name, reason }))),
+    values_stored: 0,
+    first_date: dates[0],
+    last_date: dates.at(-1)!,
+    currencies: [...new Set(sheets.flatMap((sheet) => sheet.rates.map((rate) => rate.currency)))].sort(),
+    sheets_skipped: [...parsed.skipped, ...future],
+    rows_skipped: sheets.flatMap((sheet) => sheet.skippedRows.map((reason) => ({ sheet: sheet.name, reason }))),
+    home_page_kept: [],
     workbook_won: [],
   };
 
   await inRatesTransaction(async (tx) => {
-    const stored = await listStoredValuesOn(tx, parsed.sheets.map((sheet) => sheet.date));
+    const stored = await listStoredValuesOn(tx, dates);
     const byKey = new Map<string, StoredValue>(stored.map((row) => [`${row.date} ${row.currency}`, row]));
     const datesStored = new Set(stored.map((row) => row.date));
     const inserts: WorkbookValue[] = [];
-    for (const sheet of parsed.sheets) {
+    for (const sheet of sheets) {
       let changed = false;
       for (const rate of sheet.rates) {
         const value: WorkbookValue = {
@@ -53,6 +78,7 @@ export async function importWorkbook(bytes: Uint8Array, fileName: string): Promi
           rate: rate.rate,
           bid: rate.bid,
           sourceDetail: `${fileName}#${sheet.name}`,
+          importedById: options.importedById,
         };
         const row = byKey.get(`${sheet.date} ${rate.currency}`);
         if (!row) {
@@ -61,6 +87,10 @@ export async function importWorkbook(bytes: Uint8Array, fileName: string): Promi
           continue;
         }
         const sameRate = new Decimal(row.rate).equals(rate.rate);
+        if (row.source === "home-page" && !options.overwrite) {
+          if (!sameRate) summary.home_page_kept.push({ date: sheet.date, currency: rate.currency, home_page: row.rate, workbook: rate.rate });
+          continue;
+        }
         const sameBid = row.bid === null ? rate.bid === null : rate.bid !== null && new Decimal(row.bid).equals(rate.bid);
         if (row.source === "workbook" && sameRate && sameBid) continue;
         if (!sameRate) {
@@ -69,14 +99,16 @@ export async function importWorkbook(bytes: Uint8Array, fileName: string): Promi
             summary.workbook_won.push({ date: sheet.date, currency: rate.currency, home_page: row.rate, workbook: rate.rate });
           }
         }
-        // Same rate from the home page: the row now records the bank's workbook as its source, and the bid.
+        // With overwrite, the same rate from the home page: the row now records the workbook as its source, and the bid.
         await updateWithWorkbookValue(tx, row.id, value, fetchedAt);
+        summary.values_stored++;
       }
       if (!datesStored.has(sheet.date)) summary.dates_added++;
       else if (changed) summary.dates_changed++;
       else summary.dates_unchanged++;
     }
     await insertWorkbookValues(tx, inserts, fetchedAt);
+    summary.values_stored += inserts.length;
   });
   invalidateRateReads();
   return summary;
@@ -90,18 +122,19 @@ const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
  * content type), named by `?name=` or else "upload.xls". 413 past MAX_WORKBOOK_BYTES, read no further; 422
  * when there is no file.
  */
-export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uint8Array; name: string }> {
+export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uint8Array; name: string; overwrite: boolean }> {
   const contentType = request.headers.get("content-type") ?? "";
   const isMultipart = /^multipart\/form-data\b/i.test(contentType);
   const body = await readBody(request, MAX_WORKBOOK_BYTES + (isMultipart ? MULTIPART_OVERHEAD_BYTES : 0));
-  const nameParam = new URL(request.url).searchParams.get("name");
+  const query = new URL(request.url).searchParams;
+  const nameParam = query.get("name");
   if (!isMultipart) {
     if (body.byteLength === 0) {
       throw unprocessable("The request has no workbook: send it as the body, or as the form field `file`.", [
         { field: "body", message: "is empty" },
       ]);
     }
-    return { bytes: body, name: fileNameOf(nameParam) };
+    return { bytes: body, name: fileNameOf(nameParam), overwrite: overwriteOf(query.get("overwrite"), "query.overwrite") };
   }
   let form: FormData;
   try {
@@ -119,7 +152,19 @@ export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uin
   if (file.size > MAX_WORKBOOK_BYTES) {
     throw payloadTooLarge(`The file is ${file.size} bytes; at most ${MAX_WORKBOOK_BYTES} are read.`);
   }
-  return { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(nameParam ?? (file as File).name) };
+  const field = form.get("overwrite");
+  const overwrite =
+    typeof field === "string" ? overwriteOf(field, "form.overwrite") : overwriteOf(query.get("overwrite"), "query.overwrite");
+  return { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(nameParam ?? (file as File).name), overwrite };
+}
+
+/** `overwrite` as sent (query or form field): "true" or "false", absent meaning false; 422 for anything else. */
+function overwriteOf(value: string | null, field: string): boolean {
+  if (value === null || value === "false") return false;
+  if (value === "true") return true;
+  throw unprocessable(`overwrite must be true or false, not ${JSON.stringify(value.slice(0, 20))}.`, [
+    { field, message: "must be true or false" },
+  ]);
 }
 
 /** A file name fit to print: its last path segment, printable characters only, at most 100. */
@@ -129,11 +174,14 @@ function fileNameOf(name: string | null | undefined): string {
   return clean === "" ? "upload.xls" : clean;
 }
 
-/** importWorkbook for an upload: a file that cannot be read is a 422 problem naming why, nothing stored. */
-export async function importUploadedWorkbook(request: Request): Promise<ImportSummary> {
-  const { bytes, name } = await readWorkbookUpload(request);
+/**
+ * importWorkbook for an upload by an admin (the caller checked the role), recorded as theirs: a file that
+ * cannot be read is a 422 problem naming why, nothing stored.
+ */
+export async function importUploadedWorkbook(request: Request, admin: { id: number }): Promise<ImportSummary> {
+  const { bytes, name, overwrite } = await readWorkbookUpload(request);
   try {
-    return await importWorkbook(bytes, name);
+    return await importWorkbook(bytes, name, { overwrite, importedById: admin.id });
   } catch (error) {
     if (!(error instanceof WorkbookError)) throw error;
     throw unprocessable(`The file ${name} ${error.message}. Nothing was stored.`, [{ field: "file", message: error.message }]);

@@ -1,4 +1,5 @@
 import type { Prisma } from "@prisma/client";
+import Decimal from "decimal.js";
 import { getDb } from "../db";
 import { DOLLAR } from "./currencies";
 
@@ -105,39 +106,51 @@ export async function summarizeCurrencies(): Promise<CurrencySummaryRow[]> {
 }
 
 /**
- * Stores what the home page shows for a value date, every currency in one transaction. A value a workbook
- * stored for that date and currency is kept: the workbook is the bank's record. `created` tells whether the
- * date's dollar rate is new; `keptFromWorkbook` lists the currencies whose workbook value was kept.
+ * Stores what the home page shows for a value date, every currency in one transaction. The page is the bank's
+ * own live publication, so it is authoritative for the dates it shows: a value an import stored for that date
+ * and currency is replaced when it differs (and kept, with its bid, when it is the same number).
+ * `created` tells whether the date's dollar rate is new; `replacedImports` lists the imported values replaced.
  */
 export async function saveHomePageRates(
   date: string,
   rates: Record<string, string>,
   pageUrl: string,
-): Promise<{ rate: StoredRate; created: boolean; keptFromWorkbook: string[] }> {
+): Promise<{ rate: StoredRate; created: boolean; replacedImports: { currency: string; imported: string; homePage: string }[] }> {
   const fetchedAt = new Date();
   return getDb().$transaction(async (tx) => {
     const existing = await tx.currencyRate.findMany({
       where: { date, currency: { in: Object.keys(rates) } },
-      select: { id: true, currency: true, source: true },
+      select: { id: true, currency: true, source: true, rate: true },
     });
     const byCurrency = new Map(existing.map((row) => [row.currency, row]));
-    const keptFromWorkbook: string[] = [];
+    const replacedImports: { currency: string; imported: string; homePage: string }[] = [];
     for (const [currency, rate] of Object.entries(rates)) {
       const row = byCurrency.get(currency);
-      const data = { rate, bid: null, source: "home-page", sourceDetail: pageUrl, fetchedAt };
+      const data = { rate, bid: null, source: "home-page", sourceDetail: pageUrl, fetchedAt, importedById: null };
       if (!row) await tx.currencyRate.create({ data: { date, currency, ...data } });
       else if (row.source === "home-page") await tx.currencyRate.update({ where: { id: row.id }, data });
-      else keptFromWorkbook.push(currency);
+      else if (!new Decimal(row.rate).equals(rate)) {
+        await tx.currencyRate.update({ where: { id: row.id }, data });
+        replacedImports.push({ currency, imported: row.rate, homePage: rate });
+      }
     }
     const dollar = await tx.currencyRate.findUniqueOrThrow({
       where: { date_currency: { date, currency: DOLLAR } },
       select: dollarFields,
     });
-    return { rate: toStoredRate(dollar), created: !byCurrency.has(DOLLAR), keptFromWorkbook };
+    return { rate: toStoredRate(dollar), created: !byCurrency.has(DOLLAR), replacedImports };
   });
 }
 
-export type WorkbookValue = { date: string; currency: string; rate: string; bid: string | null; sourceDetail: string };
+export type WorkbookValue = {
+  date: string;
+  currency: string;
+  rate: string;
+  bid: string | null;
+  sourceDetail: string;
+  /** The admin who imported it; null for the operator's command. */
+  importedById: number | null;
+};
 export type StoredValue = { id: number; date: string; currency: string; rate: string; bid: string | null; source: string };
 
 /** Runs `work` in one write transaction: a workbook's rates are stored whole or not at all. */
@@ -163,6 +176,13 @@ export async function insertWorkbookValues(tx: Prisma.TransactionClient, values:
 export async function updateWithWorkbookValue(tx: Prisma.TransactionClient, id: number, value: WorkbookValue, fetchedAt: Date) {
   await tx.currencyRate.update({
     where: { id },
-    data: { rate: value.rate, bid: value.bid, source: "workbook", sourceDetail: value.sourceDetail, fetchedAt },
+    data: {
+      rate: value.rate,
+      bid: value.bid,
+      source: "workbook",
+      sourceDetail: value.sourceDetail,
+      importedById: value.importedById,
+      fetchedAt,
+    },
   });
 }

@@ -130,22 +130,31 @@ export const conversionSchema = z
 export const importSummarySchema = z
   .object({
     file: z.string().describe("The file's name").meta({ example: "2_1_2d25_smc.xls" }),
+    overwrite: z.boolean().describe("Whether home-page values were to be replaced (`overwrite=true`)").meta({ example: false }),
     sheets_read: z.number().int().describe("Sheets whose rates were read").meta({ example: 9 }),
     dates_added: z.number().int().describe("Value dates that had no rate before").meta({ example: 9 }),
     dates_changed: z.number().int().describe("Value dates where a rate was added or its value changed").meta({ example: 0 }),
-    dates_unchanged: z.number().int().describe("Value dates whose every rate was already stored with the same value").meta({ example: 0 }),
+    dates_unchanged: z
+      .number()
+      .int()
+      .describe("Value dates where nothing was stored: every rate was already there, or a home-page value was kept")
+      .meta({ example: 0 }),
+    values_stored: z.number().int().describe("Rates (date and currency) added or replaced").meta({ example: 189 }),
     first_date: isoDateSchema.describe("The earliest value date read"),
     last_date: isoDateSchema.describe("The latest value date read"),
     currencies: z.array(z.string()).describe("The currencies read, ISO 4217 (the workbooks' MXP is MXN)"),
     sheets_skipped: z
       .array(z.object({ sheet: z.string(), reason: z.string() }))
-      .describe("Sheets not read, and why"),
+      .describe("Sheets not read, and why (among them sheets dated after today: future dates come from the home page)"),
     rows_skipped: z
       .array(z.object({ sheet: z.string(), reason: z.string() }))
       .describe("Currency rows of read sheets that could not be used, and why"),
+    home_page_kept: z
+      .array(z.object({ date: isoDateSchema, currency: z.string(), home_page: z.string(), workbook: z.string() }))
+      .describe("Without `overwrite=true`: where the home page had stored another value, kept (the workbook's was not stored)"),
     workbook_won: z
       .array(z.object({ date: isoDateSchema, currency: z.string(), home_page: z.string(), workbook: z.string() }))
-      .describe("Where the home page had stored another value for a date: the workbook's replaced it"),
+      .describe("With `overwrite=true`: where the home page had stored another value, replaced by the workbook's"),
   })
   .meta({ id: "ImportSummary" });
 

@@ -131,7 +131,8 @@ export async function listCurrencies(): Promise<{ currencies: CurrencyView[] }> 
 /**
  * Fetches the current rates from the central bank and stores every currency the page shows under its value
  * date. `created` is false when that date already had a dollar rate, which is then refreshed in place (same
- * id), unless a workbook stored it: the bank's workbook wins over its home page. Nothing is stored when the
+ * id). The page is authoritative for the dates it publishes: an imported value that differs is replaced (and
+ * the replacement logged), one that agrees is kept with its bid. Nothing is stored when the
  * page cannot be fetched or read, or shows no plausible dollar rate: 504 for a timeout, 502 otherwise.
  * Concurrent calls share one fetch (lib/rates/bcv-client.ts).
  */
@@ -148,7 +149,12 @@ export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; creat
   for (const { currency, reason } of published.skipped) {
     console.warn(`rates: the central bank's page was read without ${currency}: it ${reason}`);
   }
-  const { rate, created } = await saveHomePageRates(published.date, published.rates, config.url);
+  const { rate, created, replacedImports } = await saveHomePageRates(published.date, published.rates, config.url);
   invalidateRateReads();
+  for (const replaced of replacedImports) {
+    console.warn(
+      `rates: the central bank's page shows ${replaced.homePage} for ${replaced.currency} on ${published.date}; it replaced the imported ${replaced.imported}`,
+    );
+  }
   return { rate: toStoredRateView(rate), created };
 }

@@ -55,3 +55,6 @@ export type CurrencyList = import("../rates/schemas").CurrencyListView;
 export type Currency = CurrencyList["currencies"][number];
 export type Conversion = import("../rates/schemas").ConversionView;
 export type ImportSummary = import("../rates/schemas").ImportSummary;
+
+// The signed-in user (GET /users/me): the dashboard shows admin-only actions (workbook import) by its role.
+export type Me = import("../users/schemas").UserView;

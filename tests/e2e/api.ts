@@ -24,10 +24,10 @@ export const bcvControl = () => {
 
 /**
  * Stores each rate (dollar as the bank writes it, "240,12345678") by importing a workbook laid out like the
- * bank's: the home page gives only value dates near today, so rates of any date come from a workbook.
+ * bank's, as the e2e admin: the home page gives only value dates near today, so rates of any date come from a workbook.
  */
-export async function storeRates(request: APIRequestContext, headers: Record<string, string>, rates: { date: string; dollar: string }[]) {
-  await importRates(request, rates, headers);
+export async function storeRates(request: APIRequestContext, rates: { date: string; dollar: string }[]) {
+  await importRates(request, rates);
 }
 
 /** Starts a build of the e2e fixture's demo repository and answers its id. */

@@ -1,16 +1,22 @@
-import { expect, registerThroughHeader, test } from "./fixtures";
+import { expect, registerThroughHeader, signInThroughHeader, signOutThroughHeader, test } from "./fixtures";
 import { Q4_2025 } from "../support/workbooks";
 
 /**
- * Every currency on the dashboard: the bank's fourth-quarter workbook imported through the page, the rate
+ * Every currency on the dashboard: the bank's fourth-quarter workbook imported through the page by an admin, the rate
  * card, chart and table in another currency, and the converter. Figures read from the workbook by hand.
  */
 test.describe("Currencies on the dashboard", () => {
   test("import a workbook, show the euro, convert on a weekend", async ({ page }, testInfo) => {
     await page.goto("/");
     const importButton = page.getByRole("button", { name: "Import workbook…" });
-    await expect(importButton).toBeDisabled();
+    // Imports are for admins only: nobody else is offered the button, signed out or signed in.
+    await expect(importButton).toHaveCount(0);
+    const roleRead = page.waitForResponse((response) => new URL(response.url()).pathname === "/users/me");
     await registerThroughHeader(page);
+    expect((await (await roleRead).json()).role).toBe("user");
+    await expect(importButton).toHaveCount(0);
+    await signOutThroughHeader(page);
+    await signInThroughHeader(page, process.env.E2E_ADMIN_EMAIL!);
     await expect(importButton).toBeEnabled();
 
     await page.getByTestId("import-workbook-file").setInputFiles(Q4_2025);

@@ -5,6 +5,8 @@ import path from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { freePort, stopProcessGroup } from "../support/processes";
 
+/** The password of every account the specs make (fixtures.ts PASSWORD): kept here, since setup imports no spec code. */
+const E2E_PASSWORD = "correct horse battery";
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", name);
 
@@ -68,6 +70,15 @@ export default async function globalSetup(_config: FullConfig) {
     children.push(app.child);
     const baseUrl = `http://127.0.0.1:${appPort}`;
     await waitFor(`${baseUrl}/users/me`, app);
+    // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
+    const adminEmail = "e2e-admin@example.com";
+    const registered = await fetch(`${baseUrl}/users/`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: adminEmail, password: E2E_PASSWORD }),
+    });
+    if (registered.status !== 201) throw new Error(`registering the e2e admin answered ${registered.status}`);
+    process.env.E2E_ADMIN_EMAIL = adminEmail;
 
     process.env.E2E_BASE_URL = baseUrl;
   } catch (error) {

@@ -131,11 +131,10 @@ test.describe("Rates on the dashboard", () => {
   });
 
   test("the chart spaces dates by time, the summary describes the range, and the table lines up decimals", async ({ page, request }) => {
-    const { apiUser, storeRates } = await import("./api");
-    const user = await apiUser(request, "chart");
+    const { storeRates } = await import("./api");
     // Far back, alone in their range: two consecutive days, then a gap of four.
     const base = shiftDays(todayInCaracas(), -900);
-    await storeRates(request, user.headers, [
+    await storeRates(request, [
       { date: base, dollar: "10,5" },
       { date: shiftDays(base, 1), dollar: "11,12345678" },
       { date: shiftDays(base, 5), dollar: "9,25" },

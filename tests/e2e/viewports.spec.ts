@@ -20,7 +20,7 @@ test.beforeAll(async ({ request }) => {
   headers = user.headers;
   const today = todayInCaracas();
   // Eight decimals, and a gap of four days between two of the dates.
-  await storeRates(request, user.headers, [
+  await storeRates(request, [
     { date: shiftDays(today, -12), dollar: "231,98765432" },
     { date: shiftDays(today, -11), dollar: "232,10000001" },
     { date: shiftDays(today, -7), dollar: "1234,56789012" },

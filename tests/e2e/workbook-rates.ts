@@ -1,16 +1,15 @@
 import { expect, type APIRequestContext } from "@playwright/test";
 import { bankDate, makeWorkbook } from "../support/workbooks";
+import { PASSWORD } from "./fixtures";
 
 /**
  * Stores dollar rates of any past date by importing a workbook laid out like the bank's (POST /rates/import):
  * the home page, through the stand-in, gives only value dates near today, as the real one does.
- * `dollar` as the bank writes it ("240,12345678"). The request is the page's (its session) or carries `headers`.
+ * `dollar` as the bank writes it ("240,12345678"). Imports are for admins only: it signs in as the e2e admin
+ * (registered first by the global setup).
  */
-export async function importRates(
-  request: APIRequestContext,
-  rates: { date: string; dollar: string }[],
-  headers: Record<string, string> = {},
-) {
+export async function importRates(request: APIRequestContext, rates: { date: string; dollar: string }[]) {
+  const headers = await adminHeaders(request);
   const workbook = makeWorkbook(
     rates.map((rate) => {
       const ask = Number(rate.dollar.replaceAll(".", "").replace(",", "."));
@@ -22,4 +21,13 @@ export async function importRates(
     multipart: { file: { name: "rates.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
   });
   expect(response.status(), await response.text()).toBe(200);
+}
+
+/** A bearer token of the admin the global setup registered first. */
+export async function adminHeaders(request: APIRequestContext): Promise<Record<string, string>> {
+  const email = process.env.E2E_ADMIN_EMAIL;
+  if (!email) throw new Error("E2E_ADMIN_EMAIL is not set: run the specs through playwright.config.ts.");
+  const token = await request.post("/users/token", { form: { username: email, password: PASSWORD } });
+  expect(token.status()).toBe(200);
+  return { Authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` };
 }

@@ -1,21 +1,25 @@
 import { spawnSync } from "node:child_process";
+import Database from "better-sqlite3";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
-import { deleteAllRates, readAllStoredRates, seedRates, todayAtOffset } from "../support/rates";
+import { deleteAllRates, readAllStoredRates, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { bankDate, makeWorkbook, Q1_2025, Q2_2025, Q4_2025, readWorkbook } from "../support/workbooks";
 
 // Figures below were read from the bank's files with a spreadsheet program, not with the code under test.
 let bcv: BcvServer;
 let app: AppServer;
+/** The first user registered, hence the admin: imports are for admins only. */
 let authorization: Record<string, string>;
+let adminId: number;
 beforeAll(async () => {
   bcv = await startBcvServer();
   app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0" });
   ({ authorization } = await registerAndGetToken(app));
+  adminId = (await (await app.fetch("/users/me", { headers: authorization })).json()).id;
 });
 afterAll(async () => {
   await app?.stop();
@@ -74,6 +78,20 @@ function streamUntilAnswered(pathname: string, total: number): Promise<{ status:
   });
 }
 
+/** Who imported each stored value of `date`, by currency (null: not imported by a user). */
+function importersOn(date: string): Record<string, number | null> {
+  const database = new Database(app.databaseFile, { readonly: true });
+  try {
+    const rows = database.prepare("SELECT currency, importedById FROM CurrencyRate WHERE date = ?").all(date) as {
+      currency: string;
+      importedById: number | null;
+    }[];
+    return Object.fromEntries(rows.map((row) => [row.currency, row.importedById]));
+  } finally {
+    database.close();
+  }
+}
+
 async function ratesOn(date: string, currencies: string) {
   const response = await app.fetch(`/rates/${date}?currencies=${currencies}`);
   expect(response.status).toBe(200);
@@ -87,20 +105,40 @@ describe("POST /rates/import", () => {
     expect(readAllStoredRates(app)).toEqual([]);
   });
 
+  it("answers 403 (problem+json) to a signed-in user who is not an admin, and stores nothing", async () => {
+    const stranger = await registerAndGetToken(app);
+    for (const response of [
+      await upload(readWorkbook(Q4_2025), "2_1_2d25_smc.xls", stranger.authorization),
+      await app.fetch("/rates/import?overwrite=true", {
+        method: "POST",
+        headers: { ...stranger.authorization, "Content-Type": "application/vnd.ms-excel" },
+        body: readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>,
+      }),
+    ]) {
+      expect(response.status).toBe(403);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      expect((await response.json()).detail).toMatch(/admin/i);
+    }
+    expect(readAllStoredRates(app)).toEqual([]);
+  });
+
   it("imports the fourth-quarter workbook: every currency under each sheet's Fecha Valor, ask and bid", async () => {
     const response = await upload(readWorkbook(Q4_2025), "2_1_2d25_smc.xls");
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       file: "2_1_2d25_smc.xls",
+      overwrite: false,
       sheets_read: 9,
       dates_added: 9,
       dates_changed: 0,
       dates_unchanged: 0,
+      values_stored: 189,
       first_date: "2025-10-02",
       last_date: "2025-10-14",
       currencies: ALL_CODES,
       sheets_skipped: [],
       rows_skipped: [],
+      home_page_kept: [],
       workbook_won: [],
     });
     const rows = readAllStoredRates(app);
@@ -113,6 +151,8 @@ describe("POST /rates/import", () => {
       sourceDetail: "2_1_2d25_smc.xls#13102025",
     });
     expect(rows.some((row) => row.date === "2025-10-13" && row.sourceDetail === "2_1_2d25_smc.xls#13102025")).toBe(false);
+    // Every value records the admin who imported it.
+    expect(new Set(Object.values(importersOn("2025-10-14")))).toEqual(new Set([adminId]));
     expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 197.2456, date: "2025-10-14" });
     expect(await ratesOn("2025-10-14", "EUR,MXN,JPY")).toEqual({
       dollar: 197.2456,
@@ -129,7 +169,7 @@ describe("POST /rates/import", () => {
     const before = readAllStoredRates(app);
     const response = await uploadRaw(readWorkbook(Q4_2025), "2_1_2d25_smc.xls");
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ sheets_read: 9, dates_added: 0, dates_changed: 0, dates_unchanged: 9 });
+    expect(await response.json()).toMatchObject({ sheets_read: 9, dates_added: 0, dates_changed: 0, dates_unchanged: 9, values_stored: 0 });
     expect(readAllStoredRates(app)).toEqual(before);
   });
 
@@ -159,34 +199,97 @@ describe("POST /rates/import", () => {
     expect(history.rates).toHaveLength(116);
   });
 
-  it("lets the workbook win over a different home-page value of the same date, and says so", async () => {
+  it("keeps a home-page value of the same date and currency, stores the rest, and says what it kept", async () => {
     seedRates(app, [{ date: "2025-10-14", dollar: "197.24000000", others: { EUR: "228.09086692" } }]);
+    const before = readAllStoredRates(app).filter((row) => row.date === "2025-10-14");
     const summary = await (await upload(readWorkbook(Q4_2025), "2_1_2d25_smc.xls")).json();
-    expect(summary).toMatchObject({ dates_added: 8, dates_changed: 1, dates_unchanged: 0 });
+    // 2025-10-14 gains the 19 currencies the page had not stored.
+    expect(summary).toMatchObject({ overwrite: false, dates_added: 8, dates_changed: 1, dates_unchanged: 0, values_stored: 9 * 21 - 2 });
+    expect(summary.home_page_kept).toEqual([
+      { date: "2025-10-14", currency: "USD", home_page: "197.24000000", workbook: "197.2456" },
+    ]);
+    expect(summary.workbook_won).toEqual([]);
+    const rows = readAllStoredRates(app).filter((row) => row.date === "2025-10-14");
+    // Both home-page rows untouched: the differing dollar and the agreeing euro alike.
+    for (const currency of ["USD", "EUR"]) {
+      expect(rows.find((row) => row.currency === currency)).toEqual(before.find((row) => row.currency === currency));
+    }
+    expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "197.24000000", source: "home-page", bid: null });
+    expect(importersOn("2025-10-14")).toMatchObject({ USD: null, EUR: null, JPY: adminId });
+    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 197.24, date: "2025-10-14" });
+  });
+
+  it("replaces home-page values when the admin sends overwrite=true (form field or query), and says so", async () => {
+    seedRates(app, [{ date: "2025-10-14", dollar: "197.24000000", others: { EUR: "228.09086692" } }]);
+    const form = new FormData();
+    form.append("file", new Blob([readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>]), "2_1_2d25_smc.xls");
+    form.append("overwrite", "true");
+    const summary = await (await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form })).json();
+    expect(summary).toMatchObject({ overwrite: true, dates_added: 8, dates_changed: 1, values_stored: 189, home_page_kept: [] });
     expect(summary.workbook_won).toEqual([
       { date: "2025-10-14", currency: "USD", home_page: "197.24000000", workbook: "197.2456" },
     ]);
     const rows = readAllStoredRates(app).filter((row) => row.date === "2025-10-14");
     expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "197.2456", source: "workbook" });
-    // The same value from both: kept, now recorded as the workbook's, with its bid.
-    expect(rows.find((row) => row.currency === "EUR")).toMatchObject({
-      rate: "228.09086692",
-      bid: "227.52063976",
-      source: "workbook",
+    // The same value from both: now recorded as the workbook's, with its bid.
+    expect(rows.find((row) => row.currency === "EUR")).toMatchObject({ rate: "228.09086692", bid: "227.52063976", source: "workbook" });
+    expect(importersOn("2025-10-14")).toMatchObject({ USD: adminId, EUR: adminId });
+
+    seedRates(app, [{ date: "2025-10-14", dollar: "197.24000000" }]);
+    const raw = await app.fetch("/rates/import?overwrite=true&name=q4.xls", {
+      method: "POST",
+      headers: { ...authorization, "Content-Type": "application/vnd.ms-excel" },
+      body: readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>,
     });
+    expect(await raw.json()).toMatchObject({ overwrite: true, values_stored: 1, workbook_won: [{ date: "2025-10-14", currency: "USD" }] });
   });
 
-  it("keeps a workbook's value when the home page later shows another for that date", async () => {
+  it("answers 422 to an overwrite that is neither true nor false, storing nothing", async () => {
+    const response = await app.fetch("/rates/import?overwrite=yes", {
+      method: "POST",
+      headers: { ...authorization, "Content-Type": "application/vnd.ms-excel" },
+      body: readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>,
+    });
+    expect(response.status).toBe(422);
+    expect((await response.json()).errors).toEqual([{ field: "query.overwrite", message: "must be true or false" }]);
+    expect(readAllStoredRates(app)).toEqual([]);
+  });
+
+  it("lets a fetch of the home page restore the page's value over an imported one of the date it publishes", async () => {
     const today = todayAtOffset(-4);
-    const workbook = makeWorkbook([{ name: "hoy", fechaValor: bankDate(today), rows: [["USD", 230.1, 230.5]] }]);
+    const workbook = makeWorkbook([{ name: "hoy", fechaValor: bankDate(today), rows: [["USD", 1.4, 1.5]] }]);
     expect((await upload(workbook, "today.xls")).status).toBe(200);
+    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 1.5, date: today });
     // The stand-in's page shows 236,45870000 for today, and 275,43890812 for the euro, which the workbook lacks.
     const response = await app.fetch("/rates/", { method: "POST", headers: authorization });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ dollar: 230.5, date: today });
+    expect(await response.json()).toMatchObject({ dollar: 236.4587, date: today });
     const rows = readAllStoredRates(app);
-    expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "230.5", source: "workbook" });
+    expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "236.45870000", source: "home-page", bid: null });
     expect(rows.find((row) => row.currency === "EUR")).toMatchObject({ rate: "275.43890812", source: "home-page" });
+    expect(importersOn(today)).toEqual({ USD: null, EUR: null });
+    expect(app.output()).toContain(`it replaced the imported 1.5`);
+  });
+
+  it("skips sheets dated after today: an import never makes a future rate the latest", async () => {
+    const today = todayAtOffset(-4);
+    const nextWeek = shiftDate(today, 7);
+    const workbook = makeWorkbook([
+      { name: "hoy", fechaValor: bankDate(today), rows: [["USD", 230.1, 230.5]] },
+      { name: "futuro", fechaValor: bankDate(nextWeek), rows: [["USD", 99998, 99999]] },
+    ]);
+    const summary = await (await upload(workbook, "future.xls")).json();
+    expect(summary).toMatchObject({ sheets_read: 1, first_date: today, last_date: today });
+    expect(summary.sheets_skipped).toEqual([
+      { sheet: "futuro", reason: `its Fecha Valor ${nextWeek} is after today (${today}): future value dates come only from the bank's home page` },
+    ]);
+    expect(readAllStoredRates(app).map((row) => row.date)).toEqual([today]);
+    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 230.5, date: today });
+
+    const onlyFuture = makeWorkbook([{ name: "futuro", fechaValor: bankDate(nextWeek), rows: [["USD", 99998, 99999]] }]);
+    const refused = await upload(onlyFuture, "future.xls");
+    expect(refused.status).toBe(422);
+    expect((await refused.json()).detail).toMatch(/no sheet dated today .* or earlier/);
   });
 });
 
@@ -257,6 +360,20 @@ describe("npm run rates:import", () => {
     const again = run(Q4_2025);
     expect(again.status).toBe(0);
     expect(again.stdout).toContain("dates added 0, changed 0, unchanged 9");
+  });
+
+  it("keeps home-page values unless --overwrite is given, and records no importing user", () => {
+    seedRates(app, [{ date: "2025-10-14", dollar: "197.24000000" }]);
+    const kept = run(Q4_2025);
+    expect(kept.status).toBe(0);
+    expect(kept.stdout).toContain("2025-10-14 USD: kept the home page's 197.24000000, not the workbook's 197.2456");
+    expect(importersOn("2025-10-14")).toMatchObject({ USD: null, EUR: null });
+    expect(readAllStoredRates(app).find((row) => row.date === "2025-10-14" && row.currency === "USD")).toMatchObject({ source: "home-page" });
+
+    const replaced = run("--overwrite", Q4_2025);
+    expect(replaced.status).toBe(0);
+    expect(replaced.stdout).toContain("2025-10-14 USD: the workbook's 197.2456 replaced the home page's 197.24000000");
+    expect(readAllStoredRates(app).find((row) => row.date === "2025-10-14" && row.currency === "USD")).toMatchObject({ source: "workbook" });
   });
 
   it("exits non-zero naming a file that is not a workbook, and stores nothing of it", () => {

@@ -1,4 +1,4 @@
-import { requireUser } from "@/lib/auth/guard";
+import { requireAdmin } from "@/lib/auth/guard";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { json, route } from "@/lib/http/route";
 import { importUploadedWorkbook } from "@/lib/rates/import";
@@ -8,24 +8,28 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  * /rates/import:
  *   post:
  *     tags: [Rates]
- *     summary: Import one of the central bank's reference-rate workbooks
+ *     summary: Import one of the central bank's reference-rate workbooks (admins only)
  *     description: >
- *       Stores every currency of every sheet of a quarterly workbook of the Banco Central de Venezuela
- *       (Excel 97 .xls, `2_1_2<quarter><yy>_smc.xls`, one sheet per business day) under each sheet's Fecha
- *       Valor: the ask in bolivares per unit as the rate, and the bid. The whole file is stored in one
- *       transaction, or nothing. Importing the same file again changes nothing. Where an earlier home-page
- *       fetch stored another value for a date, the workbook's wins and `workbook_won` lists it. Send the file
- *       as the multipart/form-data field `file`, or as the raw body (with `?name=` for its name). At most
- *       5 MiB (413 past it), 100 sheets, 200 rows a sheet; formulas are never evaluated. A file that is not
- *       such a workbook answers 422 and changes nothing.
+ *       Admins only (403 for anyone else). Stores every currency of every sheet of a quarterly workbook of the
+ *       Banco Central de Venezuela (Excel 97 .xls, `2_1_2<quarter><yy>_smc.xls`, one sheet per business day)
+ *       under each sheet's Fecha Valor: the ask in bolivares per unit as the rate, and the bid, each recorded
+ *       as imported by the admin. The whole file is stored in one transaction, or nothing. Importing the same
+ *       file again changes nothing. A value the bank's home page stored for the same date and currency is
+ *       kept (listed in `home_page_kept` where it differs) unless `overwrite=true` is sent (query or form
+ *       field), and then the workbook's replaces it (`workbook_won`); a later fetch of the home page still
+ *       restores the page's value for a date the page publishes. Sheets dated after today are skipped: future
+ *       value dates come only from the home page. Send the file as the multipart/form-data field `file`, or
+ *       as the raw body (with `?name=` for its name). At most 5 MiB (413 past it), 100 sheets, 200 rows a
+ *       sheet; formulas are never evaluated. A file that is not such a workbook answers 422 and changes nothing.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - { in: query, name: name, required: false, description: "The file's name, for the summary, when the body is the raw file", schema: { type: string }, example: "2_1_2d25_smc.xls" }
+ *       - { in: query, name: overwrite, required: false, description: "true: replace values the home page stored for the same date and currency (also accepted as a form field)", schema: { type: string, enum: ["true", "false"], default: "false" } }
  *     requestBody:
  *       required: true
  *       content:
  *         multipart/form-data:
- *           schema: { type: object, required: [file], properties: { file: { type: string, format: binary } } }
+ *           schema: { type: object, required: [file], properties: { file: { type: string, format: binary }, overwrite: { type: string, enum: ["true", "false"] } } }
  *         application/vnd.ms-excel:
  *           schema: { type: string, format: binary }
  *     responses:
@@ -36,23 +40,27 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  *             schema: { $ref: "#/components/schemas/ImportSummary" }
  *             example:
  *               file: 2_1_2d25_smc.xls
+ *               overwrite: false
  *               sheets_read: 9
- *               dates_added: 9
- *               dates_changed: 0
+ *               dates_added: 8
+ *               dates_changed: 1
  *               dates_unchanged: 0
+ *               values_stored: 188
  *               first_date: "2025-10-02"
  *               last_date: "2025-10-14"
  *               currencies: [ANG, ARS, BOB, BRL, CAD, CLP, CNY, COP, CUC, DOP, EUR, INR, JPY, MXN, NIO, PEN, RUB, TRY, TTD, USD, UYU]
  *               sheets_skipped: []
  *               rows_skipped: []
- *               workbook_won: [{ date: "2025-10-14", currency: USD, home_page: "197.24000000", workbook: "197.2456" }]
+ *               home_page_kept: [{ date: "2025-10-14", currency: USD, home_page: "197.24000000", workbook: "197.2456" }]
+ *               workbook_won: []
  *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
  *       413: { $ref: "#/components/responses/ContentTooLarge" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const POST = withCors(route(async (request) => {
-  await requireUser(request);
-  return json(await importUploadedWorkbook(request), { headers: { "Cache-Control": "no-store" } });
+  const admin = await requireAdmin(request);
+  return json(await importUploadedWorkbook(request, admin), { headers: { "Cache-Control": "no-store" } });
 }));
 
 export const OPTIONS = corsPreflight(["POST"]);
