@@ -1,4 +1,4 @@
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { recoveringSqliteAdapter } from "./sqlite-adapter";
 import { PrismaClient } from "@prisma/client";
 import { databaseFilePath } from "./database-url";
 import { secureDataFolderBeforeOpening } from "./data-folder";
@@ -10,7 +10,7 @@ const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
 export function getDb(): PrismaClient {
   if (!globalForPrisma.prisma) {
     secureDataFolderBeforeOpening(databaseFilePath(getEnv().DATABASE_URL));
-    const adapter = new PrismaBetterSQLite3({ url: getEnv().DATABASE_URL });
+    const adapter = recoveringSqliteAdapter(getEnv().DATABASE_URL);
     globalForPrisma.prisma = new PrismaClient({ adapter });
   }
   return globalForPrisma.prisma;

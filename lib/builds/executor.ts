@@ -25,6 +25,7 @@ import { removeRuntimeFiles, workspacePaths } from "./workspace";
 import { checkStageUser } from "./run-as";
 import { getEnv } from "../env";
 import { whenNoRequestsInFlight } from "../http/requests-in-flight";
+import { storageFault } from "../http/problem";
 
 /**
  * The executor: a p-queue bounded by max_concurrent_builds runs each build's stages in order. Queued builds
@@ -151,16 +152,53 @@ async function runBuild(buildId: string): Promise<void> {
     await runStages(build, controller.signal);
   } catch (error) {
     if (state.stopping) return;
-    if (error instanceof StageFailed) await failBuild(buildId, error.stage, error.message);
-    else if (error instanceof Interrupted) await closeCanceledBuild(buildId);
+    if (error instanceof StageFailed) await recordEnd(buildId, controller.signal, () => failBuild(buildId, error.stage, error.message));
+    else if (error instanceof Interrupted) await recordEnd(buildId, controller.signal, () => closeCanceledBuild(buildId));
     else {
       console.error(`builds: build ${buildId} failed unexpectedly:`, error);
-      await failBuild(buildId, "checkout", `The build service failed: ${(error as Error).message}`);
+      const message =
+        storageFault(error) === "full"
+          ? "The build service could not record the build's progress: the server's disk was full. The build was stopped."
+          : `The build service failed: ${(error as Error).message}`;
+      await recordEnd(buildId, controller.signal, () => failBuild(buildId, "checkout", message));
     }
   } finally {
     state.active.delete(buildId);
     finish();
   }
+}
+
+/**
+ * Records how a build ended, however long the database refuses writes (a full disk, which a build's own
+ * stage can cause): a build whose bookkeeping failed must end as failed, not stay `installing` for ever with
+ * nothing working on it. Tried again every few seconds until it lands, the server stops, or a cancel (which
+ * aborts `signal`) asks; the next try then finds the build canceled and closes it as such.
+ */
+async function recordEnd(buildId: string, signal: AbortSignal, end: () => Promise<void>): Promise<void> {
+  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      return await end();
+    } catch (error) {
+      if (storageFault(error) === undefined || executor().stopping) {
+        console.error(`builds: could not record the end of build ${buildId}:`, error);
+        return;
+      }
+      console.error(`builds: could not record the end of build ${buildId} yet (${(error as Error).message}); trying again`);
+    }
+    await sleepUnlessAborted(delay, signal);
+  }
+}
+
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void> {
@@ -295,6 +333,8 @@ async function failBuild(buildId: string, stage: StageName | "recovery", message
     if (!build) return;
     const status = build.status as BuildStatus;
     if (status === "canceled") return closeCanceledBuild(buildId);
+    // Failed by an earlier try whose last writes the storage refused (recordEnd): finish closing its stages.
+    if (status === "failed") return void (await closeOpenStages(buildId, "failed", "skipped", now));
     if (!IN_PROGRESS_STATUSES.includes(status) && status !== "queued" && status !== "running") return;
     const moved = await moveBuild(buildId, status, "failed", { failureStage: stage, failureMessage: message, finishedAt: now });
     if (moved) break;

@@ -123,7 +123,7 @@ export function toProblem(error: unknown): HttpProblem {
  * ENOSPC ("full"), or SQLITE_BUSY ("busy"). Prisma wraps the driver's error in its own, so the whole chain
  * of causes and messages is looked at.
  */
-function storageFault(error: unknown): "full" | "busy" | undefined {
+export function storageFault(error: unknown): "full" | "busy" | undefined {
   const seen = new Set<unknown>();
   const texts: string[] = [];
   const visit = (value: unknown, depth: number) => {
