@@ -28,14 +28,16 @@ export function formatDay(date: string, style: "long" | "short" = "long"): strin
   });
 }
 
-export function formatDateTime(iso: string | null | undefined): string {
+/** A moment in the viewer's time zone, which it names ("Nov 24, 02:41:07 PM GMT-4"): never a bare clock time. */
+export function formatDateTime(iso: string | Date | null | undefined, seconds = true): string {
   if (!iso) return "—";
   return new Date(iso).toLocaleString("en-US", {
     month: "short",
     day: "numeric",
     hour: "2-digit",
     minute: "2-digit",
-    second: "2-digit",
+    ...(seconds ? { second: "2-digit" } : {}),
+    timeZoneName: "short",
   });
 }
 
@@ -96,4 +98,16 @@ export function formatFixed(value: number, digits: number, signed = false): stri
     fixedFormats.set(key, format);
   }
   return format.format(value);
+}
+
+/** How long ago, in the largest whole unit: "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function formatAge(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.floor((now - new Date(iso).getTime()) / 1000));
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
 }

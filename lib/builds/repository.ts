@@ -211,9 +211,11 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
   notifyBuildChanged(buildId);
 }
 
-/** Sets a running build's expiry and the time to live it was given; false when it is no longer running. */
-export async function setRunningBuildExpiry(id: string, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
-  const { count } = await getDb().build.updateMany({ where: { id, status: "running" }, data: { expiresAt, ttlSeconds } });
+/** Moves a running build's expiry, only if it is still `currentExpiry` (compare-and-set), with the
+ * whole time to live that makes; false when it is no longer running or its expiry moved meanwhile. */
+export async function setRunningBuildExpiry(id: string, currentExpiry: Date, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
+  const count = await updateRows("Build", { expiresAt, ttlSeconds }, `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`, [id, sqlDate(currentExpiry)]);
+  if (count === 1) notifyBuildChanged(id);
   return count === 1;
 }
 

@@ -131,7 +131,11 @@ export const buildLogSchema = z
 
 export const extendBuildSchema = z
   .strictObject({
-    ttl_seconds: z.number().int().positive().describe("The build's remaining life, counted from now; at most ttl.max_seconds"),
+    ttl_seconds: z
+      .number()
+      .int()
+      .positive()
+      .describe("Seconds added to the time the build has left; the new expiry is at most ttl.max_seconds from now, and never earlier than the current one"),
   })
   .meta({ id: "ExtendBuild" });
 

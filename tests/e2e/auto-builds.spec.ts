@@ -50,8 +50,9 @@ test("a webhook push shows up as an automatic build, and the drawer rebuilds and
   await expect(drawer.getByTestId("build-trigger")).toHaveText("rebuild");
   await expect(drawer.getByTestId("build-origin")).toContainText("Rebuild by");
   await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 60_000 });
-  await drawer.getByLabel("Time left after extending").selectOption("86400");
-  await drawer.getByRole("button", { name: "Extend" }).click();
+  await drawer.getByLabel("Time to add").selectOption("86400");
+  await drawer.getByRole("button", { name: "Extend…" }).click();
+  await page.getByRole("dialog", { name: /^Extend build/ }).getByRole("button", { name: "Extend by 1 day" }).click();
   // A day from now: the countdown shows hours.
   await expect(drawer.getByTestId("expiry-countdown")).toContainText(/2[34] ?h|1 ?d/);
 });

@@ -45,21 +45,47 @@ function commitOnFeature(repository: string, subject: string): string {
 
 describe("POST /builds/{build_id}/extend", () => {
   let running: BuildJson;
+  let parallel: BuildJson;
   beforeAll(async () => {
     running = await startRunning({ repository: "demo", ref: "main", modules: ["base_mod"], ttl_seconds: 600 });
+    parallel = await startRunning({ repository: "demo", ref: "main", modules: ["base_mod"], ttl_seconds: 600 });
   });
 
-  it("gives a running build ttl_seconds counted from now", async () => {
-    const before = Date.now();
-    const response = await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 7200 });
+  it("adds ttl_seconds to the time left: extending never shortens a build's life", async () => {
+    const before = (await (await builds.get(`/builds/${running.build_id}`)).json()) as BuildJson;
+    const expiry = (build: BuildJson) => new Date(build.expires_at as string).getTime();
+    const runningSince = new Date(before.finished_at as string).getTime();
+    // About ten minutes left (the build was started with 600 s); an hour more leaves about 70 minutes.
+    const response = await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 3600 });
     expect(response.status).toBe(200);
     const extended = (await response.json()) as BuildJson;
-    const expiresAt = new Date(extended.expires_at as string).getTime();
-    expect(expiresAt).toBeGreaterThanOrEqual(before + 7200_000);
-    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 7200_000);
-    // ttl_seconds is the time to live last asked for.
-    expect(extended.ttl_seconds).toBe(7200);
+    expect(expiry(extended)).toBe(expiry(before) + 3600_000);
+    // ttl_seconds is the build's whole life, from reaching running to the new expiry.
+    expect(extended.ttl_seconds).toBe(Math.round((expiry(extended) - runningSince) / 1000));
     expect(extended.status).toBe("running");
+
+    // A minute more: still later than before, by that minute, never "a minute from now".
+    const again = (await (await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 60 })).json()) as BuildJson;
+    expect(expiry(again)).toBe(expiry(extended) + 60_000);
+  });
+
+  it("caps the sum at ttl.max_seconds from now, and keeps a longer life it already has", async () => {
+    const before = Date.now();
+    const capped = (await (await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 86400 })).json()) as BuildJson;
+    const cappedAt = new Date(capped.expires_at as string).getTime();
+    expect(cappedAt).toBeGreaterThanOrEqual(before + 86400_000);
+    expect(cappedAt).toBeLessThanOrEqual(Date.now() + 86400_000);
+    // Already at the cap: one more minute changes nothing, and takes nothing away.
+    const more = (await (await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 60 })).json()) as BuildJson;
+    expect(new Date(more.expires_at as string).getTime()).toBeGreaterThanOrEqual(cappedAt);
+  });
+
+  it("counts every extension when two arrive at once", async () => {
+    const before = (await (await builds.get(`/builds/${parallel.build_id}`)).json()) as BuildJson;
+    const answers = await Promise.all([600, 900].map((seconds) => action(parallel.build_id, "extend", builds.authorization, { ttl_seconds: seconds })));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const after = (await (await builds.get(`/builds/${parallel.build_id}`)).json()) as BuildJson;
+    expect(new Date(after.expires_at as string).getTime()).toBe(new Date(before.expires_at as string).getTime() + 1500_000);
   });
 
   it("refuses more than the configured maximum (400), a malformed body (422), no token (401), another user (403)", async () => {

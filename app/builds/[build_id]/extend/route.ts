@@ -11,11 +11,14 @@ type Context = { params: Promise<{ build_id: string }> };
  * /builds/{build_id}/extend:
  *   post:
  *     tags: [Builds]
- *     summary: Give a running build more time
+ *     summary: Give a running build more time (adds, never shortens)
  *     description: >
- *       The build now expires `ttl_seconds` from now, at most ttl.max_seconds of the configuration (400 above it).
- *       `ttl_seconds` of the answer becomes the time to live asked for, counted from the extension. 409 for a
- *       build that is not running. Allowed for the build's creator or an admin (an automatic build: admins only).
+ *       Adds `ttl_seconds` to the time the build has left: it now expires at its current expiry plus
+ *       `ttl_seconds`, capped at ttl.max_seconds from now (400 for a `ttl_seconds` above ttl.max_seconds).
+ *       Extending never shortens a build's life: one that already has more than the cap left keeps it.
+ *       `ttl_seconds` of the answer becomes the build's whole time to live, from reaching running to the new
+ *       expiry. 409 for a build that is not running. Allowed for the build's creator or an admin (an automatic
+ *       build: admins only).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
@@ -24,7 +27,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       content:
  *         application/json:
  *           schema: { $ref: "#/components/schemas/ExtendBuild" }
- *           example: { ttl_seconds: 14400 }
+ *           example: { ttl_seconds: 3600 }
  *     responses:
  *       200:
  *         description: The build with its new expires_at
