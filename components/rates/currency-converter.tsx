@@ -1,116 +1,156 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
 import { formatDay } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
-import { ApiError, request } from "@/lib/swr/fetcher";
-import type { Conversion } from "@/lib/swr/types";
+import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
+import { formatRateText, groupDigits, minorUnitDigits, parseAmount, roundDecimal } from "./amount";
+import { CurrencyCombobox, type CurrencyOption } from "./currency-combobox";
+import { FetchRateButton } from "./fetch-rate-button";
 
-const BOLIVAR = { code: "VES", name: "Venezuelan bolívar" };
+const BOLIVAR: CurrencyOption = { code: "VES", name: "Venezuelan bolívar" };
 
-/** Decimal text with grouped thousands, every decimal kept ("19724.56" -> "19,724.56"): no float on the way. */
-function groupDigits(decimal: string): string {
-  const [integer, fraction] = decimal.split(".");
-  const grouped = integer.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
+/** How long typing may pause before the amount is converted. */
+const TYPING_PAUSE_MS = 300;
 
 /**
  * "How many bolívares is this": an amount from one currency to another (the bolívar or any stored currency)
- * at the rates of a date, or the latest. Shows the result and the date whose rates were used, which is the
- * nearest earlier date with rates when the date asked has none (a weekend, a holiday).
+ * at the rates of a date, or the latest, converted as it is typed. The pickers offer only currencies with
+ * stored rates and the bolívar, and what they show is exactly what is asked for; with no rate stored at all
+ * the panel says so and offers the fetch instead of a form that cannot answer.
  */
 export function CurrencyConverter() {
-  const { data } = useCurrencies();
-  const currencies = [...(data?.currencies ?? [{ code: "USD", name: "US dollar" }]), BOLIVAR];
-  const [amount, setAmount] = useState("100");
-  const [from, setFrom] = useState("USD");
-  const [to, setTo] = useState("VES");
-  const [date, setDate] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<Conversion>();
-  const [error, setError] = useState<ApiError>();
-
-  async function convert(event: React.FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const query = new URLSearchParams({ amount: amount.trim().replace(",", "."), from, to, ...(date ? { date } : {}) });
-      setResult(await request<Conversion>(`/convert?${query}`));
-    } catch (caught) {
-      setResult(undefined);
-      setError(caught instanceof ApiError ? caught : new ApiError(0, { title: "Error", status: 0, detail: "The conversion failed. Try again." }));
-    } finally {
-      setBusy(false);
-    }
+  const currencies = useCurrencies();
+  let body: React.ReactNode;
+  if (currencies.error) {
+    body = <PanelError error={currencies.error} onRetry={() => void currencies.mutate()} className="h-48" />;
+  } else if (!currencies.data) {
+    body = <PanelLoading label="Loading the currencies" className="h-48" />;
+  } else if (currencies.data.currencies.length === 0) {
+    body = (
+      <PanelEmpty className="min-h-48">
+        <p data-testid="converter-empty">No rate is stored yet, so there is nothing to convert with.</p>
+        <FetchRateButton variant="primary" />
+        <p className="text-xs">
+          Or import the central bank&apos;s quarterly workbook from the <a className="underline" href="#latest-rate">Latest rate</a> panel.
+        </p>
+      </PanelEmpty>
+    );
+  } else {
+    body = <ConverterForm options={[...currencies.data.currencies, BOLIVAR]} />;
   }
+  return <Panel title="Converter">{body}</Panel>;
+}
 
-  const swap = () => {
-    setFrom(to);
-    setTo(from);
-  };
-  const options = currencies.map((currency) => (
-    <option key={currency.code} value={currency.code}>
-      {currency.code} · {currency.name}
-    </option>
-  ));
+function ConverterForm({ options }: { options: CurrencyOption[] }) {
+  const codes = options.map((option) => option.code);
+  const [amountText, setAmountText] = useState("100");
+  const [settledText, setSettledText] = useState(amountText);
+  const [pickedFrom, setFrom] = useState("USD");
+  const [pickedTo, setTo] = useState("VES");
+  const [date, setDate] = useState("");
+  // A pick that is not (or no longer) among the stored currencies falls back to the first that is: the
+  // picker shows it and the request sends it, never one thing shown and another asked.
+  const from = codes.includes(pickedFrom) ? pickedFrom : codes[0];
+  const to = codes.includes(pickedTo) ? pickedTo : codes.find((code) => code !== from)!;
+
+  useEffect(() => {
+    const timer = setTimeout(() => setSettledText(amountText), TYPING_PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [amountText]);
+
+  const amount = parseAmount(settledText);
+  const unreadable = settledText.trim() !== "" && amount === undefined;
+  const conversion = useConversion(amount === undefined ? null : { amount, from, to, date: date || undefined });
+  const error = conversion.error;
   const fieldError = (field: string) => error?.fieldError(`query.${field}`);
   const otherError = error && !["amount", "from", "to", "date"].some((field) => fieldError(field)) ? error.problem.detail : undefined;
+  const result = !error && amount !== undefined ? conversion.data : undefined;
 
   return (
-    <Panel title="Converter">
-      <form onSubmit={convert} className="grid grid-cols-1 gap-3 sm:grid-cols-2" noValidate>
-        <Field label="Amount" error={fieldError("amount")} className="sm:col-span-2">
+    <div>
+      <form
+        className="grid grid-cols-1 gap-3 sm:grid-cols-[minmax(0,1fr)_auto_minmax(0,1fr)]"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          setSettledText(amountText);
+        }}
+      >
+        <Field
+          label="Amount"
+          hint="Write 1.234,56 or 1234.56"
+          error={unreadable ? "Write an amount such as 1.234,56 or 1234.56." : fieldError("amount")}
+          className="sm:col-span-3"
+        >
           {(control) => (
-            <input {...control} className={inputClass} inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value)} />
+            <input
+              {...control}
+              className={inputClass}
+              inputMode="decimal"
+              autoComplete="off"
+              value={amountText}
+              onChange={(event) => setAmountText(event.target.value)}
+            />
           )}
         </Field>
         <Field label="From" error={fieldError("from")}>
-          {(control) => (
-            <select {...control} className={inputClass} value={from} onChange={(event) => setFrom(event.target.value)}>
-              {options}
-            </select>
-          )}
+          {(control) => <CurrencyCombobox {...control} value={from} options={options} onChange={setFrom} />}
         </Field>
-        <Field label="To" error={fieldError("to")}>
-          {(control) => (
-            <select {...control} className={inputClass} value={to} onChange={(event) => setTo(event.target.value)}>
-              {options}
-            </select>
-          )}
-        </Field>
-        <Field label="Date" hint="Empty: the latest rates." error={fieldError("date")}>
-          {(control) => <input {...control} type="date" className={inputClass} value={date} onChange={(event) => setDate(event.target.value)} />}
-        </Field>
-        <div className="flex items-end gap-2 pb-[1.375rem]">
-          <Button variant="primary" type="submit" busy={busy}>
-            Convert
-          </Button>
-          <Button variant="ghost" onClick={swap} aria-label="Swap the currencies">
-            ⇄ Swap
+        <div className="flex items-end sm:pb-0">
+          <Button
+            variant="ghost"
+            aria-label="Swap the currencies"
+            title="Swap the currencies"
+            onClick={() => {
+              setFrom(to);
+              setTo(from);
+            }}
+          >
+            ⇄
           </Button>
         </div>
+        <Field label="To" error={fieldError("to")}>
+          {(control) => <CurrencyCombobox {...control} value={to} options={options} onChange={setTo} />}
+        </Field>
+        <Field label="Date" hint="Empty: the latest rates." error={fieldError("date")} className="sm:col-span-3">
+          {(control) => <input {...control} type="date" className={inputClass} value={date} onChange={(event) => setDate(event.target.value)} />}
+        </Field>
       </form>
-      <div aria-live="polite" className="mt-3">
-        {result && (
-          <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
-            <p className="text-lg font-semibold tabular-nums break-words">
-              {groupDigits(result.amount)} {result.from} = {groupDigits(result.result)} {result.to}
-            </p>
-            <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-              1 {result.from} = {groupDigits(result.rate)} {result.to} · rates of{" "}
-              <time dateTime={result.date}>{formatDay(result.date)}</time>
-              {result.requested_date && <> (no rates on {formatDay(result.requested_date)}: the nearest earlier date)</>}
-            </p>
-          </div>
-        )}
+      <div aria-live="polite" className="mt-3" aria-busy={conversion.isValidating || undefined}>
+        {result && <ConversionResult result={result} />}
         {otherError && <Alert tone="error">{otherError}</Alert>}
       </div>
-    </Panel>
+    </div>
+  );
+}
+
+function ConversionResult({ result }: { result: NonNullable<ReturnType<typeof useConversion>["data"]> }) {
+  const money = roundDecimal(result.result, minorUnitDigits(result.to));
+  const inverse = Number(result.rate) > 0 ? (1 / Number(result.rate)).toFixed(12) : undefined;
+  return (
+    <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
+      <p className="text-lg font-semibold tabular-nums break-words">
+        {groupDigits(result.amount)} {result.from} = <span title={`${groupDigits(result.result)} ${result.to} before rounding`}>{groupDigits(money)}</span>{" "}
+        {result.to}
+      </p>
+      <p className="mt-1 text-sm text-slate-600 tabular-nums dark:text-slate-400">
+        1 {result.from} = {formatRateText(result.rate)} {result.to}
+        {inverse && result.from !== result.to && (
+          <span className="block" data-testid="inverse-rate">
+            1 {result.to} = {formatRateText(inverse)} {result.from}
+          </span>
+        )}
+      </p>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
+        Rates of <time dateTime={result.date}>{formatDay(result.date)}</time>
+        {result.requested_date && <> (no rates on {formatDay(result.requested_date)}: the nearest earlier date)</>}
+      </p>
+    </div>
   );
 }

@@ -76,7 +76,7 @@ export function LatestRateCard() {
   }
 
   return (
-    <Panel title="Latest rate" actions={<CurrencySelect />}>
+    <Panel title="Latest rate" id="latest-rate" actions={<CurrencySelect />}>
       {body}
       {/* One button in one place for both states, so its result stays on screen when the first rate arrives. */}
       {latest.data !== undefined && !latest.error && (

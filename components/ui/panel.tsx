@@ -6,13 +6,16 @@ interface PanelProps {
   actions?: React.ReactNode;
   children: React.ReactNode;
   className?: string;
+  /** An anchor for links within the page ("#latest-rate"). */
+  id?: string;
 }
 
 /** A titled section of the dashboard; its heading names the region for screen readers. */
-export function Panel({ title, actions, children, className = "" }: PanelProps) {
+export function Panel({ title, actions, children, className = "", id }: PanelProps) {
   const headingId = useId();
   return (
     <section
+      id={id}
       aria-labelledby={headingId}
       className={`rounded-xl border border-slate-200 bg-white p-4 shadow-sm sm:p-5 dark:border-slate-800 dark:bg-slate-900 ${className}`}
     >

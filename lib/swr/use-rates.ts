@@ -41,5 +41,9 @@ export function useRates(range: DateRange | null, currency = "USD") {
   );
 }
 
-/** Whether an SWR key belongs to the rates resources, to revalidate them all after a fetch. */
-export const isRatesKey = (key: unknown) => typeof key === "string" && key.startsWith("/rates");
+/**
+ * Whether an SWR key reads stored rates (the rates, the currencies that have them, conversions), to
+ * revalidate them all after a fetch or an import.
+ */
+export const isRatesKey = (key: unknown) =>
+  typeof key === "string" && (key.startsWith("/rates") || key.startsWith("/currencies") || key.startsWith("/convert"));

@@ -1,3 +1,4 @@
+import type { Locator } from "@playwright/test";
 import { expect, registerThroughHeader, signInThroughHeader, signOutThroughHeader, test } from "./fixtures";
 import { Q4_2025 } from "../support/workbooks";
 
@@ -42,27 +43,34 @@ test.describe("Currencies on the dashboard", () => {
     await expect(history.locator(".recharts-line-dots circle")).toHaveCount(9);
     await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
 
+    // The converter converts as it is typed: no button to press.
     const converter = page.getByRole("region", { name: "Converter" });
     await converter.getByLabel("Amount", { exact: true }).fill("100");
-    await converter.getByLabel("From", { exact: true }).selectOption("USD");
-    await converter.getByLabel("To", { exact: true }).selectOption("VES");
+    await pickCurrency(converter, "From", "USD");
+    await pickCurrency(converter, "To", "VES");
     await converter.getByLabel("Date", { exact: true }).fill("2025-10-12");
-    await converter.getByRole("button", { name: "Convert" }).click();
     const result = converter.getByTestId("conversion-result");
     // Sunday 12 October has no rate: Friday 10 October's, 193.2996 per dollar.
     await expect(result).toContainText("100 USD = 19,329.96 VES");
     await expect(result).toContainText("1 USD = 193.2996 VES");
+    await expect(result).toContainText("1 VES = 0.00517332 USD");
     await expect(result).toContainText("nearest earlier date");
 
+    // Venezuelan writing: a dot groups thousands, a comma starts the decimals.
+    await converter.getByLabel("Amount", { exact: true }).fill("1.234,5");
+    await expect(result).toContainText("1,234.5 USD = 238,628.36 VES");
     await converter.getByLabel("Amount", { exact: true }).fill("0");
-    await converter.getByRole("button", { name: "Convert" }).click();
     await expect(converter.getByText("must be greater than zero")).toBeVisible();
+    await converter.getByLabel("Amount", { exact: true }).fill("12abc");
+    await expect(converter.getByText("Write an amount such as 1.234,56 or 1234.56.")).toBeVisible();
     await converter.getByLabel("Amount", { exact: true }).fill("100");
-    await converter.getByLabel("From", { exact: true }).selectOption("EUR");
-    await converter.getByLabel("To", { exact: true }).selectOption("MXN");
+    // The list is searched by name as well as code.
+    await pickCurrency(converter, "From", "euro", "EUR");
+    await pickCurrency(converter, "To", "MXN");
     await converter.getByLabel("Date", { exact: true }).fill("2025-10-14");
-    await converter.getByRole("button", { name: "Convert" }).click();
-    await expect(result).toContainText("100 EUR = 2,132.87352773 MXN");
+    // Money rounds to the currency's cents; the rate keeps the bank's eight decimals.
+    await expect(result).toContainText("100 EUR = 2,132.87 MXN");
+    await expect(result).toContainText("1 EUR = 21.32873528 MXN");
 
     for (const colorScheme of ["light", "dark"] as const) {
       for (const width of [1440, 390]) {
@@ -81,3 +89,13 @@ test.describe("Currencies on the dashboard", () => {
     await select.selectOption("USD");
   });
 });
+
+/** Picks a currency in the converter's searchable list by typing (a code or part of a name) and Enter. */
+async function pickCurrency(converter: Locator, label: "From" | "To", typed: string, code = typed) {
+  const field = converter.getByRole("combobox", { name: label, exact: true });
+  await field.click();
+  await field.fill(typed);
+  await converter.getByRole("option").first().waitFor();
+  await field.press("Enter");
+  await expect(field).toHaveAttribute("data-value", code);
+}
