@@ -77,7 +77,10 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
         </Fact>
         <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
         <Fact label="Started">{formatDateTime(build.started_at)}</Fact>
-        <Fact label="Finished">{formatDateTime(build.finished_at)}</Fact>
+        {/* finished_at is when the build stopped working: for a running build, when its preview came up. */}
+        <Fact label={build.status === "running" ? "Running since" : "Finished"}>
+          <span data-testid="build-finished">{formatDateTime(build.finished_at)}</span>
+        </Fact>
         <Fact label="Duration">
           <span data-testid="build-duration">
             <BuildDuration build={build} />
@@ -157,8 +160,8 @@ function BuildDuration({ build }: { build: Build }) {
 /** The drawer's answer to a link or id that names no build: say so, and offer the way back, not a retry. */
 function BuildNotFound({ buildId, onClose }: { buildId: string; onClose: () => void }) {
   return (
+    // The drawer's title already says "Build not found": the body says why and the way back.
     <PanelEmpty className="h-64">
-      <p className="text-base font-semibold text-slate-900 dark:text-slate-100">Build not found</p>
       <p className="max-w-sm break-words">
         No build has the id <code className="font-mono break-all">{buildId}</code>. The link may be mistyped or cut short.
       </p>

@@ -164,3 +164,21 @@ describe("unknown build_id", () => {
     }
   });
 });
+
+describe("GET /builds/{build_id}: the build's address for people and for programs", () => {
+  const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+  it("sends a browser to the dashboard with the build open, and gives JSON clients the build", async () => {
+    const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const page = await builds.app.fetch(`/builds/${created.build_id}`, { headers: { Accept: browserAccept }, redirect: "manual" });
+    expect(page.status).toBe(303);
+    expect(page.headers.get("location")).toBe(`/?build=${created.build_id}`);
+    expect(page.headers.get("vary")).toMatch(/Accept/);
+
+    for (const accept of ["application/json", "*/*"]) {
+      const data = await builds.app.fetch(`/builds/${created.build_id}`, { headers: { Accept: accept } });
+      expect(data.status).toBe(200);
+      expect(((await data.json()) as BuildJson).build_id).toBe(created.build_id);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { requireUser, viewerOf } from "@/lib/auth/guard";
 import { parseParams } from "@/lib/http/request";
-import { json, route } from "@/lib/http/route";
+import { prefersHtml } from "@/lib/http/negotiate";
+import { dashboardWithBuild, json, route } from "@/lib/http/route";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { destroyBuild, getBuild } from "@/lib/builds/service";
 
@@ -14,20 +15,28 @@ type Context = { params: Promise<{ build_id: string }> };
  *     summary: A build with its stages
  *     description: >
  *       Public. With a bearer token or a session, `viewer_can_change` tells whether the requester may cancel,
- *       destroy or extend the build; credentials that no longer hold count as none here.
+ *       destroy or extend the build; credentials that no longer hold count as none here. This is also the
+ *       build's address for people: a browser (Accept preferring text/html) is sent to the dashboard with the
+ *       build open (303 to `/?build={build_id}`); JSON clients get the build.
  *     security: [{ bearerAuth: [] }, {}]
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
  *     responses:
  *       200:
  *         description: The build
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Build" }
+ *       303:
+ *         description: For a browser, the dashboard with the build open
+ *         headers:
+ *           Location: { schema: { type: string }, example: "/?build=3f9a1c2b7d4e5f60" }
  *       404: { $ref: "#/components/responses/NotFound" }
  */
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
+  // The build's permanent address, opened in a browser: the dashboard with this build open.
+  if (prefersHtml(request)) return dashboardWithBuild(build_id);
   return json(await getBuild(build_id, await viewerOf(request)), { headers: { "Cache-Control": "no-store" } });
 });
 
