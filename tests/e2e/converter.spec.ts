@@ -1,4 +1,4 @@
-import { apiUser, storeRates } from "./api";
+import { storeRates } from "./api";
 import { expect, test } from "./fixtures";
 
 /**
@@ -20,8 +20,7 @@ test.describe("The converter", () => {
   });
 
   test("sends the currencies it shows, converts as the amount is typed, and reads 1.234,56", async ({ page, request }) => {
-    const user = await apiUser(request, "converter");
-    await storeRates(request, user.headers, [{ date: "2025-10-14", dollar: "197,2456" }]);
+    await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
     await page.goto("/");
     const converter = page.getByRole("region", { name: "Converter" });
     const from = converter.getByRole("combobox", { name: "From", exact: true });
