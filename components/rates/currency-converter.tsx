@@ -9,6 +9,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
+import { useIsAdmin } from "@/lib/swr/use-me";
 import { formatRateText, groupDigits, minorUnitDigits, parseAmount, roundDecimal } from "./amount";
 import { CurrencyCombobox, type CurrencyOption } from "./currency-combobox";
 import { FetchRateButton } from "./fetch-rate-button";
@@ -26,6 +27,8 @@ const TYPING_PAUSE_MS = 300;
  */
 export function CurrencyConverter() {
   const currencies = useCurrencies();
+  // Imports are for admins (the server refuses anyone else): only they are pointed to one.
+  const isAdmin = useIsAdmin();
   let body: React.ReactNode;
   if (currencies.error) {
     body = <PanelError error={currencies.error} onRetry={() => void currencies.mutate()} className="h-48" />;
@@ -36,9 +39,11 @@ export function CurrencyConverter() {
       <PanelEmpty className="min-h-48">
         <p data-testid="converter-empty">No rate is stored yet, so there is nothing to convert with.</p>
         <FetchRateButton variant="primary" />
-        <p className="text-xs">
-          Or import the central bank&apos;s quarterly workbook from the <a className="underline" href="#latest-rate">Latest rate</a> panel.
-        </p>
+        {isAdmin && (
+          <p className="text-xs">
+            Or import the central bank&apos;s quarterly workbook from the <a className="underline" href="#latest-rate">Latest rate</a> panel.
+          </p>
+        )}
       </PanelEmpty>
     );
   } else {
