@@ -6,6 +6,7 @@ import { forbidden, HttpProblem, unauthorized } from "../http/problem";
 import { withEffectiveRole, type PublicUser } from "../users/roles";
 import { sessionCookieName } from "./cookies";
 import { findSessionUser } from "./revocations";
+import { API_TOKEN_USE } from "./tokens";
 
 export interface Session {
   user: PublicUser;
@@ -40,6 +41,9 @@ export async function readSession(request: Request): Promise<Session | null> {
   const token = await decode({ token: raw, secret }).catch(() => null);
   if (!token || typeof token.sub !== "string" || typeof token.sid !== "string") {
     throw unauthorized("The token is invalid or has expired.");
+  }
+  if (via === "cookie" && token.use === API_TOKEN_USE) {
+    throw unauthorized("An API token goes in the Authorization header (Bearer), not in the session cookie.");
   }
   const userId = Number(token.sub);
   if (!Number.isSafeInteger(userId)) throw unauthorized("The token is invalid or has expired.");

@@ -6,7 +6,7 @@ import { HttpProblem } from "../http/problem";
 import { authenticate } from "../users/service";
 import { sessionCookieName, usesSecureCookies } from "./cookies";
 import { isSessionRevoked } from "./revocations";
-import { newSessionId, revokeSession } from "./tokens";
+import { API_TOKEN_USE, newSessionId, revokeSession } from "./tokens";
 
 /**
  * next-auth is the browser's session layer: a credentials sign-in against the same users as the API, and a
@@ -52,6 +52,9 @@ export function getAuthOptions(): NextAuthOptions {
         if (user) {
           token.sub = user.id;
           token.sid = newSessionId();
+        } else if (token.use === API_TOKEN_USE) {
+          // An API token sent as the session cookie: refreshing would re-issue it with a new expiry (lib/auth/tokens.ts).
+          throw new Error("An API token is not a session cookie.");
         } else if (typeof token.sid !== "string" || (await isSessionRevoked(token.sid))) {
           // Refreshing a signed-out session's cookie fails, and next-auth then clears it.
           throw new Error("The session was signed out.");

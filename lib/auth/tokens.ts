@@ -14,14 +14,22 @@ export function newSessionId(): string {
 }
 
 /**
+ * The claim that marks a token minted by POST /users/token. next-auth re-issues a session cookie with a new
+ * expiry on every session read; an API token sent as that cookie would be extended the same way and live for
+ * ever, so a token with this claim is neither refreshed nor accepted as a cookie (lib/auth/options.ts,
+ * lib/auth/guard.ts): it expires when it says.
+ */
+export const API_TOKEN_USE = "api";
+
+/**
  * Mints an API access token. It is the same signed and encrypted JWT that next-auth keeps in the browser's
- * session cookie, so one verification path serves API clients and the dashboard.
+ * session cookie, so one verification path serves API clients and the dashboard; `use: "api"` tells them apart.
  */
 export async function mintAccessToken(user: PublicUser) {
   const env = getEnv();
   const expiresIn = env.ACCESS_TOKEN_EXPIRE_MINUTES * 60;
   const accessToken = await encode({
-    token: { sub: String(user.id), sid: newSessionId() },
+    token: { sub: String(user.id), sid: newSessionId(), use: API_TOKEN_USE },
     secret: env.NEXTAUTH_SECRET,
     maxAge: expiresIn,
   });

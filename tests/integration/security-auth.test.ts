@@ -157,6 +157,40 @@ describe("credentials", () => {
   });
 });
 
+describe("an API token cannot be extended (issue 20, item 9)", () => {
+  /** The session tokens a response sets (an empty value clears the cookie). */
+  const sessionTokensSet = (response: Response) =>
+    response.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0])
+      .filter((pair) => pair.startsWith("next-auth.session-token="))
+      .map((pair) => pair.slice("next-auth.session-token=".length))
+      .filter(Boolean);
+
+  it("sent as the session cookie to /api/auth/session, it is not re-issued, and the API refuses it as a cookie", async () => {
+    const { token, authorization } = await registerAndGetToken(app);
+    const cookie = { Cookie: `next-auth.session-token=${token}` };
+    const session = await app.fetch("/api/auth/session", { headers: cookie });
+    expect(session.status).toBe(200);
+    expect(await session.json()).toEqual({});
+    expect(sessionTokensSet(session)).toEqual([]);
+
+    const asCookie = await app.fetch("/users/me", { headers: cookie });
+    expect(asCookie.status).toBe(401);
+    expect((await asCookie.json()).detail).toMatch(/Authorization header/);
+    // As a bearer token it works until it expires.
+    expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(200);
+  });
+
+  it("the dashboard's own session cookie is still refreshed", async () => {
+    const { email, password } = await registerAndGetToken(app);
+    const { sessionCookie } = await signInWithCookie(app, email, password);
+    const session = await app.fetch("/api/auth/session", { headers: { Cookie: sessionCookie } });
+    expect((await session.json()).user.email).toBe(email);
+    expect(sessionTokensSet(session)).toHaveLength(1);
+  });
+});
+
 describe("the secret file", () => {
   const projectRoot = path.resolve(import.meta.dirname, "..", "..");
   it.each([["an empty", ""], ["a short", "abc123\n"]])("%s secret file stops the start with a message", (_, content) => {
