@@ -55,7 +55,8 @@ const envSchema = z.object({
   LOG_STREAMS_PER_CLIENT: positiveInt(10),
   // The largest request body a JSON or form endpoint reads (413 past it); the app's own bodies are a few KB.
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
-  // Comma-separated emails that are admins whatever their stored role (lib/users/roles.ts).
+  // Comma-separated emails that are admins whatever their stored role, with REGISTRATION=closed only: with open
+  // registration anyone could register a listed address first (lib/users/roles.ts).
   ADMIN_EMAILS: z
     .string()
     .default("")
@@ -107,6 +108,12 @@ export function getEnv(): Env {
   // next-auth reads these two from process.env itself. Without NEXTAUTH_URL it must trust the Host header,
   // or it would build its URLs for localhost:3000 whatever PORT the app serves on.
   process.env.NEXTAUTH_SECRET = cached.NEXTAUTH_SECRET;
+  if (cached.ADMIN_EMAILS.size > 0 && cached.REGISTRATION === "open") {
+    console.warn(
+      "ADMIN_EMAILS is ignored while REGISTRATION=open (anyone could register a listed address first): set " +
+        "REGISTRATION=closed, or make an existing user an admin with `npm run users:admin -- EMAIL`.",
+    );
+  }
   if (!cached.NEXTAUTH_URL) process.env.AUTH_TRUST_HOST ??= "true";
   return cached;
 }

@@ -36,3 +36,9 @@ export function countUsers(): Promise<number> {
 export function findUserWithHashByEmail(email: string) {
   return getDb().user.findUnique({ where: { email }, select: { ...storedFields, passwordHash: true } });
 }
+
+/** Stores a user's role; null when no user has that email. */
+export async function updateUserRole(email: string, role: StoredRole): Promise<StoredUser | null> {
+  const { count } = await getDb().user.updateMany({ where: { email }, data: { role } });
+  return count === 0 ? null : getDb().user.findUnique({ where: { email }, select: storedFields });
+}

@@ -7,12 +7,16 @@ export type Role = "admin" | "user";
 export type PublicUser = Omit<StoredUser, "role"> & { role: Role };
 
 /**
- * The role that applies: the stored one (the first user registered is stored as admin), or admin when
- * ADMIN_EMAILS names the email. Computed on every request, so editing ADMIN_EMAILS and restarting grants or
- * withdraws it without touching the database.
+ * The role that applies: the stored one, or admin when ADMIN_EMAILS names the email and registration is
+ * closed. An admin comes only from what the operator or an admin does: the first user registered (stored as
+ * admin), `npm run users:admin -- EMAIL` on the server, or ADMIN_EMAILS while only admins create accounts.
+ * With open registration ADMIN_EMAILS is ignored (lib/env.ts warns): emails are never verified, so whoever
+ * registered a listed address first would be an admin. Computed on every request, so editing ADMIN_EMAILS and
+ * restarting grants or withdraws it without touching the database.
  */
 export function withEffectiveRole(user: StoredUser): PublicUser {
-  const admin = user.role === "admin" || getEnv().ADMIN_EMAILS.has(user.email);
+  const env = getEnv();
+  const admin = user.role === "admin" || (env.REGISTRATION === "closed" && env.ADMIN_EMAILS.has(user.email));
   return { ...user, role: admin ? "admin" : "user" };
 }
 

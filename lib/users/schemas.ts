@@ -36,7 +36,9 @@ export const userSchema = z
     id: z.number().int(),
     email: z.email(),
     display_name: z.string(),
-    role: z.enum(["admin", "user"]).describe("admin: the first user and those in ADMIN_EMAILS; may act on every build"),
+    role: z
+      .enum(["admin", "user"])
+      .describe("admin: the first user, those made admins with `npm run users:admin`, and (REGISTRATION=closed only) those in ADMIN_EMAILS; may act on every build and import rates"),
     is_active: z.boolean(),
     created_at: z.iso.datetime(),
   })

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import {
@@ -11,13 +13,30 @@ import {
 import { registerAndGetToken } from "../support/users";
 
 // Issue 8, item 6: roles, ownership of builds, closed registration, display names instead of emails.
+// Issue 20, item 8: ADMIN_EMAILS never makes a self-registered account an admin; the operator's command does.
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+
+/** `npm run users:admin -- ...args` against the app's database, as the operator would run it on the server. */
+function usersAdmin(app: AppServer, ...args: string[]) {
+  return spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/users-admin.ts", ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: `file:${app.databaseFile}` },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+}
+
+const roleOf = async (app: AppServer, user: { authorization: Record<string, string> }) =>
+  (await (await app.fetch("/users/me", { headers: user.authorization })).json()).role;
 
 describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", () => {
   let builds: BuildsApp;
   let admin: Awaited<ReturnType<typeof registerAndGetToken>>;
   let owner: Awaited<ReturnType<typeof registerAndGetToken>>;
   let stranger: Awaited<ReturnType<typeof registerAndGetToken>>;
-  let namedAdmin: Awaited<ReturnType<typeof registerAndGetToken>>;
+  let listed: Awaited<ReturnType<typeof registerAndGetToken>>;
+  let madeAdmin: Awaited<ReturnType<typeof registerAndGetToken>>;
 
   beforeAll(async () => {
     // Item 4: previews on their own host names, never the dashboard's (cookies ignore ports).
@@ -28,7 +47,9 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     admin = await registerAndGetToken(app, "first@example.com");
     owner = await registerAndGetToken(app, "owner.name@example.com");
     stranger = await registerAndGetToken(app, "stranger@example.com");
-    namedAdmin = await registerAndGetToken(app, "Boss@Example.com");
+    listed = await registerAndGetToken(app, "Boss@Example.com");
+    madeAdmin = await registerAndGetToken(app, "deputy@example.com");
+    expect(usersAdmin(app, "--", "Deputy@Example.com").status).toBe(0);
     builds = connectBuildsApp(app, fixture, admin.authorization);
   });
   afterAll(() => tearDownBuilds(builds));
@@ -47,12 +68,27 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
   const destroy = (id: string, authorization: Record<string, string>) =>
     builds.app.fetch(`/builds/${id}`, { method: "DELETE", headers: authorization });
 
-  it("the first user and ADMIN_EMAILS are admins, everyone else a user", async () => {
+  it("the first user and those made admins on the server are admins; ADMIN_EMAILS grants nothing while registration is open", async () => {
     const roles = [];
-    for (const user of [admin, owner, stranger, namedAdmin]) {
-      roles.push((await (await builds.app.fetch("/users/me", { headers: user.authorization })).json()).role);
-    }
-    expect(roles).toEqual(["admin", "user", "user", "admin"]);
+    for (const user of [admin, owner, stranger, listed, madeAdmin]) roles.push(await roleOf(builds.app, user));
+    expect(roles).toEqual(["admin", "user", "user", "user", "admin"]);
+    expect(builds.app.output()).toContain("ADMIN_EMAILS is ignored while REGISTRATION=open");
+    // A listed address that registered itself cannot act as an admin.
+    const build = await start(owner.authorization, ["base_mod", "slow_install"]);
+    expect((await cancel(build.build_id, listed.authorization)).status).toBe(403);
+    expect((await cancel(build.build_id, owner.authorization)).status).toBe(200);
+  });
+
+  it("npm run users:admin -- [--revoke] EMAIL grants and withdraws admin; an unknown email exits 1", async () => {
+    const user = await registerAndGetToken(builds.app, "temp.admin@example.com");
+    const granted = usersAdmin(builds.app, "temp.admin@example.com");
+    expect(granted.stdout).toMatch(/^temp\.admin@example\.com \(user \d+\) is now an admin\.$/m);
+    expect(await roleOf(builds.app, user)).toBe("admin");
+    expect(usersAdmin(builds.app, "--revoke", "temp.admin@example.com").status).toBe(0);
+    expect(await roleOf(builds.app, user)).toBe("user");
+    const unknown = usersAdmin(builds.app, "nobody@example.com");
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("No user has the email nobody@example.com");
   });
 
   it("another user cannot cancel or destroy a build (403 problem); its creator can", async () => {
@@ -79,9 +115,9 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     expect((await destroyed.json()).status).toBe("destroyed");
   });
 
-  it("an admin (first user or named in ADMIN_EMAILS) may act on anyone's build", async () => {
+  it("an admin (the first user or one made admin on the server) may act on anyone's build", async () => {
     const first = await start(stranger.authorization, ["base_mod", "slow_install"]);
-    expect((await cancel(first.build_id, namedAdmin.authorization)).status).toBe(200);
+    expect((await cancel(first.build_id, madeAdmin.authorization)).status).toBe(200);
     const second = await start(stranger.authorization, ["base_mod", "slow_install"]);
     expect((await cancel(second.build_id, admin.authorization)).status).toBe(200);
   });
@@ -99,7 +135,7 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
 describe("REGISTRATION=closed", () => {
   let app: AppServer;
   beforeAll(async () => {
-    app = await startAppServer({ REGISTRATION: "closed" });
+    app = await startAppServer({ REGISTRATION: "closed", ADMIN_EMAILS: "listed@example.com" });
   });
   afterAll(() => app?.stop());
 
@@ -129,5 +165,14 @@ describe("REGISTRATION=closed", () => {
     const { access_token } = await tokenResponse.json();
     const byUser = await register("friend@example.com", { Authorization: `Bearer ${access_token}` });
     expect(byUser.status).toBe(403);
+
+    // ADMIN_EMAILS applies here: only an admin could have created the listed account.
+    const listed = await app.fetch("/users/", {
+      method: "POST",
+      headers: { ...first.authorization, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "Listed@Example.com", password: "correct horse battery" }),
+    });
+    expect(listed.status).toBe(201);
+    expect((await listed.json()).role).toBe("admin");
   });
 });
