@@ -89,7 +89,7 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     const unknown = usersAdmin(builds.app, "nobody@example.com");
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain("No user has the email nobody@example.com");
-  });
+  }, 240_000);
 
   it("another user cannot cancel or destroy a build (403 problem); its creator can", async () => {
     const build = await start(owner.authorization, ["base_mod", "slow_install"]);
