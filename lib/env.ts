@@ -39,6 +39,9 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NEXTAUTH_URL: z.url().optional(),
+  // The address people reach this app at, for links it sends elsewhere (a build's page in a commit status on
+  // the git host); NEXTAUTH_URL when unset. Without either, statuses carry no link.
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   ACCESS_TOKEN_EXPIRE_MINUTES: positiveInt(30),
   RATES_TIMEZONE: timeZone.default("America/Caracas"),
   BCV_URL: z.url().default("https://www.bcv.org.ve/"),

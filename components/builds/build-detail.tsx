@@ -17,6 +17,27 @@ import { followedStage } from "./followed-stage";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
 
+/**
+ * What the git hosts were last told of each repository (issue 21), one small line: the state sent, or what
+ * went wrong when a host did not take it.
+ */
+function ForgeReportLine({ build }: { build: Build }) {
+  const reports = build.forge_reports ?? [];
+  if (reports.length === 0) return null;
+  const last = new Map(reports.map((report) => [`${report.repository} ${report.kind}`, report]));
+  return (
+    <p className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="forge-reports">
+      Git host:{" "}
+      {[...last.values()].map((report, index) => (
+        <span key={`${report.repository}-${report.kind}`} className={report.outcome === "failed" ? "text-red-700 dark:text-red-300" : undefined}>
+          {index > 0 && " · "}
+          {report.repository} {report.kind} {report.outcome === "sent" ? report.state : `${report.state} not delivered (${report.error ?? "unknown"})`}
+        </span>
+      ))}
+    </p>
+  );
+}
+
 /** A build's detail: status, actions, failure, people and times, preview, repositories, stages and the stage log. */
 export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: () => void }) {
   const { data: build, error, mutate } = useBuild(buildId);
@@ -109,6 +130,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
               </li>
             ))}
           </ul>
+          <ForgeReportLine build={build} />
         </div>
         <div>
           <h3 className="mb-1 text-sm font-semibold">Modules</h3>

@@ -49,6 +49,47 @@ const composeSchema = z.strictObject({
   stop_timeout_seconds: z.number().int().min(0).max(300).default(5),
 });
 
+// The git host the repository lives on (issue 21): build statuses go to its commits, pull request events come
+// from it. The token is never in this file: token_env names the environment variable that holds it.
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const FORGE_KINDS = ["github", "gitlab", "gitea"] as const;
+export type ForgeKind = (typeof FORGE_KINDS)[number];
+/** Where each host's API is when api_url is not given; Gitea and Forgejo are always self-hosted. */
+const DEFAULT_API_URLS: Record<ForgeKind, string | null> = { github: "https://api.github.com", gitlab: "https://gitlab.com/api/v4", gitea: null };
+
+const forgeSchema = z
+  .strictObject({
+    kind: z.enum(FORGE_KINDS, { error: 'must be "github", "gitlab" or "gitea" (Forgejo speaks Gitea\'s API)' }),
+    api_url: z
+      .url({ protocol: /^https?$/, error: "must be the http(s) address of the host's API, e.g. https://gitea.example.com/api/v1" })
+      .optional(),
+    // GitHub and Gitea: owner/name; GitLab: the project's numeric id or its path (group/name).
+    project: z.string().trim().min(1, "must name the project: owner/name, or GitLab's id or path").max(300),
+    token_env: z.string().regex(ENV_NAME, "must be an environment variable name (the token itself never goes in this file)"),
+    context: z.string().trim().min(1).max(100).default("bcv-runbot/preview"),
+    // One comment on each pull request with its preview's link and state, edited in place.
+    comment: z.boolean().default(false),
+    // Pull requests from forks run anyone's code: built only when this is true.
+    build_forks: z.boolean().default(false),
+    // Each call to the host: how long it may take, and how often a timeout or a 5xx is tried again.
+    timeout_seconds: positiveSeconds.max(120).default(10),
+    retries: z.number().int().min(0).max(10).default(3),
+  })
+  .transform((forge, ctx) => {
+    const apiUrl = forge.api_url ?? DEFAULT_API_URLS[forge.kind];
+    if (apiUrl === null) {
+      ctx.addIssue({ code: "custom", path: ["api_url"], message: `is required with kind ${forge.kind} (e.g. https://gitea.example.com/api/v1)` });
+      return z.NEVER;
+    }
+    if (forge.kind !== "gitlab" && !/^[^/\s]+\/[^/\s]+$/.test(forge.project)) {
+      ctx.addIssue({ code: "custom", path: ["project"], message: "must be owner/name" });
+      return z.NEVER;
+    }
+    return { ...forge, api_url: apiUrl.replace(/\/+$/, "") };
+  });
+
+export type ForgeConfig = z.output<typeof forgeSchema>;
+
 const repositorySchema = z.strictObject({
   alias: z.string().regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`),
   url: z.string().trim().min(1, "must be a local path or a git URL"),
@@ -82,11 +123,14 @@ const repositorySchema = z.strictObject({
         ], { error: 'must be "all" or a list of module names' })
         .default("all"),
       ttl_seconds: wholeSeconds.optional(),
+      // Pull and merge requests are followed too: their head commit is built as a preview of the request.
+      pull_requests: z.boolean().default(true),
     })
     .optional(),
+  forge: forgeSchema.optional(),
   // The secret webhooks are signed with: inline, or the name of an environment variable holding it.
   webhook_secret: z.string().min(1, "must not be empty").optional(),
-  webhook_secret_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name").optional(),
+  webhook_secret_env: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
   // Fetch the mirror on this interval and build new heads of followed branches (hosts that cannot call us).
   watch_interval_seconds: positiveSeconds.optional(),
 });
@@ -180,6 +224,9 @@ const configSchema = z
       }
       if (repository.webhook_secret_env !== undefined && !readNamedVariable(repository.webhook_secret_env)) {
         issue(["webhook_secret_env"], `the environment variable ${repository.webhook_secret_env} is not set`);
+      }
+      if (repository.forge && !readNamedVariable(repository.forge.token_env)) {
+        issue(["forge", "token_env"], `the environment variable ${repository.forge.token_env} is not set`);
       }
       if (repository.watch_interval_seconds !== undefined && repository.auto_build === undefined) {
         issue(["watch_interval_seconds"], "needs auto_build: polling only builds followed branches");

@@ -67,6 +67,7 @@ function driverOf(build: Pick<BuildRecord, "driver">): RuntimeDriver {
 }
 
 export function enqueueBuild(buildId: string): void {
+  buildEvents().emit("queued", buildId);
   void executor().queue.add(() => runBuild(buildId));
 }
 

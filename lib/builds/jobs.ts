@@ -1,5 +1,6 @@
 import { startAutoBuilds, stopAutoBuilds } from "./auto/jobs";
 import { startExecutor, stopExecutor } from "./executor";
+import { startForgeReports, stopForgeReports } from "./forge/statuses";
 import { startReaper, stopReaper } from "./reaper";
 
 /**
@@ -7,6 +8,8 @@ import { startReaper, stopReaper } from "./reaper";
  * automatic builds (polling, remembered notices) after both.
  */
 export const buildJobs = [
+  // First: the executor's recovery moves builds, and the git hosts hear of those moves too.
+  { name: "forge statuses", start: startForgeReports, stop: stopForgeReports },
   { name: "build executor", start: startExecutor, stop: stopExecutor },
   { name: "build reaper", start: startReaper, stop: stopReaper },
   { name: "automatic builds", start: startAutoBuilds, stop: stopAutoBuilds },

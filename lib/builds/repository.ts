@@ -2,6 +2,7 @@ import { Prisma } from "@prisma/client";
 import { getDb } from "../db";
 import { asPrismaRow, runStatements, sqlDate, statement } from "../sqlite";
 import { notifyBuildChanged } from "./build-events";
+import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
 import { canMove, type BuildStatus, type StageName, type StageStatus } from "./status";
 
@@ -178,7 +179,10 @@ export async function moveBuild(id: string, from: BuildStatus, to: BuildStatus, 
   // Retention (lib/builds/retention.ts) counts from the last time a build reached an end.
   const ended = ENDED_STATUSES.includes(to) ? { endedAt: new Date() } : {};
   const count = await updateRows("Build", { ...values, ...ended }, `"id" = ? AND "status" = ?`, [id, from]);
-  if (count === 1) notifyBuildChanged(id);
+  if (count === 1) {
+    notifyBuildChanged(id);
+    buildEvents().emit("moved", id, to);
+  }
   return count === 1;
 }
 

@@ -81,9 +81,25 @@ export const buildSummarySchema = z
   })
   .meta({ id: "BuildSummary" });
 
+export const forgeReportSchema = z
+  .object({
+    repository: z.string().describe("The repository whose git host was told"),
+    kind: z.enum(["status", "comment"]).describe("A commit status, or the pull request's comment"),
+    state: z.string().describe("The host's own word for what was reported: pending, running, success, failure, failed, error, canceled"),
+    description: z.string(),
+    outcome: z.enum(["sent", "failed"]).describe("sent: the host took it; failed: it did not, after the retries"),
+    attempts: z.number().int(),
+    error: z.string().nullable().describe("Why the host did not take it (an HTTP status, a timeout); null when sent"),
+    at: timestamp,
+  })
+  .meta({ id: "ForgeReport" });
+
 export const buildSchema = buildSummarySchema
   .extend({
     stages: z.array(buildStageSchema).describe("The stages of the build's runtime driver, in order"),
+    forge_reports: z
+      .array(forgeReportSchema)
+      .describe("What the build told the git hosts of its repositories (those with a `forge` block), oldest first"),
     viewer_can_change: z
       .boolean()
       .optional()

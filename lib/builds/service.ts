@@ -4,6 +4,7 @@ import { RuntimeUnavailableError } from "./driver";
 import { configuredDriver } from "./drivers";
 import { assertCanActOnBuild, canActOnBuild, type Actor } from "./permissions";
 import { destroyRuntime, stopActiveBuild } from "./executor";
+import { listForgeReports } from "./forge/reports";
 import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
 import {
   closeOpenStages,
@@ -35,7 +36,10 @@ export const APP_VERSION = "0.2.0";
  */
 export async function presentBuild(build: BuildRecord, viewer?: Actor | null): Promise<BuildView> {
   const position = build.status === "queued" ? await queuePosition(build.seq) : null;
-  const view = toBuildView(build, position);
+  // Only builds of a repository with a git host configured can have reports: the others skip the query.
+  const forges = new Set(getBuildsConfig().repositories.filter((r) => r.forge).map((r) => r.alias));
+  const reports = build.repositories.some((r) => forges.has(r.alias)) ? await listForgeReports(build.id) : [];
+  const view = toBuildView(build, position, reports);
   return viewer === undefined ? view : { ...view, viewer_can_change: viewer !== null && canActOnBuild(viewer, build) };
 }
 

@@ -1,4 +1,4 @@
-import type { Build, BuildRepository, BuildStage } from "@prisma/client";
+import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
 import type { BuildStatus, StageName, StageStatus } from "./status";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { fillPreviewTemplate, getBuildsConfig } from "./config";
@@ -41,9 +41,20 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
 export function toBuildView(
   build: Build & { repositories: BuildRepository[]; stages: BuildStage[] },
   queuePosition: number | null = null,
+  forgeReports: ForgeReport[] = [],
 ): BuildView {
   return {
     ...toBuildSummary(build, queuePosition),
+    forge_reports: forgeReports.map((report) => ({
+      repository: report.alias,
+      kind: report.kind as "status" | "comment",
+      state: report.state,
+      description: report.description,
+      outcome: report.outcome as "sent" | "failed",
+      attempts: report.attempts,
+      error: report.error,
+      at: report.createdAt.toISOString(),
+    })),
     stages: build.stages.map((stage) => ({
       name: stage.name as StageName,
       status: stage.status as StageStatus,

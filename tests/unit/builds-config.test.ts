@@ -159,7 +159,51 @@ repositories:
     ["repositories: [{ alias: a, url: ., webhook_secret_env: BUILDS_CONFIG_TEST_UNSET }]", /repositories\[0\]\.webhook_secret_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/],
     ["repositories: [{ alias: a, url: ., watch_interval_seconds: 5 }]", /repositories\[0\]\.watch_interval_seconds: needs auto_build/],
     ["retention_days: 0", /retention_days: must be a positive number of days/],
+    ["repositories: [{ alias: a, url: ., forge: { kind: bitbucket, project: a/b, token_env: T } }]", /repositories\[0\]\.forge\.kind: must be "github", "gitlab" or "gitea"/],
+    ["repositories: [{ alias: a, url: ., forge: { kind: gitea, project: a/b, token_env: BUILDS_CONFIG_TEST_TOKEN } }]", /repositories\[0\]\.forge\.api_url: is required with kind gitea/],
+    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: just-a-name, token_env: BUILDS_CONFIG_TEST_TOKEN } }]", /repositories\[0\]\.forge\.project: must be owner\/name/],
+    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: ghp_abc-123 } }]", /repositories\[0\]\.forge\.token_env: must be an environment variable name/],
+    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: BUILDS_CONFIG_TEST_UNSET } }]", /repositories\[0\]\.forge\.token_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/],
+    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: T, token: x } }]", /repositories\[0\]\.forge\.token: Unrecognized key/i],
+    ["repositories: [{ alias: a, url: ., forge: { kind: gitlab, api_url: ftp://gitlab.example, project: '7', token_env: T } }]", /repositories\[0\]\.forge\.api_url: must be the http\(s\) address/],
   ])("rejects %s naming the key", (yaml, message) => {
-    expect(errorOf(yaml)).toMatch(message);
+    process.env.BUILDS_CONFIG_TEST_TOKEN = "t0ken";
+    try {
+      expect(errorOf(yaml)).toMatch(message);
+    } finally {
+      delete process.env.BUILDS_CONFIG_TEST_TOKEN;
+    }
+  });
+
+  it("reads a forge block: the host's default API, the default context, forks off, and never the token itself", () => {
+    process.env.BUILDS_CONFIG_TEST_TOKEN = "t0ken-value";
+    try {
+      const config = loadBuildsConfig(
+        configFile(`
+repositories:
+  - alias: hub
+    url: .
+    auto_build: { branches: [main] }
+    forge: { kind: github, project: acme/addons, token_env: BUILDS_CONFIG_TEST_TOKEN }
+  - alias: lab
+    url: .
+    forge: { kind: gitlab, project: "group/sub/addons", token_env: BUILDS_CONFIG_TEST_TOKEN, context: ci/preview, comment: true }
+  - alias: tea
+    url: .
+    forge: { kind: gitea, api_url: "https://tea.example.com/api/v1/", project: acme/addons, token_env: BUILDS_CONFIG_TEST_TOKEN, build_forks: true }
+`),
+      );
+      const [hub, lab, tea] = config.repositories;
+      expect(hub.auto_build?.pull_requests).toBe(true);
+      expect(hub.forge).toEqual({
+        kind: "github", api_url: "https://api.github.com", project: "acme/addons", token_env: "BUILDS_CONFIG_TEST_TOKEN",
+        context: "bcv-runbot/preview", comment: false, build_forks: false, timeout_seconds: 10, retries: 3,
+      });
+      expect(lab.forge).toMatchObject({ api_url: "https://gitlab.com/api/v4", project: "group/sub/addons", context: "ci/preview", comment: true });
+      expect(tea.forge).toMatchObject({ api_url: "https://tea.example.com/api/v1", build_forks: true });
+      expect(JSON.stringify(config)).not.toContain("t0ken-value");
+    } finally {
+      delete process.env.BUILDS_CONFIG_TEST_TOKEN;
+    }
   });
 });

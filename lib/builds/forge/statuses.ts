@@ -1,0 +1,146 @@
+import { getEnv } from "../../env";
+import { getBuildsConfig, type ForgeConfig } from "../config";
+import { buildEvents } from "../events";
+import { findBuild, type BuildRecord } from "../repository";
+import type { BuildStatus } from "../status";
+import { pullNumberOf } from "../auto/pull-refs";
+import { updatePullRequestComment } from "./comments";
+import { callForge, hostState, statusRequest, type ForgeState } from "./api";
+import { recordForgeReport } from "./reports";
+
+/**
+ * Commit statuses on the git host (issue 21): every build of a repository that has a `forge` block reports on
+ * that repository's commit: pending while queued and building, success once its preview runs (linked to the
+ * build's page here), failure naming the failed stage, error when canceled or lost in a restart. The executor
+ * does not wait for any of it: the reports follow the build's status events, one build's in order, and what
+ * each one came to is recorded (ForgeReport) for the build's page.
+ */
+const TERMINAL: readonly ForgeState[] = ["success", "failure", "canceled", "lost"];
+
+interface ReporterState {
+  /** Per build: the reports still being sent, chained so that they reach the host in order. */
+  chains: Map<string, Promise<void>>;
+  /** Per build and repository: the last state reported, so the stages of one build report "building" once. */
+  last: Map<string, ForgeState>;
+  listeners: { queued: (buildId: string) => void; moved: (buildId: string, to: BuildStatus) => void } | null;
+}
+
+const globalForReports = globalThis as unknown as { forgeReporter?: ReporterState };
+
+function reporter(): ReporterState {
+  globalForReports.forgeReporter ??= { chains: new Map(), last: new Map(), listeners: null };
+  return globalForReports.forgeReporter;
+}
+
+/** What a build status means on the host, with the description shown there; null: nothing to report. */
+export function forgeStateOf(status: BuildStatus, failureStage: string | null): { state: ForgeState; description: string } | null {
+  switch (status) {
+    case "queued":
+      return { state: "queued", description: "Queued" };
+    case "checking_out":
+    case "installing":
+    case "testing":
+    case "starting":
+      return { state: "building", description: "Building" };
+    case "running":
+      return { state: "success", description: "Preview running" };
+    case "failed":
+      // A restart that interrupted the build is the service's failure, not the commit's.
+      if (failureStage === "recovery") return { state: "lost", description: "The build service restarted and lost this build" };
+      return { state: "failure", description: `Failed at stage ${failureStage ?? "unknown"}` };
+    case "canceled":
+      return { state: "canceled", description: "Canceled" };
+    default:
+      return null;
+  }
+}
+
+/** The build's page on the dashboard, for the status's link; null when the app's public address is unknown. */
+export function buildPageUrl(buildId: string): string | null {
+  const { PUBLIC_URL, NEXTAUTH_URL } = getEnv();
+  const base = PUBLIC_URL ?? NEXTAUTH_URL;
+  return base ? `${base.replace(/\/+$/, "")}/builds/${buildId}` : null;
+}
+
+/** Queues the reports of a build's new status; returns once they are sent or given up (tests and shutdown wait on it). */
+export function reportBuildStatus(buildId: string, status: BuildStatus): Promise<void> {
+  const state = reporter();
+  const previous = state.chains.get(buildId) ?? Promise.resolve();
+  const next = previous.then(() => sendStatuses(buildId, status)).catch((error) => {
+    console.error(`builds: reporting build ${buildId} to its git host failed:`, error);
+  });
+  state.chains.set(buildId, next);
+  void next.finally(() => {
+    if (state.chains.get(buildId) === next) state.chains.delete(buildId);
+  });
+  return next;
+}
+
+async function sendStatuses(buildId: string, status: BuildStatus): Promise<void> {
+  const config = getBuildsConfig();
+  const forges = new Map(config.repositories.filter((r) => r.forge).map((r) => [r.alias, r.forge as ForgeConfig]));
+  if (forges.size === 0) return;
+  const build = await findBuild(buildId);
+  if (!build) return;
+  const meaning = forgeStateOf(status, build.failureStage);
+  if (!meaning) return;
+  const state = reporter();
+  // Each repository's commit, one after another: a build of several repositories reports on each.
+  for (const repository of build.repositories) {
+    const forge = forges.get(repository.alias);
+    if (!forge) continue;
+    const key = `${buildId} ${repository.alias}`;
+    if (state.last.get(key) === meaning.state) continue;
+    state.last.set(key, meaning.state);
+    if (TERMINAL.includes(meaning.state)) forgetLater(key);
+    await sendStatus(build, repository.alias, repository.commitSha, forge, meaning.state, meaning.description);
+    const number = pullNumberOf(repository.ref);
+    if (forge.comment && number !== null) {
+      const subject = { buildId, seq: build.seq, alias: repository.alias, ref: repository.ref, number, commitSha: repository.commitSha, failureStage: build.failureStage };
+      await updatePullRequestComment(forge, subject, meaning.state, buildPageUrl(buildId));
+    }
+  }
+}
+
+async function sendStatus(build: BuildRecord, alias: string, sha: string, forge: ForgeConfig, state: ForgeState, description: string) {
+  const result = await callForge(forge, statusRequest(forge, sha, state, description, buildPageUrl(build.id)));
+  if (!result.ok) console.warn(`builds: build ${build.id}: the ${forge.kind} status of ${alias} was not taken: ${result.error}`);
+  await recordForgeReport({
+    buildId: build.id,
+    alias,
+    kind: "status",
+    state: hostState(forge.kind, state),
+    description,
+    outcome: result.ok ? "sent" : "failed",
+    attempts: result.attempts,
+    error: result.error,
+  });
+}
+
+/** A build that ended may still fail later (its runtime dies): keep its last state a while, not forever. */
+function forgetLater(key: string) {
+  const timer = setTimeout(() => reporter().last.delete(key), 24 * 3600 * 1000);
+  timer.unref();
+}
+
+/** Follows every build's status changes; started with the other background jobs (lib/builds/jobs.ts). */
+export function startForgeReports(): void {
+  const state = reporter();
+  if (state.listeners) return;
+  const queued = (buildId: string) => void reportBuildStatus(buildId, "queued");
+  const moved = (buildId: string, to: BuildStatus) => void reportBuildStatus(buildId, to);
+  state.listeners = { queued, moved };
+  buildEvents().on("queued", queued);
+  buildEvents().on("moved", moved);
+}
+
+/** Stops following, and gives the reports in flight a moment to arrive. */
+export async function stopForgeReports(): Promise<void> {
+  const state = reporter();
+  if (state.listeners) {
+    buildEvents().off("queued", state.listeners.queued);
+    buildEvents().off("moved", state.listeners.moved);
+    state.listeners = null;
+  }
+  await Promise.race([Promise.all(state.chains.values()), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+}
