@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { BuildsConfig, RepositoryConfig } from "./config";
+import { PULL_REF_PATTERN } from "./auto/pull-refs";
 import { MODULE_NAME_PATTERN } from "./names";
 
 /**
@@ -192,6 +193,8 @@ export async function resolveRef(config: BuildsConfig, alias: string, ref: strin
   if (table.unpeeled.has(ref)) return revParseCommit(config, alias, `refs/tags/${ref}`);
   const tag = table.tags.get(ref);
   if (tag) return tag;
+  // A pull request's head (refs/pull/<n>/head): fetched into the mirror by fetchPullRef, not by a sync.
+  if (PULL_REF_PATTERN.test(ref)) return revParseCommit(config, alias, ref);
   if (!/^[0-9a-f]{40}$/.test(ref)) return null;
   // Commit ids change only by a sync: requests that ask for the same one after the same sync share one lookup.
   let commit = state.commits.get(ref);
@@ -240,6 +243,23 @@ async function revParseCommit(config: BuildsConfig, alias: string, name: string)
   } catch {
     return null;
   }
+}
+
+/**
+ * Fetches a pull request's head ref (refs/pull/<n>/head, refs/merge-requests/<n>/head) from the repository
+ * into the mirror, and returns its commit; null when the host does not have that ref (or cannot be reached).
+ * The mirror's own syncs leave these refs alone: they fetch and prune branches and tags only.
+ */
+export async function fetchPullRef(config: BuildsConfig, repository: RepositoryConfig, ref: string): Promise<string | null> {
+  if (!PULL_REF_PATTERN.test(ref)) throw new Error(`not a pull request ref: ${ref}`);
+  if (!(await syncMirror(config, repository))) return null;
+  try {
+    await git([`--git-dir=${mirrorPath(config, repository.alias)}`, "fetch", "--quiet", "--", repository.resolvedUrl, `+${ref}:${ref}`]);
+  } catch (error) {
+    console.error(`builds: ${ref} of "${repository.alias}" could not be fetched: ${(error as Error).message.split("\n")[0]}`);
+    return null;
+  }
+  return revParseCommit(config, repository.alias, ref);
 }
 
 /** The module names of a repository at a commit: directories under modules_path holding the manifest. */

@@ -163,11 +163,12 @@ export const hookResultSchema = z
       .enum(["started", "pending", "nothing_to_do", "destroying", "pong"])
       .describe(
         "started: a build was queued; pending: the queue is full, the commit is remembered and built when there is room; " +
-          "destroying: the branch was deleted and its automatic builds are being destroyed",
+          "destroying: the branch was deleted, or the pull request closed, and its automatic builds are being destroyed",
       ),
     detail: z.string(),
     repository: z.string(),
-    branch: z.string().nullable(),
+    branch: z.string().nullable().describe("The branch, or for a pull request the ref its head is fetched from (refs/pull/7/head)"),
+    pull_request: z.number().int().nullable().describe("The pull or merge request's number, for its events"),
     commit_sha: z.string().nullable(),
     build: buildSchema.nullable().describe("The build started"),
     build_ids: z.array(z.string()).describe("The builds concerned: the one started or already made for this commit, or those destroyed"),

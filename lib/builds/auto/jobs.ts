@@ -3,6 +3,7 @@ import { buildEvents } from "../events";
 import { git, mirrorPath, syncMirror } from "../mirrors";
 import { refProblem } from "../names";
 import { listHeads } from "./heads";
+import { pullNumberOf } from "./pull-refs";
 import { drainPendingNotices, followsBranch, forgetBranch, noticeBranchHead, retireSupersededBuilds } from "./service";
 
 /**
@@ -34,6 +35,8 @@ export async function pollRepository(config: BuildsConfig, repository: Repositor
   }
   for (const [branch, sha] of heads) await noticeBranchHead(repository, branch, sha, "poll", null);
   for (const known of await listHeads(repository.alias)) {
+    // Pull requests' heads are not branches: their close event (or the pull request poll) forgets them.
+    if (pullNumberOf(known.branch) !== null) continue;
     if (!heads.has(known.branch) && followsBranch(repository, known.branch)) await (await forgetBranch(repository, known.branch)).done;
   }
 }

@@ -10,6 +10,7 @@ import { findAutomaticBuildOfCommit, findBuild, insertQueuedBuild, listAutomatic
 import { AUTOMATIC_TRIGGERS } from "../schemas";
 import { cancelBuild, destroyBuild } from "../service";
 import { IN_PROGRESS_STATUSES, type BuildStatus } from "../status";
+import { pullNumberOf } from "./pull-refs";
 import { deleteHead, findHead, listPendingHeads, markHeadBuilt, saveHead, type AutoTrigger, type HeadRecord } from "./heads";
 
 /**
@@ -37,6 +38,12 @@ export function followsBranch(repository: RepositoryConfig, branch: string): boo
   return !!globs && picomatch.isMatch(branch, globs, BRANCH_GLOB_OPTIONS);
 }
 
+/** Whether auto_build follows the ref: a branch by its globs, a pull request's head by `pull_requests`. */
+export function followsRef(repository: RepositoryConfig, ref: string): boolean {
+  if (pullNumberOf(ref) !== null) return repository.auto_build?.pull_requests === true;
+  return followsBranch(repository, ref);
+}
+
 // Notices, drains and branch deletions run one at a time in this process: "is there a build of this commit?"
 // and "make one" must not interleave between two deliveries of the same push.
 const globalForAuto = globalThis as unknown as { autoBuildsTail?: Promise<unknown> };
@@ -59,7 +66,7 @@ export function noticeBranchHead(
   triggeredBy: string | null,
 ): Promise<NoticeOutcome> {
   return serialized(async () => {
-    if (!followsBranch(repository, branch)) {
+    if (!followsRef(repository, branch)) {
       return { result: "nothing_to_do", detail: `The branch "${branch}" is not followed by auto_build.`, buildIds: [] };
     }
     const head = await findHead(repository.alias, branch);
@@ -88,7 +95,7 @@ type StartResult = { kind: "started"; build: BuildRecord } | { kind: "queue_full
 /** Makes the build of a pending head, unless the queue is full. */
 async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartResult> {
   const repository = config.repositories.find((candidate) => candidate.alias === head.alias);
-  if (!repository?.auto_build || !followsBranch(repository, head.branch)) {
+  if (!repository?.auto_build || !followsRef(repository, head.branch)) {
     await markHeadBuilt(head.id, head.commitSha);
     return { kind: "skipped", detail: `The branch "${head.branch}" is no longer followed.` };
   }

@@ -5,10 +5,12 @@ import { resolveRef, syncMirror } from "../mirrors";
 import { refProblem } from "../names";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";
+import { isPullRequestEvent, receivePullRequest } from "./pull-requests";
 import { followsBranch, forgetBranch, noticeBranchHead } from "./service";
 
 /**
- * POST /hooks/{alias}: push events from GitHub, GitLab and Gitea/Forgejo. The signature (or GitLab's token) is
+ * POST /hooks/{alias}: push and pull request events from GitHub, GitLab and Gitea/Forgejo (pull requests:
+ * ./pull-requests.ts). The signature (or GitLab's token) is
  * checked against the repository's secret over the raw body, before anything of the body is read.
  */
 type Provider = "github" | "gitlab" | "gitea";
@@ -41,11 +43,15 @@ export async function receiveHook(alias: string, headers: Headers, body: Buffer)
   const provider = verifySignature(headers, body, repository.webhookSecret);
   const answer = (status: 200 | 202, result: HookResultView["result"], detail: string, extra: Partial<HookResultView> = {}): HookAnswer => ({
     status,
-    body: { result, detail, repository: alias, branch: null, commit_sha: null, build: null, build_ids: [], ...extra },
+    body: { result, detail, repository: alias, branch: null, pull_request: null, commit_sha: null, build: null, build_ids: [], ...extra },
   });
 
   const event = eventOf(provider, headers);
   if (event === "ping") return answer(200, "pong", "The webhook is set up: its signature matches.");
+  if (isPullRequestEvent(provider, event)) {
+    const reply = await receivePullRequest(repository, provider, readPayload(provider, headers, body));
+    return answer(reply.status, reply.result, reply.detail, reply.extra);
+  }
   if (event !== "push") return answer(200, "nothing_to_do", `The event ${JSON.stringify(event ?? "(none)")} is not a push; ignored.`);
 
   const push = readPush(provider, headers, body);
@@ -142,6 +148,23 @@ interface Push {
 
 /** The fields of a push payload the service needs; 400 naming the field when they are missing or malformed. */
 function readPush(provider: Provider, headers: Headers, body: Buffer): Push {
+  const fields = readPayload(provider, headers, body);
+  if (typeof fields.ref !== "string" || fields.ref.length === 0 || fields.ref.length > 300) {
+    throw badRequest("The push payload has no `ref` (such as refs/heads/main).", [{ field: "body.ref", message: "must be a ref name" }]);
+  }
+  if (typeof fields.after !== "string" || !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(fields.after)) {
+    throw badRequest("The push payload's `after` must be a full commit id.", [{ field: "body.after", message: "must be 40 or 64 hex digits" }]);
+  }
+  return {
+    ref: fields.ref,
+    after: fields.after,
+    deleted: fields.deleted === true || ZERO_SHA.test(fields.after),
+    pusher: pusherOf(provider, fields),
+  };
+}
+
+/** The payload as a JSON object; 400 when it is not one. */
+function readPayload(provider: Provider, headers: Headers, body: Buffer): Record<string, unknown> {
   let payload: unknown;
   try {
     let text = body.toString("utf8");
@@ -156,19 +179,7 @@ function readPush(provider: Provider, headers: Headers, body: Buffer): Push {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
     throw badRequest("The webhook payload must be a JSON object.", [{ field: "body", message: "must be an object" }]);
   }
-  const fields = payload as Record<string, unknown>;
-  if (typeof fields.ref !== "string" || fields.ref.length === 0 || fields.ref.length > 300) {
-    throw badRequest("The push payload has no `ref` (such as refs/heads/main).", [{ field: "body.ref", message: "must be a ref name" }]);
-  }
-  if (typeof fields.after !== "string" || !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(fields.after)) {
-    throw badRequest("The push payload's `after` must be a full commit id.", [{ field: "body.after", message: "must be 40 or 64 hex digits" }]);
-  }
-  return {
-    ref: fields.ref,
-    after: fields.after,
-    deleted: fields.deleted === true || ZERO_SHA.test(fields.after),
-    pusher: pusherOf(provider, fields),
-  };
+  return payload as Record<string, unknown>;
 }
 
 function pusherOf(provider: Provider, fields: Record<string, unknown>): string | null {

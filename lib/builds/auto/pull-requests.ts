@@ -1,0 +1,133 @@
+import { badRequest, serviceUnavailable } from "../../http/problem";
+import { getBuildsConfig, type RepositoryConfig } from "../config";
+import { fetchPullRef } from "../mirrors";
+import type { HookResultView } from "../schemas";
+import { presentBuild } from "../service";
+import { pullRef } from "./pull-refs";
+import { forgetBranch, noticeBranchHead } from "./service";
+
+/**
+ * Pull and merge request events (issue 21): GitHub `pull_request`, GitLab `Merge Request Hook`, Gitea and
+ * Forgejo `pull_request`. Opening, reopening and new commits build the request's head, fetched from the host's
+ * pull ref (refs/pull/<n>/head, GitLab refs/merge-requests/<iid>/head), with auto_build.modules: one live
+ * preview per request, the newer replacing the older as for branches. Closing or merging destroys it.
+ * A request from a fork runs anyone's code: it is built only with forge.build_forks.
+ */
+export type Host = "github" | "gitlab" | "gitea";
+
+/** What the event asks of us. */
+export interface PullRequestEvent {
+  number: number;
+  /** build: opened, reopened, new commits; close: closed or merged; ignore: anything else (labels, edits). */
+  intent: "build" | "close" | "ignore";
+  /** The host's own word for the action, for the answer's detail. */
+  action: string;
+  fromFork: boolean;
+  sender: string | null;
+}
+
+const RETRY_AFTER_SECONDS = 30;
+
+export function isPullRequestEvent(host: Host, event: string | null): boolean {
+  if (host === "gitlab") return event === "Merge Request Hook";
+  // Gitea names new commits pull_request_sync in its event type; its X-Gitea-Event says pull_request.
+  return event === "pull_request" || (host === "gitea" && event === "pull_request_sync");
+}
+
+export interface HookReply {
+  status: 200 | 202;
+  result: HookResultView["result"];
+  detail: string;
+  extra: Partial<HookResultView>;
+}
+
+/** Handles a verified pull request event of the repository. */
+export async function receivePullRequest(repository: RepositoryConfig, host: Host, payload: Record<string, unknown>): Promise<HookReply> {
+  const event = readPullRequestEvent(host, payload);
+  const ref = pullRef(host, event.number);
+  const about = { branch: ref, pull_request: event.number };
+  const nothing = (detail: string): HookReply => ({ status: 200, result: "nothing_to_do", detail, extra: about });
+  if (!repository.auto_build) return nothing(`The repository "${repository.alias}" has no auto_build: pull requests are not followed.`);
+  if (!repository.auto_build.pull_requests) return nothing(`auto_build.pull_requests is off for "${repository.alias}".`);
+  if (event.intent === "ignore") return nothing(`The pull request action "${event.action}" changes no code; ignored.`);
+
+  if (event.intent === "close") {
+    const { buildIds, done } = await forgetBranch(repository, ref);
+    void done;
+    if (buildIds.length === 0) return nothing(`Pull request #${event.number} was ${event.action}; it had no live preview.`);
+    return { status: 202, result: "destroying", detail: `Pull request #${event.number} was ${event.action}: destroying its preview.`, extra: { ...about, build_ids: buildIds } };
+  }
+
+  if (event.fromFork && !repository.forge?.build_forks) {
+    return nothing(`Pull request #${event.number} comes from a fork: its code is not built unless forge.build_forks is true.`);
+  }
+  // The head as the host publishes it now: a late delivery builds the newest commit (or nothing new).
+  const head = await fetchPullRef(getBuildsConfig(), repository, ref);
+  if (!head) throw serviceUnavailable(`${ref} of "${repository.alias}" could not be fetched; deliver the event again later.`, RETRY_AFTER_SECONDS);
+  const outcome = await noticeBranchHead(repository, ref, head, "webhook", event.sender);
+  const noticed = { ...about, commit_sha: head };
+  switch (outcome.result) {
+    case "started":
+      return {
+        status: 202,
+        result: "started",
+        detail: `Building pull request #${event.number} at ${head.slice(0, 12)}.`,
+        extra: { ...noticed, build: await presentBuild(outcome.build), build_ids: [outcome.build.id] },
+      };
+    case "pending":
+      return { status: 202, result: "pending", detail: outcome.detail, extra: noticed };
+    case "nothing_to_do":
+      return { status: 200, result: "nothing_to_do", detail: outcome.detail, extra: { ...noticed, build_ids: outcome.buildIds } };
+  }
+}
+
+const BUILD_ACTIONS: Record<Host, readonly string[]> = {
+  github: ["opened", "reopened", "synchronize"],
+  gitea: ["opened", "reopened", "synchronized"],
+  gitlab: ["open", "reopen"],
+};
+const CLOSE_ACTIONS: Record<Host, readonly string[]> = {
+  github: ["closed"],
+  gitea: ["closed"],
+  gitlab: ["close", "merge"],
+};
+
+/** The fields of the event this service reads; 400 naming the field when one is missing or malformed. */
+export function readPullRequestEvent(host: Host, payload: Record<string, unknown>): PullRequestEvent {
+  const object = (value: unknown) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined);
+  const field = (path: string, message: string) => badRequest(`The pull request event's \`${path}\` ${message}.`, [{ field: `body.${path}`, message }]);
+  const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, 100) : null);
+
+  if (host === "gitlab") {
+    const attributes = object(payload.object_attributes);
+    if (!attributes) throw field("object_attributes", "must be an object");
+    const number = attributes.iid;
+    if (typeof number !== "number" || !Number.isInteger(number) || number < 1) throw field("object_attributes.iid", "must be a positive integer");
+    const action = typeof attributes.action === "string" ? attributes.action : "";
+    // An update carries `oldrev` only when it brought new commits; a title or label edit has none.
+    const newCommits = action === "update" && typeof attributes.oldrev === "string";
+    const intent = BUILD_ACTIONS.gitlab.includes(action) || newCommits ? "build" : CLOSE_ACTIONS.gitlab.includes(action) ? "close" : "ignore";
+    const source = attributes.source_project_id;
+    const target = attributes.target_project_id;
+    if (intent === "build" && (typeof source !== "number" || typeof target !== "number")) {
+      throw field("object_attributes.source_project_id", "and target_project_id must be project ids");
+    }
+    const user = object(payload.user);
+    return { number, intent, action: action || "(none)", fromFork: source !== target, sender: text(user?.username) ?? text(user?.name) };
+  }
+
+  const pull = object(payload.pull_request);
+  if (!pull) throw field("pull_request", "must be an object");
+  const number = typeof payload.number === "number" ? payload.number : pull.number;
+  if (typeof number !== "number" || !Number.isInteger(number) || number < 1) throw field("number", "must be a positive integer");
+  const action = typeof payload.action === "string" ? payload.action : "";
+  const intent = BUILD_ACTIONS[host].includes(action) ? "build" : CLOSE_ACTIONS[host].includes(action) ? "close" : "ignore";
+  const headRepo = object(object(pull.head)?.repo);
+  const baseRepo = object(object(pull.base)?.repo);
+  // A fork's head repository is another repository; a deleted fork has none at all (null): not ours either.
+  const idOf = (repo: Record<string, unknown> | undefined) => repo?.id ?? repo?.full_name ?? null;
+  const fromFork = headRepo === undefined || baseRepo === undefined || idOf(headRepo) !== idOf(baseRepo);
+  if (intent === "build" && baseRepo === undefined) throw field("pull_request.base.repo", "must be an object");
+  const sender = object(payload.sender);
+  return { number, intent, action: action || "(none)", fromFork, sender: text(sender?.login) ?? text(sender?.username) };
+}
