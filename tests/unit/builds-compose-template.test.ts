@@ -12,6 +12,7 @@ const variables: ComposeVariables = {
   SOURCES: "/srv/builds/0123456789abcdef/sources",
   ADDONS_PATH: "/srv/builds/0123456789abcdef/sources/demo/addons",
   CONTAINER_ADDONS_PATH: "/mnt/sources/demo/addons",
+  BUILD_SECRET: "5f0c2a9e1d7b4c3a8e6f0b1d2c3a4e5f",
 };
 const labels = { "org.bcv-runbot.build": "0123456789abcdef", "org.bcv-runbot.instance": "abcd1234" };
 

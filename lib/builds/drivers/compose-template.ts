@@ -17,6 +17,8 @@ export const COMPOSE_VARIABLES = [
   "SOURCES",
   "ADDONS_PATH",
   "CONTAINER_ADDONS_PATH",
+  // A random secret per build (lib/builds/drivers/compose.ts): Odoo's master password in the example.
+  "BUILD_SECRET",
 ] as const;
 export type ComposeVariables = Record<(typeof COMPOSE_VARIABLES)[number], string>;
 

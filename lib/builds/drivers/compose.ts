@@ -204,7 +204,26 @@ export function variablesOf(build: BuildContext): ComposeVariables {
     CONTAINER_ADDONS_PATH: build.repositories
       .map((r) => path.posix.join(compose.sources_mount, r.alias, r.modulesPath))
       .join(","),
+    BUILD_SECRET: buildSecret(build.paths.runtime),
   };
+}
+
+/**
+ * A random secret of the build (32 hex characters), for the template to use where a preview would otherwise
+ * have a well-known password (Odoo's master password): made on first use and kept in the build's runtime
+ * folder (0600), so every stage, a restart and a wake see the same one; it goes with the runtime.
+ */
+function buildSecret(runtimeFolder: string): string {
+  const file = path.join(runtimeFolder, "build-secret");
+  fs.mkdirSync(runtimeFolder, { recursive: true });
+  try {
+    fs.writeFileSync(file, crypto.randomBytes(16).toString("hex"), { flag: "wx", mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const secret = fs.readFileSync(file, "utf8").trim();
+  if (!/^[0-9a-f]{32}$/.test(secret)) throw new Error(`The build's secret file ${file} is damaged; destroy and rebuild the build.`);
+  return secret;
 }
 
 /** Runs `compose -p PROJECT -f FILE args...` with its output in the stage's log, as the stage's recorded work. */
