@@ -58,6 +58,9 @@ const envSchema = z.object({
   LOG_STREAMS_PER_CLIENT: positiveInt(10),
   // The largest request body a JSON or form endpoint reads (413 past it); the app's own bodies are a few KB.
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+  // How long decoding one uploaded workbook may take on its worker thread before it is stopped and refused
+  // (lib/rates/workbook.ts); the bank's largest file takes well under a second.
+  WORKBOOK_READ_TIMEOUT_MS: positiveInt(20_000),
   // Comma-separated emails that are admins whatever their stored role, with REGISTRATION=closed only: with open
   // registration anyone could register a listed address first (lib/users/roles.ts).
   ADMIN_EMAILS: z

@@ -11,8 +11,8 @@ import {
 } from "./repository";
 import { invalidateRateReads } from "./read-cache";
 import type { ImportSummary } from "./schemas";
-import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookError } from "./workbook";
-import { payloadTooLarge, unprocessable } from "../http/problem";
+import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookBusyError, WorkbookError } from "./workbook";
+import { payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
 import { readBody } from "../http/request";
 
 export interface ImportOptions {
@@ -36,7 +36,7 @@ export interface ImportOptions {
  */
 export async function importWorkbook(bytes: Uint8Array, fileName: string, options: ImportOptions): Promise<ImportSummary> {
   const today = todayIn(getEnv().RATES_TIMEZONE);
-  const parsed = parseWorkbook(bytes, today);
+  const parsed = await parseWorkbook(bytes, today, getEnv().WORKBOOK_READ_TIMEOUT_MS);
   const sheets = parsed.sheets.filter((sheet) => sheet.date <= today);
   const future = parsed.sheets.filter((sheet) => sheet.date > today).map((sheet) => ({
     sheet: sheet.name,
@@ -183,6 +183,7 @@ export async function importUploadedWorkbook(request: Request, admin: { id: numb
   try {
     return await importWorkbook(bytes, name, { overwrite, importedById: admin.id });
   } catch (error) {
+    if (error instanceof WorkbookBusyError) throw serviceUnavailable(`The file ${name} was not read: ${error.message}.`, 5);
     if (!(error instanceof WorkbookError)) throw error;
     throw unprocessable(`The file ${name} ${error.message}. Nothing was stored.`, [{ field: "file", message: error.message }]);
   }

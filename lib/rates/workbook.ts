@@ -1,4 +1,6 @@
-import * as XLSX from "@e965/xlsx";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import PQueue from "p-queue";
 import { isoCodeOf } from "./currencies";
 import { decimalTextOfNumber, implausibleRateReason, implausibleWorkbookDate } from "./plausibility";
 import { parseCommaDecimal } from "./bcv-client";
@@ -12,18 +14,30 @@ import { parseCommaDecimal } from "./bcv-client";
  * Every file is hostile until read: its size, sheets and rows are bounded, it must be an OLE2 compound file
  * holding a BIFF8 `Workbook` stream (not text, HTML or a zip that SheetJS would also accept), and formulas
  * are never evaluated or even kept (cellFormula: false): only the values the file stores are read.
+ *
+ * SheetJS decodes the file on a worker thread (lib/rates/workbook-worker.mjs), never on the server's event
+ * loop: a large file costs seconds of CPU, during which every other request would wait. At most
+ * MAX_PARALLEL_READS files are decoded at once, a few more wait their turn (503 past that), and a decode that
+ * takes longer than `timeoutMs` (WORKBOOK_READ_TIMEOUT_MS) or needs more memory than the worker is given is
+ * stopped and the file refused. What comes back (the cells that matter) is read here.
  */
 
 /** Past this, an upload is refused unread (413): a quarter's workbook is under 300 KB. */
 export const MAX_WORKBOOK_BYTES = 5 * 1024 * 1024;
+/** Columns read per row: the bank's sheets have 8. */
+export const MAX_COLUMNS = 32;
+/** Files decoded at once, each on its own thread: the machines this runs on have two cores or more. */
+export const MAX_PARALLEL_READS = 2;
+/** Files waiting for a thread; past this an upload is refused with 503 until one is done. */
+export const MAX_WAITING_READS = 8;
+/** The memory a decode may use; its time is bounded by WORKBOOK_READ_TIMEOUT_MS (lib/env.ts). */
+const WORKER_MEMORY_MB = 256;
 /** A quarter has at most 66 business days. */
 export const MAX_SHEETS = 100;
 /** Rows read per sheet: the bank's sheets have about 40; the rest of a longer sheet is not read. */
 export const MAX_ROWS_PER_SHEET = 200;
 /** Cells a sheet may hold in its bounded rows: stops a sheet that declares millions of columns. */
 const MAX_CELLS_PER_SHEET = 20_000;
-
-const OLE2_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
 /** A file that is not a workbook this service can read; the message says why, for a person. */
 export class WorkbookError extends Error {
@@ -63,65 +77,86 @@ export interface ParsedWorkbook {
   skipped: SkippedSheet[];
 }
 
+/** A file the decoder may not take on now: too many are being read (503 with Retry-After). */
+export class WorkbookBusyError extends Error {}
+
+/** The `{ name, rows }` of each sheet the worker decoded, or `{ name, reason }` for one it did not. */
+type DecodedSheet = { name: string; rows: unknown[][] } | { name: string; reason: string };
+
+const decodeQueue = new PQueue({ concurrency: MAX_PARALLEL_READS });
+
 /**
  * Reads a workbook's bytes. Throws WorkbookError when the file as a whole cannot be read (not a workbook,
- * truncated, too large, too many sheets, no sheet with rates); a sheet that cannot be read is skipped with the
- * reason. `today` (YYYY-MM-DD in RATES_TIMEZONE) bounds the value dates accepted.
+ * truncated, too large, too many sheets, too slow to decode, no sheet with rates), WorkbookBusyError when too
+ * many files wait for a thread; a sheet that cannot be read is skipped with the reason. `today` (YYYY-MM-DD
+ * in RATES_TIMEZONE) bounds the value dates accepted.
  */
-export function parseWorkbook(bytes: Uint8Array, today: string): ParsedWorkbook {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buffer.byteLength > MAX_WORKBOOK_BYTES) {
-    throw new WorkbookError(`is ${buffer.byteLength} bytes; at most ${MAX_WORKBOOK_BYTES} are read`);
+export async function parseWorkbook(bytes: Uint8Array, today: string, timeoutMs = 20_000): Promise<ParsedWorkbook> {
+  if (bytes.byteLength > MAX_WORKBOOK_BYTES) {
+    throw new WorkbookError(`is ${bytes.byteLength} bytes; at most ${MAX_WORKBOOK_BYTES} are read`);
   }
-  if (buffer.byteLength < 512 || !buffer.subarray(0, 8).equals(OLE2_SIGNATURE)) {
-    throw new WorkbookError("is not an Excel 97-2003 workbook (.xls): it does not start with the OLE2 signature");
+  if (decodeQueue.size >= MAX_WAITING_READS) {
+    throw new WorkbookBusyError(`${decodeQueue.pending + decodeQueue.size} workbooks are being read; try again in a moment`);
   }
-  let container: ReturnType<typeof XLSX.CFB.read>;
-  try {
-    container = XLSX.CFB.read(buffer, { type: "buffer" });
-  } catch (error) {
-    throw new WorkbookError(`is damaged or truncated: ${shortMessage(error)}`);
-  }
-  // BIFF8 keeps its records in a stream named "Workbook"; BIFF5 and older in "Book", other OLE2 files
-  // (Word, MSI) in neither.
-  const stream = XLSX.CFB.find(container, "Workbook");
-  if (!stream || !stream.content || stream.content.length === 0) {
-    throw new WorkbookError("is an OLE2 file without a BIFF8 Workbook stream: not an Excel 97-2003 workbook");
-  }
+  const decoded = await decodeQueue.add(() => decodeOnWorker(bytes, timeoutMs));
+  return readDecodedSheets(decoded, today);
+}
 
-  const readOptions: XLSX.ParsingOptions = {
-    type: "buffer",
-    cellFormula: false,
-    cellHTML: false,
-    cellNF: false,
-    cellStyles: false,
-    cellText: false,
-    cellDates: false,
-    sheetStubs: false,
-    bookVBA: false,
-    bookFiles: false,
-    bookDeps: false,
-    dense: true,
-    sheetRows: MAX_ROWS_PER_SHEET,
-    WTF: false,
-  };
-  let workbook: XLSX.WorkBook;
-  try {
-    const names = XLSX.read(buffer, { ...readOptions, bookSheets: true }).SheetNames;
-    if (names.length > MAX_SHEETS) {
-      throw new WorkbookError(`has ${names.length} sheets; at most ${MAX_SHEETS} are read (a quarter has about 65)`);
-    }
-    workbook = XLSX.read(buffer, readOptions);
-  } catch (error) {
-    if (error instanceof WorkbookError) throw error;
-    throw new WorkbookError(`is damaged or truncated: ${shortMessage(error)}`);
-  }
+/** The worker's file, by path: it runs as it is in the repository (see its header), from the app's folder. */
+const WORKER_FILE = path.join(process.cwd(), "lib", "rates", "workbook-worker.mjs");
 
+function decodeOnWorker(bytes: Uint8Array, timeoutMs: number): Promise<DecodedSheet[]> {
+  return new Promise((resolve, reject) => {
+    // A copy the worker owns: the caller's bytes stay usable, and nothing is shared between threads.
+    const copy = new Uint8Array(bytes);
+    const worker = new Worker(WORKER_FILE, {
+      workerData: {
+        bytes: copy,
+        limits: { maxSheets: MAX_SHEETS, maxRowsPerSheet: MAX_ROWS_PER_SHEET, maxCellsPerSheet: MAX_CELLS_PER_SHEET, maxColumns: MAX_COLUMNS },
+      },
+      transferList: [copy.buffer],
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_MEMORY_MB, maxYoungGenerationSizeMb: 32 },
+      stdout: false,
+      stderr: false,
+    });
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      outcome();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new WorkbookError(`took more than ${timeoutMs} ms to read; it was stopped`))),
+      timeoutMs,
+    );
+    worker.once("message", (message: { sheets?: DecodedSheet[]; refused?: string; failed?: string }) => {
+      if (message.sheets) settle(() => resolve(message.sheets!));
+      else if (message.refused !== undefined) settle(() => reject(new WorkbookError(message.refused!)));
+      else settle(() => reject(new WorkbookError(`is damaged or truncated: ${message.failed}`)));
+    });
+    worker.once("error", (error: Error & { code?: string }) => {
+      settle(() =>
+        reject(
+          error.code === "ERR_WORKER_OUT_OF_MEMORY"
+            ? new WorkbookError(`needs more than ${WORKER_MEMORY_MB} MB to read; it was stopped`)
+            : error,
+        ),
+      );
+    });
+    worker.once("exit", (code) => settle(() => reject(new Error(`The workbook reader stopped (exit code ${code}) before it answered`))));
+  });
+}
+
+/** The sheets of a decoded workbook: each sheet's rates under its Fecha Valor, or why it was skipped. */
+function readDecodedSheets(decoded: DecodedSheet[], today: string): ParsedWorkbook {
   const sheets: WorkbookSheet[] = [];
   const skipped: SkippedSheet[] = [];
   const sheetOfDate = new Map<string, string>();
-  for (const name of workbook.SheetNames) {
-    const result = readSheet(workbook.Sheets[name], today);
+  for (const sheet of decoded) {
+    const name = sheet.name;
+    const result = "reason" in sheet ? sheet : readSheet(sheet.rows, today);
     if ("reason" in result) {
       skipped.push({ sheet: name, reason: result.reason });
       continue;
@@ -147,13 +182,7 @@ const FECHA_VALOR = /Fecha\s+Valor\s*:?\s*(\d{1,2})\/(\d{1,2})\/(\d{4})/i;
 const FECHA_OPERACION = /Fecha\s+Operaci[oó]n\s*:?\s*(\d{1,2})\/(\d{1,2})\/(\d{4})/i;
 const CURRENCY_CODE = /^[A-Z]{3}$/;
 
-function readSheet(sheet: XLSX.WorkSheet | undefined, today: string): SheetRead {
-  if (!sheet) return { reason: "is empty" };
-  const rows = XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1, raw: true, blankrows: false, defval: null });
-  let cells = 0;
-  for (const row of rows) cells += row.length;
-  if (cells > MAX_CELLS_PER_SHEET) return { reason: `has ${cells} cells in its first ${MAX_ROWS_PER_SHEET} rows; at most ${MAX_CELLS_PER_SHEET} are read` };
-
+function readSheet(rows: unknown[][], today: string): SheetRead {
   const texts = rows.flatMap((row) => row.filter((cell): cell is string => typeof cell === "string"));
   const valueText = texts.find((text) => FECHA_VALOR.test(text));
   if (valueText === undefined) return { reason: "has no Fecha Valor: dd/mm/yyyy cell" };
@@ -221,9 +250,4 @@ function dateOf(match: RegExpExecArray): string | undefined {
   const iso = `${year}-${month.padStart(2, "0")}-${day.padStart(2, "0")}`;
   const moment = new Date(`${iso}T00:00:00Z`);
   return Number.isNaN(moment.getTime()) || moment.toISOString().slice(0, 10) !== iso ? undefined : iso;
-}
-
-function shortMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.length > 200 ? `${message.slice(0, 200)}...` : message;
 }

@@ -42,3 +42,18 @@ export function makeWorkbook(sheets: SheetSpec[]): Uint8Array {
 
 /** A YYYY-MM-DD date as the bank writes it: dd/mm/yyyy. */
 export const bankDate = (date: string) => date.split("-").reverse().join("/");
+
+/**
+ * A workbook just under the upload limit (about 4.5 MB: 100 sheets of 125 rows of 12 distinct texts) that
+ * costs SheetJS a second or more of CPU to decode, and holds no rates (the import refuses it with 422): the
+ * kind of file that used to stall the server's event loop while it was read.
+ */
+export function makeLargeWorkbook(): Uint8Array {
+  const book = XLSX.utils.book_new();
+  for (let sheet = 0; sheet < 100; sheet++) {
+    const rows: unknown[][] = [["Fecha Valor: 14/10/2025"]];
+    for (let row = 0; row < 125; row++) rows.push(Array.from({ length: 12 }, (_, column) => `t${row}-${column}-${sheet}`));
+    XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), `S${sheet}`);
+  }
+  return new Uint8Array(XLSX.write(book, { type: "buffer", bookType: "biff8" }) as Buffer);
+}

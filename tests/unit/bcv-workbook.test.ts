@@ -5,9 +5,9 @@ import { bankDate, makeWorkbook, Q1_2025, Q2_2025, Q4_2025, readWorkbook } from 
 // Figures read from the bank's files with a spreadsheet program, not with the code under test.
 const TODAY = "2026-11-23";
 
-function failure(bytes: Uint8Array): WorkbookError {
+async function failure(bytes: Uint8Array): Promise<WorkbookError> {
   try {
-    parseWorkbook(bytes, TODAY);
+    await parseWorkbook(bytes, TODAY);
   } catch (error) {
     expect(error).toBeInstanceOf(WorkbookError);
     return error as WorkbookError;
@@ -15,16 +15,16 @@ function failure(bytes: Uint8Array): WorkbookError {
   throw new Error("the workbook was read");
 }
 
-const sheetOf = (file: string, name: string) => {
-  const parsed = parseWorkbook(readWorkbook(file), TODAY);
+const sheetOf = async (file: string, name: string) => {
+  const parsed = await parseWorkbook(readWorkbook(file), TODAY);
   const sheet = parsed.sheets.find((candidate) => candidate.name === name);
   if (!sheet) throw new Error(`no sheet ${name}`);
   return { parsed, sheet, rate: (code: string) => sheet.rates.find((rate) => rate.currency === code) };
 };
 
 describe("parseWorkbook on the central bank's 2025 workbooks", () => {
-  it("reads the fourth quarter: 9 sheets, 21 currencies each, under the Fecha Valor", () => {
-    const { parsed, sheet, rate } = sheetOf(Q4_2025, "13102025");
+  it("reads the fourth quarter: 9 sheets, 21 currencies each, under the Fecha Valor", async () => {
+    const { parsed, sheet, rate } = await sheetOf(Q4_2025, "13102025");
     expect(parsed.sheets).toHaveLength(9);
     expect(parsed.skipped).toEqual([]);
     expect(parsed.sheets.map((s) => s.date)).toEqual([
@@ -42,65 +42,65 @@ describe("parseWorkbook on the central bank's 2025 workbooks", () => {
     expect(rate("MXP")).toBeUndefined();
   });
 
-  it("reads the first quarter: 58 sheets; the Friday before carnival is valid the next Wednesday", () => {
-    const { parsed, sheet, rate } = sheetOf(Q1_2025, "28022025");
+  it("reads the first quarter: 58 sheets; the Friday before carnival is valid the next Wednesday", async () => {
+    const { parsed, sheet, rate } = await sheetOf(Q1_2025, "28022025");
     expect(parsed.sheets).toHaveLength(58);
     expect(new Set(parsed.sheets.flatMap((s) => s.rates.map((r) => r.currency))).size).toBe(21);
     expect(sheet).toMatchObject({ date: "2025-03-05", operationDate: "2025-02-28" });
     expect(rate("USD")?.rate).toBe("64.4844");
     expect(rate("EUR")?.rate).toBe("67.12181196");
     expect(rate("MXN")?.rate).toBe("3.15274722");
-    const first = sheetOf(Q1_2025, "02012025");
+    const first = await sheetOf(Q1_2025, "02012025");
     expect(first.sheet.date).toBe("2025-01-03");
     expect(first.rate("USD")).toEqual({ currency: "USD", rate: "52.5723", bid: "52.44086925" });
   });
 
-  it("reads the second quarter: Holy Week moves the value date five days on", () => {
-    const { parsed, sheet, rate } = sheetOf(Q2_2025, "16042025");
+  it("reads the second quarter: Holy Week moves the value date five days on", async () => {
+    const { parsed, sheet, rate } = await sheetOf(Q2_2025, "16042025");
     expect(parsed.sheets).toHaveLength(58);
     expect(sheet).toMatchObject({ date: "2025-04-21", operationDate: "2025-04-16" });
     expect(rate("USD")?.rate).toBe("80.9598");
     expect(rate("CNY")?.rate).toBe("11.0817307");
-    expect(sheetOf(Q2_2025, "30062025").rate("USD")?.rate).toBe("108.1891");
+    expect((await sheetOf(Q2_2025, "30062025")).rate("USD")?.rate).toBe("108.1891");
   });
 });
 
 describe("parseWorkbook refuses what is not a bank workbook", () => {
-  it("a truncated workbook", () => {
+  it("a truncated workbook", async () => {
     const whole = readWorkbook(Q1_2025);
     for (const length of [100_000, 2_000, 600]) {
-      expect(failure(whole.subarray(0, length)).message).toMatch(/damaged or truncated|Workbook stream/);
+      expect((await failure(whole.subarray(0, length))).message).toMatch(/damaged or truncated|Workbook stream/);
     }
   });
 
-  it("a text file named .xls, and a zip (an .xlsx)", () => {
-    expect(failure(new TextEncoder().encode("fecha,usd\n14/10/2025,197.2456\n".repeat(40))).message).toContain(
+  it("a text file named .xls, and a zip (an .xlsx)", async () => {
+    expect((await failure(new TextEncoder().encode("fecha,usd\n14/10/2025,197.2456\n".repeat(40)))).message).toContain(
       "not an Excel 97-2003 workbook",
     );
-    expect(failure(new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new Uint8Array(600)])).message).toContain("OLE2 signature");
+    expect((await failure(new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new Uint8Array(600)]))).message).toContain("OLE2 signature");
   });
 
-  it("a file past the size bound, unread", () => {
-    expect(failure(new Uint8Array(6 * 1024 * 1024)).message).toMatch(/is 6291456 bytes; at most \d+ are read/);
+  it("a file past the size bound, unread", async () => {
+    expect((await failure(new Uint8Array(6 * 1024 * 1024))).message).toMatch(/is 6291456 bytes; at most \d+ are read/);
   });
 
-  it("more sheets than a quarter has", () => {
+  it("more sheets than a quarter has", async () => {
     const sheets = Array.from({ length: MAX_SHEETS + 1 }, (_, index) => ({
       name: `S${index}`,
       fechaValor: "14/10/2025",
       rows: [["USD", 1, 2]] as [string, number, number][],
     }));
-    expect(failure(makeWorkbook(sheets)).message).toContain(`has ${MAX_SHEETS + 1} sheets; at most ${MAX_SHEETS}`);
+    expect((await failure(makeWorkbook(sheets))).message).toContain(`has ${MAX_SHEETS + 1} sheets; at most ${MAX_SHEETS}`);
   });
 
-  it("a workbook with no sheet of rates", () => {
+  it("a workbook with no sheet of rates", async () => {
     const bytes = makeWorkbook([{ name: "Hoja1", fechaValor: "no es fecha", rows: [] }]);
-    expect(failure(bytes).message).toContain("has no sheet with the central bank's reference rates (Hoja1: has no Fecha Valor");
+    expect((await failure(bytes)).message).toContain("has no sheet with the central bank's reference rates (Hoja1: has no Fecha Valor");
   });
 });
 
 describe("parseWorkbook skips what it cannot trust, sheet by sheet", () => {
-  it("value dates far in the future or before the bolívar digital, values that are not plausible rates", () => {
+  it("value dates far in the future or before the bolívar digital, values that are not plausible rates", async () => {
     const usd = (ask: number) => [["USD", ask * 0.99, ask], ["EUR", 1, 2]] as [string, number, number][];
     const bytes = makeWorkbook([
       { name: "good", fechaValor: bankDate("2026-11-24"), rows: [...usd(236.4587), ["XXX", 1, 2], ["MXP", 12.5, 12.6]] },
@@ -109,7 +109,7 @@ describe("parseWorkbook skips what it cannot trust, sheet by sheet", () => {
       { name: "huge", fechaValor: bankDate("2026-11-20"), rows: [["USD", 1, 1e20]] },
       { name: "again", fechaValor: bankDate("2026-11-24"), rows: usd(300) },
     ]);
-    const parsed = parseWorkbook(bytes, TODAY);
+    const parsed = await parseWorkbook(bytes, TODAY);
     expect(parsed.sheets.map((sheet) => sheet.name)).toEqual(["good"]);
     expect(parsed.sheets[0].rates.map((rate) => rate.currency)).toEqual(["USD", "EUR", "MXN"]);
     expect(parsed.sheets[0].skippedRows).toEqual(["XXX: not a currency this service keeps"]);
