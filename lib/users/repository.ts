@@ -1,4 +1,5 @@
 import { getDb } from "../db";
+import { defaultDisplayName } from "./display-names";
 
 // Data access for users. The password hash is selected only where a password is checked.
 const storedFields = { id: true, email: true, isActive: true, createdAt: true, role: true, displayName: true } as const;
@@ -18,13 +19,20 @@ export function normalizeEmail(email: string): string {
 }
 
 /**
- * Inserts a user; the first user of an empty table is stored as an admin. Count and insert share one
- * transaction (the SQLite adapter runs them one at a time), so two simultaneous first registrations cannot both
- * become admins.
+ * Inserts a user; the first user of an empty table is stored as an admin. `chooseDisplayName` gets every
+ * other user's shown name and answers the new user's (or throws). Reading, choosing and inserting share one
+ * transaction (the SQLite adapter runs them one at a time), so two simultaneous registrations cannot both
+ * become the first admin, nor take the same name.
  */
-export function insertUser(email: string, passwordHash: string, displayName: string): Promise<StoredUser> {
+export function insertUser(
+  email: string,
+  passwordHash: string,
+  chooseDisplayName: (shownNames: string[]) => string,
+): Promise<StoredUser> {
   return getDb().$transaction(async (tx) => {
-    const role: StoredRole = (await tx.user.count()) === 0 ? "admin" : "user";
+    const others = await tx.user.findMany({ select: { email: true, displayName: true } });
+    const role: StoredRole = others.length === 0 ? "admin" : "user";
+    const displayName = chooseDisplayName(others.map((user) => user.displayName || defaultDisplayName(user.email)));
     return tx.user.create({ data: { email, passwordHash, displayName, role }, select: storedFields });
   });
 }

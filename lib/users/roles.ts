@@ -1,4 +1,5 @@
 import { getEnv } from "../env";
+import { defaultDisplayName } from "./display-names";
 import type { StoredUser } from "./repository";
 
 export type Role = "admin" | "user";
@@ -25,8 +26,4 @@ export function publicNameOf(user: Pick<StoredUser, "email" | "displayName">): s
   return user.displayName || defaultDisplayName(user.email);
 }
 
-/** The email's local part ("ana" for ana@example.com): the display name when none is given. */
-export function defaultDisplayName(email: string): string {
-  const at = email.lastIndexOf("@");
-  return (at > 0 ? email.slice(0, at) : email).slice(0, 64);
-}
+export { defaultDisplayName } from "./display-names";

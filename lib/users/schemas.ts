@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { displayNameKey, isReservedDisplayName } from "./display-names";
 
 export const PASSWORD_MIN_LENGTH = 8;
 
@@ -18,8 +19,14 @@ export const registerUserSchema = z
       // Shown publicly instead of the email, so it must not be one; no control characters in a name.
       .refine((name) => !name.includes("@"), "must not contain @ (it is shown publicly instead of the email)")
       .refine((name) => !/[\p{Cc}\p{Cf}]/u.test(name), "must not contain control characters")
+      .refine((name) => displayNameKey(name) !== "", "must contain a letter or a digit")
+      // The service's own names (`build service`, the creator of automatic builds, ...), in any spelling.
+      .refine((name) => !isReservedDisplayName(name), "is reserved: it is one of the service's own names")
       .optional()
-      .describe("Shown publicly as the creator of builds; the email's local part when not given"),
+      .describe(
+        "Shown publicly as the creator of builds; the email's local part when not given (numbered, ana-2, when taken). " +
+          "Refused when another user's name reads the same ignoring case, spacing, accents and lookalike letters (409), or it is one of the service's own names (422)",
+      ),
   })
   .meta({ id: "RegisterUser" });
 

@@ -2,7 +2,8 @@ import { Prisma } from "@prisma/client";
 import { getEnv } from "../env";
 import { conflict, forbidden, unauthorized } from "../http/problem";
 import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail } from "./repository";
-import { defaultDisplayName, publicNameOf, withEffectiveRole, type PublicUser } from "./roles";
+import { chooseDisplayName, DisplayNameTakenError } from "./display-names";
+import { publicNameOf, withEffectiveRole, type PublicUser } from "./roles";
 import type { RegisterUser, UserView } from "./schemas";
 import { hashPassword, passwordMatches } from "./passwords";
 import { claimLoginAttempt, clearLoginAttempts } from "./throttle";
@@ -37,13 +38,14 @@ export async function assertCanRegister(signedIn: () => Promise<PublicUser | nul
 export async function registerUser(input: RegisterUser): Promise<UserView> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
-  const displayName = input.display_name ?? defaultDisplayName(email);
   try {
-    return toUserView(withEffectiveRole(await insertUser(email, passwordHash, displayName)));
+    const user = await insertUser(email, passwordHash, (shownNames) => chooseDisplayName(input.display_name, email, shownNames));
+    return toUserView(withEffectiveRole(user));
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       throw conflict(`A user with the email ${email} already exists.`);
     }
+    if (error instanceof DisplayNameTakenError) throw conflict(error.message);
     throw error;
   }
 }
