@@ -343,7 +343,8 @@ describe("POST /rates/import refuses what is not a workbook, touching no stored 
   });
 });
 
-describe("npm run rates:import", () => {
+// Each case starts the command (tsx, then a worker thread) once or twice: a minute or more on a busy machine.
+describe("npm run rates:import", { timeout: 240_000 }, () => {
   const run = (...files: string[]) =>
     spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/import-rates.ts", ...files], {
       cwd: projectRoot,
