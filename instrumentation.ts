@@ -11,6 +11,9 @@ export async function register() {
   claimDataFolder(DATA_DIR);
   const { installSocketAddressStamp } = await import("./lib/http/client-address");
   installSocketAddressStamp();
+  // After the stamp, so that it runs first: a refused method is answered before anything else looks at it.
+  const { installMethodGuard } = await import("./lib/http/method-guard");
+  installMethodGuard();
   const { startBackgroundJobs } = await import("./lib/jobs");
   await startBackgroundJobs();
 }

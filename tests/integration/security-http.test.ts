@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -171,6 +172,46 @@ describe("security headers", () => {
       expect(response.headers.get("referrer-policy"), where).toBe("same-origin");
       expect(response.headers.get("content-security-policy"), where).toBe("default-src 'none'; frame-ancestors 'none'");
     }
+  });
+});
+
+/** A raw request (fetch refuses TRACE): status, headers and body. Node itself answers 400 to names it does not know (TRACK, FOO). */
+function rawRequest(method: string, pathname: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(new URL(pathname, builds.app.baseUrl), { method }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk) => (body += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+// Issue 20, item 11: TRACE answered 500 on every path (Next.js cannot make a fetch Request of it), and WebDAV
+// methods reached pages (200) and route handlers (an empty 400).
+describe("methods the server does not serve", () => {
+  const paths = ["/", "/rates/", "/builds", "/hooks/demo", "/api/auth/session", "/docs", "/icon.svg", "/_next/static/chunks/x.js", "/no/such/page"];
+
+  it.each(["TRACE", "PROPFIND", "MKCOL", "LOCK"])("%s answers 405 with Allow and a problem on every kind of path, never a 500", async (method) => {
+    for (const pathname of paths) {
+      const response = await rawRequest(method, pathname);
+      expect({ pathname, status: response.status }).toEqual({ pathname, status: 405 });
+      expect(response.headers["content-type"]).toBe("application/problem+json");
+      expect(response.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+      expect(response.headers["x-content-type-options"]).toBe("nosniff");
+      const problem = JSON.parse(response.body);
+      expect(problem).toMatchObject({ status: 405, title: "Method Not Allowed" });
+      expect(problem.detail).toContain(`${method} is not a method this server serves`);
+      expect(response.body).not.toMatch(/\n\s+at |TypeError/);
+    }
+    expect(builds.app.output()).not.toContain(`'${method}' HTTP method is unsupported`);
+  });
+
+  it("the methods it serves still reach the app", async () => {
+    expect((await rawRequest("GET", "/rates/")).status).not.toBe(405);
+    expect((await rawRequest("OPTIONS", "/rates/")).headers.allow).toContain("GET");
   });
 });
 
