@@ -178,16 +178,8 @@ async function fetchOrCloneMirror(
  */
 export async function resolveRef(config: BuildsConfig, alias: string, ref: string): Promise<string | null> {
   const state = mirrorState(alias);
-  state.refTable ??= readRefTable(config, alias).catch((error: unknown) => {
-    state.refTable = undefined;
-    throw error;
-  });
-  let table: RefTable;
-  try {
-    table = await state.refTable;
-  } catch {
-    return null;
-  }
+  const table = await refTableOf(config, alias);
+  if (!table) return null;
   const head = table.heads.get(ref);
   if (head) return head;
   if (table.unpeeled.has(ref)) return revParseCommit(config, alias, `refs/tags/${ref}`);
@@ -209,6 +201,20 @@ export async function resolveRef(config: BuildsConfig, alias: string, ref: strin
 
 // For an annotated tag, the starred fields are those of the object it points at.
 const REF_TABLE_FORMAT = "%(objecttype) %(objectname) %(*objecttype) %(*objectname) %(refname)";
+/** The commit a branch (only a branch, never a tag or a commit id) points at in the mirror, or null. */
+export async function resolveBranch(config: BuildsConfig, alias: string, branch: string): Promise<string | null> {
+  return (await refTableOf(config, alias))?.heads.get(branch) ?? null;
+}
+
+async function refTableOf(config: BuildsConfig, alias: string): Promise<RefTable | null> {
+  const state = mirrorState(alias);
+  state.refTable ??= readRefTable(config, alias).catch((error: unknown) => {
+    state.refTable = undefined;
+    throw error;
+  });
+  return state.refTable.catch(() => null);
+}
+
 const FETCH_AND_LIST_SCRIPT =
   'git --git-dir="$1" fetch --prune --quiet -- "$2" "+refs/heads/*:refs/heads/*" "+refs/tags/*:refs/tags/*" && ' +
   'exec git --git-dir="$1" for-each-ref --format="$3" refs/heads/ refs/tags/';

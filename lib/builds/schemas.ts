@@ -160,10 +160,11 @@ export const hookParamsSchema = z.object({ alias: z.string() });
 export const hookResultSchema = z
   .object({
     result: z
-      .enum(["started", "pending", "nothing_to_do", "destroying", "pong"])
+      .enum(["started", "pending", "nothing_to_do", "destroying", "pong", "already_processed"])
       .describe(
         "started: a build was queued; pending: the queue is full, the commit is remembered and built when there is room; " +
-          "destroying: the branch was deleted, or the pull request closed, and its automatic builds are being destroyed",
+          "destroying: the branch was deleted, or the pull request closed, and its automatic builds are being destroyed; " +
+          "already_processed: a redelivery of a delivery id taken in before, not acted on again",
       ),
     detail: z.string(),
     repository: z.string(),

@@ -28,6 +28,7 @@ export const unauthorized = (detail: string) =>
   new HttpProblem(401, "Unauthorized", detail, { headers: { "WWW-Authenticate": 'Bearer realm="api"' } });
 export const forbidden = (detail: string) => new HttpProblem(403, "Forbidden", detail);
 export const notFound = (detail: string) => new HttpProblem(404, "Not Found", detail);
+export const requestTimeout = (detail: string) => new HttpProblem(408, "Request Timeout", detail);
 export const conflict = (detail: string) => new HttpProblem(409, "Conflict", detail);
 export const unprocessable = (detail: string, errors?: FieldError[]) =>
   new HttpProblem(422, "Unprocessable Content", detail, { errors });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getEnv } from "../env";
-import { invalidRequest, payloadTooLarge, unprocessable, unsupportedMediaType } from "./problem";
+import { invalidRequest, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from "./problem";
 
 /**
  * Typed request parsing: each function validates one part of the request with a zod schema and throws a 422
@@ -72,7 +72,11 @@ function mediaType(request: Request): string {
  * Webhooks read their raw body here: its signature covers exactly these bytes; workbook imports (POST
  * /rates/import) with their own limit.
  */
-export async function readBody(request: Request, limit = getEnv().MAX_BODY_BYTES): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBody(
+  request: Request,
+  limit = getEnv().MAX_BODY_BYTES,
+  options: { timeoutMs?: number } = {},
+): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
     payloadTooLarge(`The request body is larger than ${limit} bytes, the most this endpoint reads.`);
   const declared = Number(request.headers.get("content-length"));
@@ -81,15 +85,33 @@ export async function readBody(request: Request, limit = getEnv().MAX_BODY_BYTES
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
+  // `timeoutMs`: a sender that trickles its body must not hold the reader (and what it guards) for long.
+  let timedOut = false;
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          void reader.cancel().catch(() => {});
+        }, options.timeoutMs);
+  const late = () => requestTimeout(`The request body did not arrive within ${(options.timeoutMs ?? 0) / 1000} s.`);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read().catch((error) => {
+        throw timedOut ? late() : error;
+      });
+      // A cancel makes read() answer `done`: that body is not whole.
+      if (timedOut) throw late();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   const body = new Uint8Array(size);
   let offset = 0;

@@ -1,6 +1,6 @@
-import { parseParams, readBody } from "@/lib/http/request";
+import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
-import { MAX_HOOK_BODY_BYTES, receiveHook } from "@/lib/builds/auto/webhooks";
+import { takeInHook } from "@/lib/builds/auto/hook-intake";
 import { hookParamsSchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ alias: string }> };
@@ -20,7 +20,12 @@ type Context = { params: Promise<{ alias: string }> };
  *       branch's head: 202 `started` with the build, or 202 `pending` when the queue is full (the newest commit
  *       of each branch is remembered and built when there is room). A commit that already has an automatic
  *       build, another event, a tag or a branch not followed answer 200 `nothing_to_do`. Deleting a followed
- *       branch answers 202 `destroying` with the builds being destroyed. 400 for a payload that cannot be read.
+ *       branch answers 202 `destroying` with the builds being destroyed, once a fetch of the mirror shows the
+ *       branch gone (while it still exists: 200 `nothing_to_do`). A delivery whose id (X-GitHub-Delivery,
+ *       X-Gitea-Delivery, Idempotency-Key or X-Gitlab-Event-UUID) was taken in before answers 200
+ *       `already_processed` and is not acted on again. 400 for a payload that cannot be read. An unknown alias
+ *       (404) and an unsigned request (401) are answered before the body is read; at most 8 bodies are read at
+ *       once (503 with Retry-After past that), each within 10 s (408).
  *     parameters:
  *       - { in: path, name: alias, required: true, schema: { type: string }, example: demo }
  *       - { in: header, name: X-GitHub-Event, schema: { type: string }, example: push, description: "GitHub (and Gitea): push or ping" }
@@ -59,6 +64,11 @@ type Context = { params: Promise<{ alias: string }> };
  *           application/problem+json:
  *             schema: { $ref: "#/components/schemas/Problem" }
  *       404: { $ref: "#/components/responses/NotFound" }
+ *       408:
+ *         description: The body did not arrive within 10 s
+ *         content:
+ *           application/problem+json:
+ *             schema: { $ref: "#/components/schemas/Problem" }
  *       413:
  *         description: The payload is larger than 5 MB
  *         content:
@@ -68,8 +78,6 @@ type Context = { params: Promise<{ alias: string }> };
  */
 export const POST = route<Context>(async (request, { params }) => {
   const { alias } = parseParams(await params, hookParamsSchema);
-  // The raw bytes: the signature is over exactly what the host sent.
-  const body = Buffer.from(await readBody(request, MAX_HOOK_BODY_BYTES));
-  const { status, body: result } = await receiveHook(alias, request.headers, body);
+  const { status, body: result } = await takeInHook(alias, request);
   return json(result, { status });
 });

@@ -1,10 +1,11 @@
 import crypto from "node:crypto";
 import { badRequest, HttpProblem, notFound, serviceUnavailable } from "../../http/problem";
-import { getBuildsConfig } from "../config";
-import { resolveRef, syncMirror } from "../mirrors";
+import { getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
+import { resolveBranch, resolveRef, syncMirror } from "../mirrors";
 import { refProblem } from "../names";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";
+import { claimDelivery, deliveryIdOf } from "./deliveries";
 import { isPullRequestEvent, receivePullRequest } from "./pull-requests";
 import { followsBranch, forgetBranch, noticeBranchHead } from "./service";
 
@@ -33,19 +34,62 @@ function unauthorizedHook(detail: string) {
   return new HttpProblem(401, "Unauthorized", detail);
 }
 
-export async function receiveHook(alias: string, headers: Headers, body: Buffer): Promise<HookAnswer> {
-  const config = getBuildsConfig();
-  const repository = config.repositories.find((candidate) => candidate.alias === alias);
+/**
+ * What can be checked before a byte of the body is read (issue 20, item 12): the repository exists and takes
+ * webhooks (404), and the request carries a signature or token at all (401); GitLab's token, which does not
+ * depend on the body, is checked in full. Returns the repository's secret.
+ */
+export function checkHookBeforeBody(alias: string, headers: Headers): string {
+  const repository = getBuildsConfig().repositories.find((candidate) => candidate.alias === alias);
   if (!repository) throw notFound(`There is no repository ${JSON.stringify(alias.slice(0, 80))} in the builds configuration.`);
   if (repository.webhookSecret === null) {
     throw notFound(`The repository "${alias}" takes no webhooks: it has no webhook_secret or webhook_secret_env.`);
   }
-  const provider = verifySignature(headers, body, repository.webhookSecret);
+  if (headers.has("x-gitlab-token")) verifySignature(headers, Buffer.alloc(0), repository.webhookSecret);
+  else if (!["x-gitea-signature", "x-forgejo-signature", "x-hub-signature-256"].some((name) => headers.has(name))) {
+    throw unauthorizedHook(UNSIGNED);
+  }
+  return repository.webhookSecret;
+}
+
+const UNSIGNED =
+  "The request is not signed: send X-Hub-Signature-256 (GitHub), X-Gitlab-Token (GitLab) or X-Gitea-Signature (Gitea, Forgejo).";
+
+export async function receiveHook(alias: string, headers: Headers, body: Buffer): Promise<HookAnswer> {
+  const config = getBuildsConfig();
+  const secret = checkHookBeforeBody(alias, headers);
+  const repository = config.repositories.find((candidate) => candidate.alias === alias)!;
+  const provider = verifySignature(headers, body, secret);
   const answer = (status: 200 | 202, result: HookResultView["result"], detail: string, extra: Partial<HookResultView> = {}): HookAnswer => ({
     status,
     body: { result, detail, repository: alias, branch: null, pull_request: null, commit_sha: null, build: null, build_ids: [], ...extra },
   });
+  // A redelivery (or a replay) of a delivery taken in before is answered, not acted on again (issue 20, item 10).
+  const deliveryId = deliveryIdOf(headers);
+  const delivery = deliveryId === null ? null : await claimDelivery(alias, deliveryId);
+  if (delivery?.fresh === false) {
+    return answer(200, "already_processed", `This delivery (${deliveryId}) was taken in before; it is not acted on again.`);
+  }
+  try {
+    return await actOnEvent(config, repository, provider, headers, body, answer);
+  } catch (error) {
+    // Not carried out: the host's redelivery of it must be acted on.
+    await delivery?.release().catch(() => {});
+    throw error;
+  }
+}
 
+type Answer = (status: 200 | 202, result: HookResultView["result"], detail: string, extra?: Partial<HookResultView>) => HookAnswer;
+
+async function actOnEvent(
+  config: BuildsConfig,
+  repository: RepositoryConfig,
+  provider: Provider,
+  headers: Headers,
+  body: Buffer,
+  answer: Answer,
+): Promise<HookAnswer> {
+  const alias = repository.alias;
   const event = eventOf(provider, headers);
   if (event === "ping") return answer(200, "pong", "The webhook is set up: its signature matches.");
   if (isPullRequestEvent(provider, event)) {
@@ -67,6 +111,18 @@ export async function receiveHook(alias: string, headers: Headers, body: Buffer)
   }
 
   if (push.deleted) {
+    // Believed only from the repository itself: a replayed or late deletion must not destroy the builds of a
+    // branch that exists (and whose commit, already built, would not be built again).
+    if (!(await syncMirror(config, repository))) {
+      throw serviceUnavailable(`The mirror of "${alias}" could not be fetched; deliver the event again later.`, RETRY_AFTER_SECONDS);
+    }
+    const head = await resolveBranch(config, alias, branch);
+    if (head) {
+      return answer(200, "nothing_to_do", `The branch "${branch}" still exists in the repository (at ${head.slice(0, 12)}); its builds stay.`, {
+        branch,
+        commit_sha: head,
+      });
+    }
     const { buildIds, done } = await forgetBranch(repository, branch);
     // Destroying can take seconds (stages get up to 10 s to stop); the sender is answered at once.
     void done;
@@ -117,7 +173,7 @@ function verifySignature(headers: Headers, body: Buffer, secret: string): Provid
     }
     return "github";
   }
-  throw unauthorizedHook("The request is not signed: send X-Hub-Signature-256 (GitHub), X-Gitlab-Token (GitLab) or X-Gitea-Signature (Gitea, Forgejo).");
+  throw unauthorizedHook(UNSIGNED);
 }
 
 function sha256(value: string): Buffer {
