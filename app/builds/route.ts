@@ -42,6 +42,9 @@ export const GET = route(async (request) => {
  *       unknown or duplicate repositories, unsafe or missing refs, invalid or missing modules, ttl bounds) 400.
  *       503 when the runtime is not ready (for the compose driver: no Docker, or a daemon that does not
  *       answer; the detail names the reason), the queue is full or a repository's mirror is not ready.
+ *       429 when the user is at a per-user limit of the builds configuration (`limits.live_per_user`: builds
+ *       queued, in progress or running; `limits.queued_per_user`: builds waiting), the detail naming the limit
+ *       and the numbers. Admins have their own limits (none unless configured).
  *     security: [{ bearerAuth: [] }]
  *     requestBody:
  *       required: true
@@ -59,6 +62,14 @@ export const GET = route(async (request) => {
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       422: { $ref: "#/components/responses/ValidationError" }
+ *       429:
+ *         description: The user is at a per-user build limit; the detail names it, with the numbers
+ *         headers:
+ *           Retry-After: { schema: { type: integer } }
+ *         content:
+ *           application/problem+json:
+ *             schema: { $ref: "#/components/schemas/Problem" }
+ *             example: { type: about:blank, title: Too Many Requests, status: 429, detail: "You have 5 live builds (queued, in progress or running), and limits.live_per_user allows 5: cancel or destroy one of them, or wait until one ends, before starting another." }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const POST = route(async (request) => {

@@ -17,6 +17,7 @@ import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN,
 const positiveSeconds = z.number().positive("must be a positive number of seconds");
 const wholeSeconds = z.number().int("must be a whole number of seconds").positive("must be positive");
 const port = z.number().int("must be an integer").min(1024, "must be at least 1024").max(65535, "must be at most 65535");
+const perUserLimit = z.number().int("must be a whole number of builds").min(1, "must be at least 1");
 const command = z.string().trim().min(1, "must be a non-empty shell command").optional();
 
 // A command inside a Compose service: argv, never a shell string; ${NAME} are the build's values (see COMPOSE_VARIABLES).
@@ -206,6 +207,25 @@ const configSchema = z
       })
       .prefault({}),
     repositories: z.array(repositorySchema).default([]),
+    // Per-user bounds (issue 20, item 6), so that one account cannot take every preview port or fill the queue.
+    // A user's live builds are those queued, in progress or running; queued ones count in both. Admins have
+    // their own bounds, none unless set; automatic builds belong to the service and count against neither.
+    limits: z
+      .strictObject({
+        live_per_user: perUserLimit.default(5),
+        queued_per_user: perUserLimit.default(3),
+        admin_live_per_user: perUserLimit.nullable().default(null),
+        admin_queued_per_user: perUserLimit.nullable().default(null),
+      })
+      .prefault({})
+      .superRefine((limits, ctx) => {
+        if (limits.queued_per_user > limits.live_per_user) {
+          ctx.addIssue({ code: "custom", path: ["queued_per_user"], message: "must not be greater than limits.live_per_user (queued builds are live too)" });
+        }
+        if (limits.admin_queued_per_user !== null && limits.admin_live_per_user !== null && limits.admin_queued_per_user > limits.admin_live_per_user) {
+          ctx.addIssue({ code: "custom", path: ["admin_queued_per_user"], message: "must not be greater than limits.admin_live_per_user" });
+        }
+      }),
     // Builds that are over keep their rows and logs this long, then the reaper purges both. Fractions are for tests.
     retention_days: z.number().positive("must be a positive number of days").default(14),
   })

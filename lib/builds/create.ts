@@ -6,6 +6,7 @@ import { getBuildsConfig, type RepositoryConfig } from "./config";
 import { readCommitInfo } from "./commits";
 import { configuredDriver } from "./drivers";
 import { enqueueBuild } from "./executor";
+import { assertUnderUserLimits, limitsFor } from "./limits";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./mirrors";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 import { countQueuedBuilds, insertQueuedBuild } from "./repository";
@@ -68,6 +69,8 @@ export async function createBuild(
   const queueFull = () =>
     serviceUnavailable(`The build queue is full (${config.max_queued_builds} builds waiting); try again later.`, RETRY_AFTER_SECONDS);
   // Checked early to answer before fetching any repository; checked again, atomically, when inserting.
+  const limits = limitsFor(config, user);
+  await assertUnderUserLimits(user, limits);
   if ((await countQueuedBuilds()) >= config.max_queued_builds) throw queueFull();
 
   // Fetch before resolving, so the build gets the refs as they were when the request arrived (or newer).
@@ -118,8 +121,13 @@ export async function createBuild(
       stages: driver.stages.map((stage) => stage.name),
     },
     config.max_queued_builds,
+    limits,
   );
-  if (!build) throw queueFull();
+  if (!build) {
+    // Another request of the same user may have taken the last place meanwhile: say which bound refused it.
+    await assertUnderUserLimits(user, limits);
+    throw queueFull();
+  }
   enqueueBuild(build.id);
   return presentBuild(build, user);
 }

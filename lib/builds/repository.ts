@@ -44,15 +44,19 @@ const STAGE_DATES = ["startedAt", "finishedAt"] as const;
  * by one statement that counts the queue in its WHERE, so simultaneous requests cannot all take the last place;
  * its repositories and stages follow in the same transaction, only if that row went in.
  */
-export async function insertQueuedBuild(build: NewBuild, maxQueued: number): Promise<BuildRecord | null> {
+export async function insertQueuedBuild(build: NewBuild, maxQueued: number, perUser: UserBuildLimits = NO_USER_LIMITS): Promise<BuildRecord | null> {
   return runStatements("write", () => {
-    // The time to live starts at running (the executor sets expiresAt then).
+    // The time to live starts at running (the executor sets expiresAt then). The creator's own counts are
+    // checked in the same statement as the queue's; a NULL bound is no bound.
     const { changes } = statement(`
       INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdAt", "expiresAt", "createdById", "createdBy", "trigger", "triggeredBy", "driver")
       SELECT ?, 'queued', ?, ?, ?, NULL, ?, ?, ?, ?, ?
-      WHERE (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued') < ?`).run(
+      WHERE (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued') < ?
+        AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = ?) < ?)
+        AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued' AND "createdById" = ?) < ?)`).run(
       build.id, build.modules.join(","), build.ttlSeconds, sqlDate(build.createdAt), build.createdById,
       build.createdBy, build.trigger, build.triggeredBy, build.driver, maxQueued,
+      perUser.live, build.createdById, perUser.live, perUser.queued, build.createdById, perUser.queued,
     );
     if (changes !== 1) return null;
     const addRepository = statement(`
@@ -65,6 +69,25 @@ export async function insertQueuedBuild(build: NewBuild, maxQueued: number): Pro
     build.stages.forEach((name, position) => addStage.run(build.id, position, name));
     return readBuild(build.id);
   });
+}
+
+/** A user's bounds (lib/builds/limits.ts); null: none. */
+export interface UserBuildLimits {
+  live: number | null;
+  queued: number | null;
+}
+
+const NO_USER_LIMITS: UserBuildLimits = { live: null, queued: null };
+
+/** What the per-user limits count as live: queued, in progress or running (every status that may hold a port). */
+export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = ["queued", "checking_out", "installing", "testing", "starting", "running"];
+const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
+
+/** How many builds of a user are live, and how many of those are queued. */
+export async function countBuildsOfUser(userId: number): Promise<{ live: number; queued: number }> {
+  return statement(`
+    SELECT COUNT(*) AS "live", COALESCE(SUM("status" = 'queued'), 0) AS "queued"
+    FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = ?`).get(userId) as { live: number; queued: number };
 }
 
 /** A build with its repositories and stages (in order), as `include: withDetails` gives it; read on every request about it. */

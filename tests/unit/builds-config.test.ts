@@ -44,6 +44,7 @@ repositories:
       stage_timeout_seconds: 1800,
       stage_log_limit_mb: 50,
       runtime: { driver: "process", run_as: "nobody", healthcheck: { path: "/", timeout_seconds: 120 } },
+      limits: { live_per_user: 5, queued_per_user: 3, admin_live_per_user: null, admin_queued_per_user: null },
     });
     // Sorted by priority, then alias: the order of ADDONS_PATH.
     expect(config.repositories.map((r) => [r.alias, r.resolvedUrl])).toEqual([
@@ -92,6 +93,11 @@ repositories:
     ["repositories: [{ alias: demo, url: . }, { alias: demo, url: . }]", /repositories\[1\]\.alias: duplicates the alias "demo"/],
     ["repositories: [{ alias: demo, url: ., modules_path: ../up }]", /repositories\[0\]\.modules_path: must be a path inside the repository/],
     ["max_builds: 3", /builds\.config\.yaml: max_builds: /],
+    ["limits: { live_per_user: 0 }", /limits\.live_per_user: must be at least 1/],
+    ["limits: { queued_per_user: 1.5 }", /limits\.queued_per_user: must be a whole number of builds/],
+    ["limits: { live_per_user: 2, queued_per_user: 3 }", /limits\.queued_per_user: must not be greater than limits\.live_per_user/],
+    ["limits: { admin_live_per_user: 2, admin_queued_per_user: 3 }", /limits\.admin_queued_per_user: must not be greater than limits\.admin_live_per_user/],
+    ["limits: { per_user: 3 }", /limits\.per_user: /],
     ["ttl: [", /builds\.config\.yaml: not valid YAML/],
   ])("rejects %s naming the key", (yaml, message) => {
     expect(errorOf(yaml)).toMatch(message);

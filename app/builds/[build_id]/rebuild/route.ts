@@ -17,7 +17,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       A new build with the same repositories and modules and the same time to live (within the configured
  *       bounds); every ref is resolved again, so a branch gets its newest commit. Any signed-in user may rebuild
  *       any build; the new build is theirs (trigger `rebuild`). The same rules as POST /builds apply (400 when a
- *       ref no longer exists or a module is gone, 503 when the queue is full).
+ *       ref no longer exists or a module is gone, 429 at a per-user build limit, 503 when the queue is full).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
@@ -32,6 +32,13 @@ type Context = { params: Promise<{ build_id: string }> };
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       404: { $ref: "#/components/responses/NotFound" }
+ *       429:
+ *         description: The user is at a per-user build limit (as for POST /builds)
+ *         headers:
+ *           Retry-After: { schema: { type: integer } }
+ *         content:
+ *           application/problem+json:
+ *             schema: { $ref: "#/components/schemas/Problem" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const POST = route<Context>(async (request, { params }) => {

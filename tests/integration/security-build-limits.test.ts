@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectBuildsApp, fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import { registerAndGetToken } from "../support/users";
+
+// Issue 20, item 6: one ordinary user started 54 builds with a day's life in 68 s and held every preview port;
+// another user's build then failed for want of one. Here: at most 3 live and 2 queued builds per user.
+let admin: BuildsApp;
+let first: BuildsApp;
+let second: BuildsApp;
+
+beforeAll(async () => {
+  const fixture = makeBuildsFixture(
+    (partial) => `${fixtureConfig(partial, { maxConcurrent: 2 })}\nlimits: { live_per_user: 3, queued_per_user: 2 }\n`,
+  );
+  admin = await startBuildsApp(fixture);
+  first = connectBuildsApp(admin.app, fixture, (await registerAndGetToken(admin.app)).authorization);
+  second = connectBuildsApp(admin.app, fixture, (await registerAndGetToken(admin.app)).authorization);
+});
+afterAll(() => tearDownBuilds(admin));
+
+// Each install waits a minute: the builds stay live for the whole file.
+const slow = { repository: "demo", ref: "main", modules: ["slow_install"] };
+
+async function start(as: BuildsApp): Promise<BuildJson> {
+  const response = await as.post(slow);
+  expect(response.status).toBe(202);
+  return (await response.json()) as BuildJson;
+}
+
+async function expectLimit(response: Response, detail: RegExp) {
+  expect(response.status).toBe(429);
+  expect(response.headers.get("content-type")).toBe("application/problem+json");
+  expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect((await response.json()).detail).toMatch(detail);
+}
+
+describe("POST /builds: per-user limits", () => {
+  let mine: BuildJson[];
+
+  it("a user's fourth live build is refused with 429 naming limits.live_per_user and the numbers", async () => {
+    mine = [await start(first), await start(first)];
+    for (const build of mine) await first.waitForStatus(build.build_id, ["installing"]);
+    mine.push(await start(first));
+    expect(mine[2].status).toBe("queued");
+    await expectLimit(await first.post(slow), /You have 3 live builds \(queued, in progress or running\), and limits\.live_per_user allows 3/);
+  });
+
+  it("a user's third queued build is refused with 429 naming limits.queued_per_user, while other users still build", async () => {
+    // Both slots are taken by the first user: these wait.
+    await start(second);
+    await start(second);
+    await expectLimit(await second.post(slow), /You have 2 builds waiting in the queue, and limits\.queued_per_user allows 2/);
+  });
+
+  it("a rebuild counts like a new build", async () => {
+    await expectLimit(await first.app.fetch(`/builds/${mine[0].build_id}/rebuild`, { method: "POST", headers: first.authorization }), /limits\.live_per_user allows 3/);
+  });
+
+  it("admins are counted apart: without admin limits configured, they are not refused", async () => {
+    for (let index = 0; index < 4; index++) await start(admin);
+  });
+
+  it("a canceled build gives its place back", async () => {
+    const canceled = await first.app.fetch(`/builds/${mine[2].build_id}/cancel`, { method: "POST", headers: first.authorization });
+    expect(canceled.status).toBe(200);
+    await start(first);
+  });
+});
