@@ -170,7 +170,7 @@ describe.skipIf(sharedMount === null)("after a full disk is freed (database and 
     expect(caught).toMatchObject({ status: "failed", failure_stage: "checkout" });
     expect(caught.failure_message).toMatch(/could not record the build's progress: the server's disk was full/);
     expect(caught.stages.filter((stage) => stage.status === "running" || stage.status === "pending")).toEqual([]);
-  });
+  }, 120_000);
 
   it("once space is freed, registration, POST /rates/ and an import answer at once, without a restart", async () => {
     const user = await registerAndGetToken(builds.app);
@@ -191,6 +191,6 @@ describe.skipIf(sharedMount === null)("after a full disk is freed (database and 
     expect((await canceled.json()).status).toBe("canceled");
     fs.writeFileSync(release("base_mod"), "");
     const next = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
-    expect((await builds.waitForStatus(next.build_id, ["running", "failed"])).status).toBe("running");
-  });
+    expect((await builds.waitForStatus(next.build_id, ["running", "failed"], 60_000)).status).toBe("running");
+  }, 120_000);
 });
