@@ -27,6 +27,16 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  *         examples:
  *           some: { value: "EUR,CNY", summary: "The euro and the yuan" }
  *           all: { value: "all", summary: "Every stored currency" }
+ *       - in: query
+ *         name: include
+ *         required: false
+ *         description: >
+ *           "change" adds the previous value date's rate and the change since then: `previous` (the dollar's
+ *           previous value date and rate), `change` (bolivares, exact) and `change_percent` (4 decimals, half away
+ *           from zero), null on the first stored date; with `currencies`, `changes` gives the same per currency.
+ *           Without it the response is byte for byte what it was.
+ *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/include" }
+ *         example: change
  *     responses:
  *       200:
  *         description: The newest rate
@@ -71,7 +81,7 @@ import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
  */
 export const GET = withCors(
   route((request) =>
-    serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema).currencies)),
+    serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema))),
   ),
 );
 

@@ -44,11 +44,35 @@ export async function findLatestRateBefore(date: string): Promise<StoredRate | n
   return orNull(row, toStoredRate);
 }
 
+/** The newest dollar rate dated on or before `date`: the rate in force on that date. */
+export async function findLatestRateOnOrBefore(date: string): Promise<StoredRate | null> {
+  const row = await getDb().currencyRate.findFirst({
+    where: { currency: DOLLAR, date: { lte: date } },
+    orderBy: { date: "desc" },
+    select: dollarFields,
+  });
+  return orNull(row, toStoredRate);
+}
+
 /** The dollar rates from `start` to `end`, both included, newest first. */
 export async function listRatesBetween(start: string, end: string): Promise<StoredRate[]> {
   const rows = await getDb().currencyRate.findMany({
     where: { currency: DOLLAR, date: { gte: start, lte: end } },
     orderBy: { date: "desc" },
+    select: dollarFields,
+  });
+  return rows.map(toStoredRate);
+}
+
+/**
+ * One page of the dollar rates from `start` to `end`, newest first, dated strictly before `before` when given:
+ * the exports read a range page by page (keyset pagination on the date), never whole.
+ */
+export async function listRatesPage(start: string, end: string, before: string | undefined, take: number): Promise<StoredRate[]> {
+  const rows = await getDb().currencyRate.findMany({
+    where: { currency: DOLLAR, date: { gte: start, lte: end, ...(before === undefined ? {} : { lt: before }) } },
+    orderBy: { date: "desc" },
+    take,
     select: dollarFields,
   });
   return rows.map(toStoredRate);
@@ -61,6 +85,20 @@ export function listCurrencyRatesBetween(start: string, end: string, currencies:
   return getDb().currencyRate.findMany({
     where: { date: { gte: start, lte: end }, ...(currencies === "all" ? {} : { currency: { in: currencies } }) },
     orderBy: [{ date: "desc" }, { currency: "asc" }],
+    select: { date: true, currency: true, rate: true },
+  });
+}
+
+/** Of each of `currencies` (every one for "all"), its newest rate dated strictly before `date`. */
+export async function listLatestCurrencyRatesBefore(date: string, currencies: string[] | "all"): Promise<CurrencyValue[]> {
+  const newest = await getDb().currencyRate.groupBy({
+    by: ["currency"],
+    where: { date: { lt: date }, ...(currencies === "all" ? {} : { currency: { in: currencies } }) },
+    _max: { date: true },
+  });
+  if (newest.length === 0) return [];
+  return getDb().currencyRate.findMany({
+    where: { OR: newest.map((group) => ({ currency: group.currency, date: group._max.date! })) },
     select: { date: true, currency: true, rate: true },
   });
 }

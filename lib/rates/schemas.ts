@@ -22,13 +22,35 @@ const currenciesParameterSchema = z
       "carries `rates`, bolivares per unit by code. Without it the response is the dollar's only.",
   );
 
+const includeParameterSchema = z
+  .literal("change", { error: 'must be "change", the only extra this endpoint adds' })
+  .optional()
+  .describe(
+    '"change" adds the previous value date\'s rate and the change since then: `previous`, `change` (bolivares) ' +
+      "and `change_percent`, and `changes` per currency when `currencies` is asked. Without it the response " +
+      "stays exactly as it is.",
+  );
+
 export const rateCurrenciesQuerySchema = z
-  .object({ currencies: currenciesParameterSchema })
+  .object({ currencies: currenciesParameterSchema, include: includeParameterSchema })
   .meta({ id: "RateCurrenciesQuery" });
+
+export const rateByDateQuerySchema = rateCurrenciesQuerySchema
+  .extend({
+    in_force: z
+      .enum(["true", "false"], { error: 'must be "true" or "false"' })
+      .optional()
+      .describe(
+        '"true" answers the rate in force on the date: that of the latest value date on or before it (a ' +
+          "weekend or a holiday has none of its own), with `value_date` saying which and `date` the date asked.",
+      ),
+  })
+  .meta({ id: "RateByDateQuery" });
 
 export const rateHistoryQuerySchema = z
   .object({
     currencies: currenciesParameterSchema,
+    include: includeParameterSchema,
     start_date: isoDateSchema
       .optional()
       .describe(`First date of the range; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`),
@@ -38,10 +60,34 @@ export const rateHistoryQuerySchema = z
   })
   .meta({ id: "RateHistoryQuery" });
 
+const changeFields = {
+  change: z
+    .number()
+    .nullable()
+    .describe("Bolivares per unit gained since the previous value date (negative when it fell): exact, every digit"),
+  change_percent: z
+    .number()
+    .nullable()
+    .describe("The change as a percentage of the previous rate, rounded to 4 decimals (half away from zero)"),
+};
+
+export const currencyChangeSchema = z
+  .object({
+    previous_date: isoDateSchema.nullable().describe("The currency's previous value date; null for its first"),
+    previous: z.number().positive().nullable().describe("Bolivares per unit on previous_date"),
+    ...changeFields,
+  })
+  .meta({ id: "CurrencyChange" });
+
 export const rateSchema = z
   .object({
     dollar: z.number().positive().describe("Bolivares per US dollar, every decimal the central bank published"),
-    date: isoDateSchema.describe("The value date (Fecha Valor), YYYY-MM-DD"),
+    date: isoDateSchema.describe(
+      "The value date (Fecha Valor), YYYY-MM-DD; with in_force=true the date asked, and value_date the value date",
+    ),
+    value_date: isoDateSchema
+      .optional()
+      .describe("Only with in_force=true: the value date whose rate is in force on `date` (on or before it)"),
     rates: z
       .record(z.string(), z.number().positive())
       .optional()
@@ -50,6 +96,19 @@ export const rateSchema = z
           "date, by ISO 4217 code, every published digit",
       )
       .meta({ example: { USD: 197.2456, EUR: 228.09086692, CNY: 27.65836079 } }),
+    previous: z
+      .object({ date: isoDateSchema, dollar: z.number().positive() })
+      .nullable()
+      .optional()
+      .describe("Only with include=change: the dollar's previous value date and rate; null for the first stored"),
+    change: changeFields.change.optional().describe("Only with include=change: " + changeFields.change.description),
+    change_percent: changeFields.change_percent
+      .optional()
+      .describe("Only with include=change: " + changeFields.change_percent.description),
+    changes: z
+      .record(z.string(), currencyChangeSchema)
+      .optional()
+      .describe("Only with include=change and `currencies`: the change of each currency in `rates`, by code"),
   })
   .meta({ id: "Rate" });
 
@@ -159,6 +218,9 @@ export const importSummarySchema = z
   .meta({ id: "ImportSummary" });
 
 export type RateHistoryQuery = z.infer<typeof rateHistoryQuerySchema>;
+export type RateReadQuery = z.infer<typeof rateCurrenciesQuerySchema>;
+export type RateByDateQuery = z.infer<typeof rateByDateQuerySchema>;
+export type CurrencyChangeView = z.infer<typeof currencyChangeSchema>;
 export type ConvertQuery = z.infer<typeof convertQuerySchema>;
 export type ConversionView = z.infer<typeof conversionSchema>;
 export type CurrencyView = z.infer<typeof currencySchema>;

@@ -3,20 +3,26 @@ import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/proble
 import { bcvClientConfigFromEnv, fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
 import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
+import { changeSince } from "./change";
 import { invalidateRateReads } from "./read-cache";
 import {
   findLatestRate,
   findLatestRateBefore,
+  findLatestRateOnOrBefore,
   findRateByDate,
+  listLatestCurrencyRatesBefore,
   listCurrencyRatesBetween,
   listRatesBetween,
   saveHomePageRates,
   summarizeCurrencies,
+  type CurrencyValue,
   type StoredRate,
 } from "./repository";
 import {
   DEFAULT_HISTORY_SPAN_DAYS,
   MAX_HISTORY_SPAN_DAYS,
+  type CurrencyChangeView,
+  type RateByDateQuery,
   type RateHistoryQuery,
   type RateHistoryView,
   type RateView,
@@ -33,15 +39,26 @@ export function toStoredRateView(rate: StoredRate): StoredRateView {
   return { id: rate.id, ...toRateView(rate) };
 }
 
+type CurrencyList = string[] | "all" | undefined;
+type RateReadOptions = { currencies?: string; include?: "change" };
+
 /**
- * Adds `rates` (bolivars per unit by code) to each rate view when `currencies` was asked for; leaves the views
- * exactly as they were otherwise. 400 naming a malformed or unknown code.
+ * The views of stored dollar rates (newest first) as a read answers them: `rates` (bolivars per unit by code)
+ * when `currencies` was asked, the change since the previous value date with include=change; exactly the
+ * dollar's otherwise. 400 naming a malformed or unknown code.
  */
-async function withCurrencies(views: RateView[], currencies: string | undefined): Promise<RateView[]> {
-  const asked = parseCurrencyList(currencies);
-  if (asked === undefined || views.length === 0) return views;
-  const dates = views.map((view) => view.date).sort();
-  const values = await listCurrencyRatesBetween(dates[0], dates.at(-1)!, asked);
+async function buildViews(stored: StoredRate[], options: RateReadOptions): Promise<RateView[]> {
+  const asked = parseCurrencyList(options.currencies);
+  if (stored.length === 0) return [];
+  const oldest = stored.at(-1)!.date;
+  const values = asked === undefined ? [] : await listCurrencyRatesBetween(oldest, stored[0].date, asked);
+  let views = stored.map(toRateView);
+  if (asked !== undefined) views = withCurrencies(views, values, asked);
+  if (options.include === "change") views = await withChanges(views, stored, values, asked);
+  return views;
+}
+
+function withCurrencies(views: RateView[], values: CurrencyValue[], asked: string[] | "all"): RateView[] {
   const byDate = new Map<string, Map<string, number>>();
   for (const value of values) {
     let ofDate = byDate.get(value.date);
@@ -60,25 +77,89 @@ async function withCurrencies(views: RateView[], currencies: string | undefined)
   });
 }
 
-/** The rate of the newest stored date; 404 when none is stored. */
-export async function getLatestRate(currencies?: string): Promise<RateView> {
-  parseCurrencyList(currencies);
-  const rate = await findLatestRate();
-  if (!rate) throw notFound("No rate is stored yet; POST /rates/ fetches the current one from the central bank.");
-  return (await withCurrencies([toRateView(rate)], currencies))[0];
+/**
+ * Adds the change since the previous value date: the dollar's (`previous`, `change`, `change_percent`), and
+ * each asked currency's (`changes`), whose previous value date is its own newest earlier one. `stored` and
+ * `values` are every dollar rate and asked value from the oldest to the newest view's date, so each one's
+ * previous is the next older in the list, or, for the oldest, the newest stored before the list.
+ */
+async function withChanges(
+  views: RateView[],
+  stored: StoredRate[],
+  values: CurrencyValue[],
+  asked: CurrencyList,
+): Promise<RateView[]> {
+  const oldest = stored.at(-1)!.date;
+  const before = await findLatestRateBefore(oldest);
+  const dollars = before ? [...stored, before] : stored;
+  const valuesBefore = asked === undefined ? [] : await listLatestCurrencyRatesBefore(oldest, asked);
+  // Each currency's values, newest first.
+  const byCurrency = new Map<string, CurrencyValue[]>();
+  for (const value of [...values, ...valuesBefore].sort((a, b) => b.date.localeCompare(a.date))) {
+    let list = byCurrency.get(value.currency);
+    if (!list) byCurrency.set(value.currency, (list = []));
+    list.push(value);
+  }
+  const previousOf = new Map<string, CurrencyValue>();
+  for (const list of byCurrency.values()) {
+    for (let index = 0; index + 1 < list.length; index++) previousOf.set(`${list[index].currency} ${list[index].date}`, list[index + 1]);
+  }
+  return views.map((view, index) => {
+    const previous = dollars[index + 1];
+    const dollarChange = previous
+      ? { previous: { date: previous.date, dollar: Number(previous.dollar) }, ...changeSince(previous.dollar, stored[index].dollar) }
+      : { previous: null, change: null, change_percent: null };
+    if (!view.rates) return { ...view, ...dollarChange };
+    const changes: Record<string, CurrencyChangeView> = {};
+    for (const code of Object.keys(view.rates)) {
+      const current = byCurrency.get(code)!.find((value) => value.date === view.date)!;
+      const earlier = previousOf.get(`${code} ${view.date}`);
+      changes[code] = earlier
+        ? { previous_date: earlier.date, previous: Number(earlier.rate), ...changeSince(earlier.rate, current.rate) }
+        : { previous_date: null, previous: null, change: null, change_percent: null };
+    }
+    return { ...view, ...dollarChange, changes };
+  });
 }
 
-/** The rate of exactly `date`; 404 naming the nearest earlier date that has one. */
-export async function getRateByDate(date: string, currencies?: string): Promise<RateView> {
-  parseCurrencyList(currencies);
+/** The rate of the newest stored date; 404 when none is stored. */
+export async function getLatestRate(options: RateReadOptions = {}): Promise<RateView> {
+  parseCurrencyList(options.currencies);
+  const rate = await findLatestRate();
+  if (!rate) throw notFound("No rate is stored yet; POST /rates/ fetches the current one from the central bank.");
+  return (await buildViews([rate], options))[0];
+}
+
+/**
+ * The rate of exactly `date`; 404 naming the nearest earlier date that has one. With in_force=true, the rate
+ * in force on `date`: that of the newest value date on or before it, with `date` the date asked and
+ * `value_date` the value date; 404 for a date before the first rate or after both today and the newest
+ * value date (the rate in force then is not known yet).
+ */
+export async function getRateByDate(date: string, options: RateByDateQuery = {}): Promise<RateView> {
+  parseCurrencyList(options.currencies);
+  if (options.in_force === "true") return getRateInForce(date, options);
   const rate = await findRateByDate(date);
-  if (rate) return (await withCurrencies([toRateView(rate)], currencies))[0];
+  if (rate) return (await buildViews([rate], options))[0];
   const earlier = await findLatestRateBefore(date);
   throw notFound(
     earlier
       ? `No rate is stored for ${date}; the nearest earlier date with a rate is ${earlier.date}.`
       : `No rate is stored for ${date} or any earlier date.`,
   );
+}
+
+async function getRateInForce(date: string, options: RateReadOptions): Promise<RateView> {
+  const rate = await findLatestRateOnOrBefore(date);
+  if (!rate) throw notFound(`No rate is stored on or before ${date}: no rate was in force then.`);
+  const today = todayIn(getEnv().RATES_TIMEZONE);
+  if (date > today && date > rate.date) {
+    throw notFound(
+      `${date} is after today (${today}) and after the newest value date (${rate.date}): the rate in force then is not known yet.`,
+    );
+  }
+  const { dollar, date: valueDate, ...rest } = (await buildViews([rate], options))[0];
+  return { dollar, date, value_date: valueDate, ...rest };
 }
 
 /**
@@ -108,7 +189,7 @@ export async function getRateHistory(query: RateHistoryQuery): Promise<RateHisto
   parseCurrencyList(query.currencies);
   const { start, end } = resolveHistoryRange(query, todayIn(getEnv().RATES_TIMEZONE));
   const rates = await listRatesBetween(start, end);
-  return { start_date: start, end_date: end, rates: await withCurrencies(rates.map(toRateView), query.currencies) };
+  return { start_date: start, end_date: end, rates: await buildViews(rates, query) };
 }
 
 /** Every stored currency with its name, first and last date and number of dates; USD first, then by code. */

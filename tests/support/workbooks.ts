@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import * as XLSX from "@e965/xlsx";
@@ -56,4 +57,19 @@ export function makeLargeWorkbook(): Uint8Array {
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), `S${sheet}`);
   }
   return new Uint8Array(XLSX.write(book, { type: "buffer", bookType: "biff8" }) as Buffer);
+}
+
+/**
+ * Imports workbooks into a test server's database with `npm run rates:import` (the operator's command), as
+ * the bank's record for tests that read rates. Throws with the command's output when it fails.
+ */
+export function importWithCommand(databaseFile: string, ...files: string[]): void {
+  const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+  const result = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/import-rates.ts", ...files], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: `file:${databaseFile}` },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (result.status !== 0) throw new Error(`rates:import failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
 }
