@@ -52,6 +52,23 @@ const envSchema = z.object({
   // Hourly by default: the bank publishes once a business day, in the afternoon (Caracas time). 0 turns the
   // schedule off: the rate is then fetched only through POST /rates/.
   RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
+  // The bank's usual publication time (HH:MM in RATES_TIMEZONE): past it on a business day, the next business
+  // day's rate is due, and GET /rates/status says "stale" until it is stored.
+  RATES_STALE_AFTER: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time of day HH:MM, such as 17:00")
+    .default("17:00"),
+  // Comma-separated YYYY-MM-DD weekdays on which the bank publishes nothing (holidays): not counted as missed.
+  RATES_HOLIDAYS: z
+    .string()
+    .default("")
+    .transform((list, ctx) => {
+      const dates = list.split(",").map((entry) => entry.trim()).filter(Boolean);
+      for (const date of dates) {
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) ctx.addIssue({ code: "custom", message: `"${date}" is not a YYYY-MM-DD date` });
+      }
+      return new Set(dates);
+    }),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
   // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
   LOG_STREAMS_MAX: positiveInt(200),

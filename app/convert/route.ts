@@ -2,6 +2,7 @@ import { cacheableJson } from "@/lib/http/cache";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { route } from "@/lib/http/route";
 import { convertAmount, parseConvertQuery } from "@/lib/rates/convert";
+import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
 
 /**
  * @swagger
@@ -39,6 +40,6 @@ import { convertAmount, parseConvertQuery } from "@/lib/rates/convert";
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  */
-export const GET = withCors(route(async (request) => cacheableJson(request, await convertAmount(parseConvertQuery(request)))));
+export const GET = withCors(route(async (request) => cacheableJson(request, await convertAmount(parseConvertQuery(request)), { headers: RATE_SOURCE_HEADERS })));
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

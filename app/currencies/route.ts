@@ -2,6 +2,7 @@ import { cacheableJson } from "@/lib/http/cache";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { route } from "@/lib/http/route";
 import { listCurrencies } from "@/lib/rates/service";
+import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
 
 /**
  * @swagger
@@ -29,6 +30,6 @@ import { listCurrencies } from "@/lib/rates/service";
  *                 - { code: MXN, name: Mexican peso, first_date: "2025-01-03", last_date: "2025-10-14", dates: 125 }
  *       304: { $ref: "#/components/responses/NotModified" }
  */
-export const GET = withCors(route(async (request) => cacheableJson(request, await listCurrencies())));
+export const GET = withCors(route(async (request) => cacheableJson(request, await listCurrencies(), { headers: RATE_SOURCE_HEADERS })));
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -5,6 +5,7 @@ import { json, route } from "@/lib/http/route";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateCurrenciesQuerySchema } from "@/lib/rates/schemas";
 import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
+import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
 
 /**
  * @swagger
@@ -88,7 +89,7 @@ export const GET = withCors(
 export const POST = withCors(route(async (request) => {
   await requireUser(request);
   const { rate, created } = await fetchAndStoreRate();
-  return json(rate, { status: created ? 201 : 200, headers: { "Cache-Control": "no-store" } });
+  return json(rate, { status: created ? 201 : 200, headers: { ...RATE_SOURCE_HEADERS, "Cache-Control": "no-store" } });
 }));
 
 export const OPTIONS = corsPreflight(["GET", "HEAD", "POST"]);

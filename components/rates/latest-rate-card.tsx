@@ -5,6 +5,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
+import { useRateStatus } from "@/lib/swr/use-rate-status";
 import { useRates } from "@/lib/swr/use-rates";
 import { FetchRateButton } from "./fetch-rate-button";
 import { ImportWorkbook } from "./import-workbook";
@@ -16,6 +17,7 @@ export function LatestRateCard() {
   const currency = useSelectedCurrency();
   const latest = useLatestRate(currency.code);
   const isAdmin = useIsAdmin();
+  const status = useRateStatus();
   // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
   // range the API serves, ending at the latest date; its second entry is the previous rate.
   const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null, currency.code);
@@ -42,6 +44,7 @@ export function LatestRateCard() {
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
             Bolívares per {currency.name} · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
+            {status.data?.stale && <StaleBadge missed={status.data.business_days_missed} expected={status.data.expected_value_date} />}
           </p>
           <p
             className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"
@@ -92,5 +95,19 @@ export function LatestRateCard() {
         </div>
       )}
     </Panel>
+  );
+}
+
+/** The newest value date is older than the bank's habit says it should be (GET /rates/status). */
+function StaleBadge({ missed, expected }: { missed: number | null; expected: string }) {
+  const days = missed === 1 ? "1 business day" : `${missed} business days`;
+  return (
+    <span
+      className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"
+      data-testid="stale-badge"
+      title={`The central bank's rate for ${formatDay(expected)} is due and not stored yet`}
+    >
+      Stale{missed ? ` · ${days} missed` : ""}
+    </span>
   );
 }

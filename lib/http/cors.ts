@@ -13,7 +13,7 @@ type Handler<C> = (request: Request, context: C) => Promise<Response> | Response
 
 const ALLOWED_HEADERS = "Authorization, Content-Type, If-None-Match";
 // Readable by the calling script beyond the CORS-safelisted ones.
-const EXPOSED_HEADERS = "ETag, Retry-After, WWW-Authenticate";
+const EXPOSED_HEADERS = "ETag, Link, Retry-After, WWW-Authenticate";
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 function addCorsHeaders(response: Response): Response {

@@ -6,7 +6,16 @@ import { fetchAndStoreRate } from "./service";
  * fills itself without anyone calling POST /rates/. The central bank publishes once per business day, often
  * in the afternoon for the next value date; an hourly schedule picks it up within the hour.
  */
-const globalForSchedule = globalThis as unknown as { rateSchedule?: { timer: NodeJS.Timeout; running: boolean } };
+interface RateSchedule {
+  timer: NodeJS.Timeout;
+  running: boolean;
+  /** When the interval started: its ticks fall every intervalMs after it. */
+  startedAt: number;
+  intervalMs: number;
+}
+
+// On globalThis: GET /rates/status, bundled apart from instrumentation, reads the next tick from here.
+const globalForSchedule = globalThis as unknown as { rateSchedule?: RateSchedule };
 
 async function fetchOnSchedule(): Promise<void> {
   const schedule = globalForSchedule.rateSchedule;
@@ -14,7 +23,7 @@ async function fetchOnSchedule(): Promise<void> {
   if (!schedule || schedule.running) return;
   schedule.running = true;
   try {
-    const { rate, created } = await fetchAndStoreRate();
+    const { rate, created } = await fetchAndStoreRate("schedule");
     console.info(`rates: ${created ? "stored" : "refreshed"} ${rate.dollar} for ${rate.date}`);
   } catch (error) {
     const detail = (error as { detail?: string }).detail ?? (error as Error).message;
@@ -30,7 +39,7 @@ function startRateSchedule(): void {
   if (seconds === 0 || globalForSchedule.rateSchedule) return;
   const timer = setInterval(() => void fetchOnSchedule(), seconds * 1000);
   timer.unref();
-  globalForSchedule.rateSchedule = { timer, running: false };
+  globalForSchedule.rateSchedule = { timer, running: false, startedAt: Date.now(), intervalMs: seconds * 1000 };
   void fetchOnSchedule();
 }
 
@@ -38,6 +47,14 @@ function stopRateSchedule(): void {
   if (!globalForSchedule.rateSchedule) return;
   clearInterval(globalForSchedule.rateSchedule.timer);
   globalForSchedule.rateSchedule = undefined;
+}
+
+/** When the schedule fetches next; undefined when it is off (RATES_FETCH_INTERVAL_SECONDS=0) or not started. */
+export function nextScheduledFetch(now = Date.now()): Date | undefined {
+  const schedule = globalForSchedule.rateSchedule;
+  if (!schedule) return undefined;
+  const ticks = Math.floor((now - schedule.startedAt) / schedule.intervalMs) + 1;
+  return new Date(schedule.startedAt + ticks * schedule.intervalMs);
 }
 
 export const rateJobs = [{ name: "rate schedule", start: startRateSchedule, stop: stopRateSchedule }];

@@ -2,6 +2,7 @@ import { ratesVersion } from "./version";
 import { getEnv } from "../env";
 import { cachedJson, serializedJson, type SerializedJson } from "../http/cache";
 import { todayIn } from "./dates";
+import { RATE_SOURCE_HEADERS } from "./source";
 
 /**
  * The rate reads' cache: per request path and query, the serialised body and its ETag. A hit costs no query,
@@ -123,7 +124,7 @@ function load(key: string, epoch: number, read: () => Promise<unknown>): Promise
 /**
  * Answers a public rate read from the cache, calling `read` (the unchanged service call, whose errors pass
  * through as problems and are never cached) on a miss. `perDay`: the answer depends on today's date.
- * `headers`: more headers for the answer (CORS, say).
+ * `headers`: more headers for the answer (CORS, say); the rates' source (lib/rates/source.ts) is always named.
  */
 export async function serveRateRead(
   request: Request,
@@ -140,7 +141,10 @@ export async function serveRateRead(
   } else {
     entry = await load(key, epoch, read);
   }
-  return cachedJson(request, entry, { maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS, headers: options.headers });
+  return cachedJson(request, entry, {
+    maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS,
+    headers: { ...RATE_SOURCE_HEADERS, ...options.headers },
+  });
 }
 
 /** For tests and the benchmark: what the cache holds. */

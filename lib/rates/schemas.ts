@@ -217,6 +217,59 @@ export const importSummarySchema = z
   })
   .meta({ id: "ImportSummary" });
 
+const instant = z.string().describe("An instant, ISO 8601 in UTC").meta({ example: "2026-11-24T19:00:02.123Z" });
+
+export const rateStatusSchema = z
+  .object({
+    source: z
+      .object({ name: z.string(), url: z.string() })
+      .describe("Where the rates come from: the central bank allows reproducing them with the source cited")
+      .meta({ example: { name: "Banco Central de Venezuela", url: "https://www.bcv.org.ve/" } }),
+    newest_value_date: isoDateSchema.nullable().describe("The newest value date with a stored dollar rate"),
+    expected_value_date: isoDateSchema.describe(
+      "The value date the bank should have published by now: it publishes each business day, by RATES_STALE_AFTER " +
+        "in RATES_TIMEZONE, the rate of the next business day",
+    ),
+    stale: z.boolean().describe("Whether newest_value_date is older than expected_value_date (or nothing is stored)"),
+    business_days_missed: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Business days after newest_value_date up to expected_value_date; null with no rate stored"),
+    stale_after: z
+      .string()
+      .describe("The publication time after which a business day's rate is due, and its time zone")
+      .meta({ example: "17:00 America/Caracas" }),
+    last_success: z
+      .object({
+        at: instant.describe("When the fetch ended"),
+        trigger: z.enum(["schedule", "request"]),
+        created: z.boolean().describe("true when the value date was new, false when a stored one was refreshed"),
+        value_date: isoDateSchema,
+        dollar: z.number().positive(),
+        currencies: z.array(z.string()).describe("The currencies the page showed and were read"),
+      })
+      .nullable()
+      .describe("The newest fetch of the bank's page that stored rates; null when none did (yet)"),
+    last_failure: z
+      .object({
+        at: instant.describe("When the fetch gave up"),
+        trigger: z.enum(["schedule", "request"]),
+        kind: z
+          .string()
+          .describe("unreachable, timeout, bad-status, unparseable, implausible, redirected, or internal")
+          .meta({ example: "timeout" }),
+        detail: z.string(),
+      })
+      .nullable()
+      .describe("The newest fetch that failed (recorded for 90 days); null when none did"),
+    next_fetch_at: instant
+      .nullable()
+      .describe("When the schedule fetches next; null when it is off (RATES_FETCH_INTERVAL_SECONDS=0)"),
+  })
+  .meta({ id: "RateStatus" });
+
+export type RateStatusView = z.infer<typeof rateStatusSchema>;
 export type RateHistoryQuery = z.infer<typeof rateHistoryQuerySchema>;
 export type RateReadQuery = z.infer<typeof rateCurrenciesQuerySchema>;
 export type RateByDateQuery = z.infer<typeof rateByDateQuerySchema>;

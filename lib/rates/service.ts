@@ -4,6 +4,7 @@ import { bcvClientConfigFromEnv, fetchOfficialRate, RateSourceError, type Publis
 import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
 import { changeSince } from "./change";
+import { recordFetch, type FetchTrigger } from "./fetch-log";
 import { invalidateRateReads } from "./read-cache";
 import {
   findLatestRate,
@@ -215,14 +216,18 @@ export async function listCurrencies(): Promise<{ currencies: CurrencyView[] }> 
  * id). The page is authoritative for the dates it publishes: an imported value that differs is replaced (and
  * the replacement logged), one that agrees is kept with its bid. Nothing is stored when the
  * page cannot be fetched or read, or shows no plausible dollar rate: 504 for a timeout, 502 otherwise.
- * Concurrent calls share one fetch (lib/rates/bcv-client.ts).
+ * Concurrent calls share one fetch (lib/rates/bcv-client.ts). Every attempt and its outcome is recorded for
+ * GET /rates/status (lib/rates/fetch-log.ts).
  */
-export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; created: boolean }> {
+export async function fetchAndStoreRate(trigger: FetchTrigger = "request"): Promise<{ rate: StoredRateView; created: boolean }> {
   const config = bcvClientConfigFromEnv();
+  const startedAt = new Date();
   let published: PublishedRate;
   try {
     published = await fetchOfficialRate(config);
   } catch (error) {
+    const kind = error instanceof RateSourceError ? error.kind : "internal";
+    await recordFetch(trigger, startedAt, { outcome: "failed", failureKind: kind, detail: (error as Error).message });
     if (!(error instanceof RateSourceError)) throw error;
     const detail = `Could not get the rate from the central bank: ${error.message}. Nothing was stored.`;
     throw error.kind === "timeout" ? gatewayTimeout(detail) : badGateway(detail);
@@ -237,5 +242,11 @@ export async function fetchAndStoreRate(): Promise<{ rate: StoredRateView; creat
       `rates: the central bank's page shows ${replaced.homePage} for ${replaced.currency} on ${published.date}; it replaced the imported ${replaced.imported}`,
     );
   }
+  await recordFetch(trigger, startedAt, {
+    outcome: created ? "stored" : "refreshed",
+    valueDate: rate.date,
+    dollar: rate.dollar,
+    currencies: Object.keys(published.rates),
+  });
   return { rate: toStoredRateView(rate), created };
 }

@@ -54,6 +54,7 @@ export interface Problem {
 export type CurrencyList = import("../rates/schemas").CurrencyListView;
 export type Currency = CurrencyList["currencies"][number];
 export type Conversion = import("../rates/schemas").ConversionView;
+export type RateStatus = import("../rates/schemas").RateStatusView;
 export type ImportSummary = import("../rates/schemas").ImportSummary;
 
 // The signed-in user (GET /users/me): the dashboard shows admin-only actions (workbook import) by its role.

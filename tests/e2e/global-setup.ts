@@ -81,6 +81,8 @@ export default async function globalSetup(_config: FullConfig) {
     process.env.E2E_ADMIN_EMAIL = adminEmail;
 
     process.env.E2E_BASE_URL = baseUrl;
+    // For a spec that must take back what it stored (rates-stale.spec.ts): the app has no delete of rates.
+    process.env.E2E_DATABASE_FILE = path.join(tempDir, "data", "app.db");
   } catch (error) {
     await teardown();
     throw error;

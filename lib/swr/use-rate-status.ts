@@ -1,0 +1,13 @@
+import useSWR from "swr";
+import type { ApiError } from "./fetcher";
+import type { RateStatus } from "./types";
+
+export const RATE_STATUS_KEY = "/rates/status";
+
+/**
+ * Whether the stored rates are current (GET /rates/status). Starts with "/rates", so a fetch or an import
+ * revalidates it with the rates; polled every minute, as the publication hour passes while the page is open.
+ */
+export function useRateStatus() {
+  return useSWR<RateStatus, ApiError>(RATE_STATUS_KEY, { refreshInterval: 60_000 });
+}

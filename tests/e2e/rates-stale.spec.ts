@@ -1,0 +1,51 @@
+import Database from "better-sqlite3";
+import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
+import type { APIRequestContext } from "@playwright/test";
+import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
+
+async function registerAndGetToken(request: APIRequestContext) {
+  const email = uniqueEmail("stale");
+  expect((await request.post("/users/", { data: { email, password: PASSWORD } })).status()).toBe(201);
+  const response = await request.post("/users/token", { form: { username: email, password: PASSWORD } });
+  expect(response.status()).toBe(200);
+  const { access_token: token } = (await response.json()) as { access_token: string };
+  return { authorization: { Authorization: `Bearer ${token}` } };
+}
+
+test.describe("The latest rate's freshness on the dashboard", () => {
+  test("a value date the bank should have replaced shows a stale badge, which goes when the due one is stored", async ({
+    page,
+    request,
+    bcv,
+  }) => {
+    const { authorization } = await registerAndGetToken(request);
+    // Yesterday's value date is always behind: the value date due is today's or a later business day.
+    const yesterday = shiftDays(todayInCaracas(), -1);
+    await bcv.set({ dollar: "241,5", date: yesterday });
+    expect((await request.post("/rates/", { headers: authorization })).ok()).toBe(true);
+    const stale = await (await request.get("/rates/status")).json();
+    expect(stale.newest_value_date).toBe(yesterday);
+    expect(stale.stale).toBe(true);
+
+    await page.goto("/");
+    const badge = page.getByRole("region", { name: "Latest rate" }).getByTestId("stale-badge");
+    const days = stale.business_days_missed === 1 ? "1 business day" : `${stale.business_days_missed} business days`;
+    await expect(badge).toHaveText(`Stale · ${days} missed`);
+
+    // The bank publishes the value date due: the badge goes once the fetch stores it.
+    await bcv.set({ dollar: "242,5", date: stale.expected_value_date });
+    try {
+      expect((await request.post("/rates/", { headers: authorization })).ok()).toBe(true);
+      await page.reload();
+      await expect(page.getByTestId("latest-rate")).toHaveText("242.50");
+      await expect(badge).toHaveCount(0);
+    } finally {
+      // A value date after today would be the latest for the specs that follow, which expect today's.
+      if (stale.expected_value_date > todayInCaracas()) {
+        const database = new Database(process.env.E2E_DATABASE_FILE!);
+        database.prepare("DELETE FROM CurrencyRate WHERE date = ?").run(stale.expected_value_date);
+        database.close();
+      }
+    }
+  });
+});
