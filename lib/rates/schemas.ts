@@ -57,6 +57,13 @@ export const rateHistoryQuerySchema = z
     end_date: isoDateSchema
       .optional()
       .describe("Last date of the range; default today in RATES_TIMEZONE"),
+    format: z
+      .enum(["json", "csv", "ndjson"], { error: 'must be "json", "csv" or "ndjson"' })
+      .optional()
+      .describe(
+        "csv or ndjson: the history as a streamed file (text/csv, application/x-ndjson); without it the Accept " +
+          "header chooses, JSON by default",
+      ),
   })
   .meta({ id: "RateHistoryQuery" });
 

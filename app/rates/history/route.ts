@@ -1,6 +1,7 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
+import { exportRateHistory, requestedExportFormat } from "@/lib/rates/export";
 import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { getRateHistory } from "@/lib/rates/service";
@@ -50,24 +51,49 @@ import { getRateHistory } from "@/lib/rates/service";
  *           Without it the response is byte for byte what it was.
  *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/include" }
  *         example: change
+ *       - in: query
+ *         name: format
+ *         required: false
+ *         description: >
+ *           csv or ndjson: the range as a streamed file instead of JSON (also chosen by an Accept header that
+ *           prefers text/csv or application/x-ndjson to application/json). CSV: a header `date,USD,<asked codes>`,
+ *           one row per value date, newest first, values as stored (every digit, a decimal point, an empty cell
+ *           for a currency without a rate that date), CRLF, RFC 4180 quoting. NDJSON: one object per line, each
+ *           exactly an item of the JSON `rates`. Without `currencies` the dollar only; `currencies=all` every
+ *           stored currency. Not with include.
+ *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/format" }
+ *         example: csv
  *     responses:
  *       200:
  *         description: The range used and its rates
  *         headers:
  *           ETag: { schema: { type: string } }
  *           Cache-Control: { schema: { type: string } }
+ *           Vary: { schema: { type: string } }
+ *           Content-Disposition: { description: "csv and ndjson: attachment; filename=bcv-rates-START-END.csv", schema: { type: string } }
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/RateHistory" }
+ *           text/csv:
+ *             schema: { type: string }
+ *             example: "date,USD,EUR\r\n2025-10-14,197.2456,228.09086692\r\n2025-10-13,195.2491,226.03597808\r\n"
+ *           application/x-ndjson:
+ *             schema: { type: string, description: "One Rate object per line" }
+ *             example: "{\"dollar\":197.2456,\"date\":\"2025-10-14\",\"rates\":{\"EUR\":228.09086692}}\n"
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-// perDay: without end_date the range ends today.
+// perDay: without end_date the range ends today. Vary: the Accept header may ask for an export instead.
 export const GET = withCors(
-  route((request) =>
-    serveRateRead(request, () => getRateHistory(parseQuery(request, rateHistoryQuerySchema)), { perDay: true }),
-  ),
+  route((request) => {
+    const format = requestedExportFormat(request);
+    if (format) return exportRateHistory(parseQuery(request, rateHistoryQuerySchema), format);
+    return serveRateRead(request, () => getRateHistory(parseQuery(request, rateHistoryQuerySchema)), {
+      perDay: true,
+      headers: { Vary: "Accept" },
+    });
+  }),
 );
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,0 +1,169 @@
+import { getEnv } from "../env";
+import { badRequest } from "../http/problem";
+import { DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
+import { todayIn } from "./dates";
+import { listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";
+import { resolveHistoryRange } from "./service";
+import { RATE_SOURCE_HEADERS } from "./source";
+import type { RateHistoryQuery } from "./schemas";
+
+/**
+ * The history as a file: CSV for spreadsheets, NDJSON for programs. Streamed: rows are read about PAGE_ROWS at a
+ * time and written a page of lines at a time as the client takes them (a ReadableStream pulled by the
+ * response), so ten years of every currency cost the server a page of rows, not the file.
+ *
+ * CSV (RFC 4180): a header row `date,USD,EUR,...`, one row per value date, newest first as the JSON history;
+ * values are the stored decimal text, every published digit, with a decimal point (never a thousands
+ * separator); an empty cell where a currency has no rate that date; CRLF line ends; a field that holds a comma,
+ * a quote or a line end is quoted, its quotes doubled (the header and values never do, but the rule is kept).
+ * NDJSON: one JSON object per line, each exactly an item of the JSON history's `rates`.
+ */
+export type ExportFormat = "csv" | "ndjson";
+
+// Rows read per page, all currencies together: a page of every currency is ~50 value dates.
+const PAGE_ROWS = 1000;
+
+const MEDIA_TYPES: Record<ExportFormat, string> = {
+  csv: "text/csv; charset=utf-8; header=present",
+  ndjson: "application/x-ndjson",
+};
+
+/**
+ * The export a history request asks for, from `format` or, without it, the Accept header's preferred type
+ * among application/json, text/csv and application/x-ndjson; undefined for JSON. Cheap when neither is
+ * mentioned: the JSON history's cache hits pass through here.
+ */
+export function requestedExportFormat(request: Request): ExportFormat | undefined {
+  const accept = request.headers.get("accept") ?? "";
+  if (!request.url.includes("format=") && !accept.includes("text/csv") && !accept.includes("ndjson")) return undefined;
+  const format = new URL(request.url).searchParams.get("format");
+  if (format === "csv" || format === "ndjson") return format;
+  if (format !== null) return undefined; // json, or a value the schema refuses on the JSON path
+  return preferredByAccept(accept);
+}
+
+/**
+ * CSV or NDJSON when the Accept header rates it above JSON: by q, then by how exactly it was named (the type
+ * itself over its type/* over any); JSON on a tie, as without an Accept header.
+ */
+function preferredByAccept(accept: string): ExportFormat | undefined {
+  const ranges = accept.split(",").map((range) => {
+    const [type, ...params] = range.split(";").map((part) => part.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith("q="));
+    return { type, q: q ? Number(q.slice(2)) || 0 : 1 };
+  });
+  const rank = (mediaType: string): [number, number] => {
+    let best: [number, number] = [0, -1];
+    for (const range of ranges) {
+      const exactness =
+        range.type === mediaType ? 2 : range.type === `${mediaType.split("/")[0]}/*` ? 1 : range.type === "*/*" ? 0 : -1;
+      if (exactness > best[1]) best = [range.q, exactness];
+    }
+    return best;
+  };
+  const above = (a: [number, number], b: [number, number]) => a[0] > b[0] || (a[0] === b[0] && a[1] > b[1]);
+  const json = rank("application/json");
+  const csv = rank("text/csv");
+  const ndjson = rank("application/x-ndjson");
+  if (csv[0] > 0 && above(csv, json) && !above(ndjson, csv)) return "csv";
+  if (ndjson[0] > 0 && above(ndjson, json) && above(ndjson, csv)) return "ndjson";
+  return undefined;
+}
+
+/** A streamed CSV or NDJSON answer of the history the query asks for; 400 for include=change with it. */
+export async function exportRateHistory(query: RateHistoryQuery, format: ExportFormat): Promise<Response> {
+  const asked = parseCurrencyList(query.currencies);
+  if (query.include !== undefined) {
+    throw badRequest(`include=${query.include} is served with the JSON history only, not with ${format}.`, [
+      { field: "query.include", message: `is not available with format ${format}` },
+    ]);
+  }
+  const { start, end } = resolveHistoryRange(query, todayIn(getEnv().RATES_TIMEZONE));
+  const columns = asked === undefined ? [] : asked === "all" ? await storedCurrencies() : asked;
+  const lines = format === "csv" ? csvLines(start, end, columns) : ndjsonLines(start, end, asked === undefined ? undefined : columns);
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await lines.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await lines.return(undefined);
+      },
+    },
+    // One page waits at most: the stream asks for the next only once the client took the last.
+    { highWaterMark: 1 },
+  );
+  return new Response(stream, {
+    headers: {
+      ...RATE_SOURCE_HEADERS,
+      "Content-Type": MEDIA_TYPES[format],
+      "Content-Disposition": `attachment; filename="bcv-rates-${start}-${end}.${format === "csv" ? "csv" : "ndjson"}"`,
+      "Cache-Control": `public, max-age=${getEnv().RATES_CACHE_MAX_AGE_SECONDS}`,
+      Vary: "Accept",
+    },
+  });
+}
+
+/** Every currency with a stored rate, in the order of `currencies=all`. */
+async function storedCurrencies(): Promise<string[]> {
+  const stored = new Set((await summarizeCurrencies()).map((row) => row.currency));
+  return KNOWN_CURRENCIES.filter((code) => stored.has(code));
+}
+
+type DatedValues = { date: string; dollar: string; values: Map<string, string> };
+
+/** The range's value dates, newest first, with the values of `currencies`: a page of them at a time. */
+async function* pagesOfDates(start: string, end: string, currencies: string[]): AsyncGenerator<DatedValues[]> {
+  const others = currencies.filter((code) => code !== DOLLAR);
+  const pageDates = Math.max(1, Math.floor(PAGE_ROWS / (others.length + 1)));
+  let before: string | undefined;
+  for (;;) {
+    const page = await listRatesPage(start, end, before, pageDates);
+    if (page.length === 0) return;
+    const values = others.length === 0 ? [] : await listCurrencyRatesBetween(page.at(-1)!.date, page[0].date, others);
+    const byDate = new Map<string, Map<string, string>>();
+    for (const value of values) {
+      let ofDate = byDate.get(value.date);
+      if (!ofDate) byDate.set(value.date, (ofDate = new Map()));
+      ofDate.set(value.currency, value.rate);
+    }
+    yield page.map((rate) => {
+      const ofDate = byDate.get(rate.date) ?? new Map<string, string>();
+      ofDate.set(DOLLAR, rate.dollar);
+      return { date: rate.date, dollar: rate.dollar, values: ofDate };
+    });
+    if (page.length < pageDates) return;
+    before = page.at(-1)!.date;
+  }
+}
+
+const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text);
+
+async function* csvLines(start: string, end: string, currencies: string[]): AsyncGenerator<string, void, undefined> {
+  const columns = [DOLLAR, ...currencies.filter((code) => code !== DOLLAR)];
+  yield ["date", ...columns].map(csvField).join(",") + "\r\n";
+  for await (const page of pagesOfDates(start, end, columns)) {
+    yield page.map((row) => [row.date, ...columns.map((code) => row.values.get(code) ?? "")].map(csvField).join(",") + "\r\n").join("");
+  }
+}
+
+async function* ndjsonLines(start: string, end: string, currencies: string[] | undefined): AsyncGenerator<string, void, undefined> {
+  for await (const page of pagesOfDates(start, end, currencies ?? [])) {
+    let text = "";
+    for (const row of page) {
+      const line: { dollar: number; date: string; rates?: Record<string, number> } = { dollar: Number(row.dollar), date: row.date };
+      if (currencies !== undefined) {
+        line.rates = {};
+        for (const code of currencies) {
+          const value = row.values.get(code);
+          if (value !== undefined) line.rates[code] = Number(value);
+        }
+      }
+      text += JSON.stringify(line) + "\n";
+    }
+    yield text;
+  }
+}

@@ -1,0 +1,174 @@
+import http from "node:http";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer, type AppServer } from "../support/app-server";
+import { shiftDate } from "../support/rates";
+import { MB, residentBytes } from "../support/sse";
+
+// Ten years of every currency the bank publishes, every calendar day: 3,661 value dates x 21 currencies.
+const CODES = ["USD", "ANG", "ARS", "BOB", "BRL", "CAD", "CLP", "CNY", "COP", "CUC", "DOP", "EUR", "INR", "JPY", "MXN", "NIO", "PEN", "RUB", "TRY", "TTD", "UYU"];
+const END = "2026-11-20";
+const START = shiftDate(END, -3660);
+const TEN_YEARS = `start_date=${START}&end_date=${END}`;
+// A value with every kind of digit the bank writes: up to 8 decimals, trailing zeros kept.
+const valueOf = (day: number, column: number) =>
+  `${(day * 31 + column * 977) % 5000}.${String((day * 7919 + column * 104_729) % 100_000_000).padStart(8, "0")}`;
+
+let app: AppServer;
+const seeded = new Map<string, string[]>();
+beforeAll(async () => {
+  app = await startAppServer();
+  const database = new Database(app.databaseFile);
+  const insert = database.prepare(
+    `INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, updatedAt) VALUES (?, ?, ?, 'workbook', 0, 0)`,
+  );
+  database.transaction(() => {
+    for (let day = 0; day <= 3660; day++) {
+      const date = shiftDate(START, day);
+      const values = CODES.map((_, column) => valueOf(day, column));
+      seeded.set(date, values);
+      values.forEach((value, column) => insert.run(date, CODES[column], value));
+    }
+  })();
+  database.close();
+});
+afterAll(() => app?.stop());
+
+/** RFC 4180, as a spreadsheet reads it: quoted fields may hold commas, doubled quotes and line ends. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (quoted) {
+      if (char === '"' && text[index + 1] === '"') (field += '"'), index++;
+      else if (char === '"') quoted = false;
+      else field += char;
+    } else if (char === '"') quoted = true;
+    else if (char === ",") row.push(field), (field = "");
+    else if (char === "\r" && text[index + 1] === "\n") row.push(field), rows.push(row), (row = []), (field = ""), index++;
+    else field += char;
+  }
+  if (field !== "" || row.length > 0) throw new Error("the last row has no CRLF");
+  return rows;
+}
+
+/** Reads `path` to its end slowly: a pause after every chunk, as a client on a slow link would. */
+function readSlowly(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(new URL(path, app.baseUrl), { agent: false }, (response) => {
+        let bytes = 0;
+        response.on("data", (chunk: Buffer) => {
+          bytes += chunk.byteLength;
+          response.pause();
+          setTimeout(() => response.resume(), 20);
+        });
+        response.on("end", () => resolve(bytes));
+        response.on("error", reject);
+      })
+      .on("error", reject);
+  });
+}
+
+describe("GET /rates/history as CSV and NDJSON", () => {
+  it("CSV: ten years of every currency, parsed back as a spreadsheet would, every digit as stored", async () => {
+    const response = await app.fetch(`/rates/history?${TEN_YEARS}&currencies=all&format=csv`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="bcv-rates-${START}-${END}.csv"`);
+    expect(response.headers.get("link")).toContain("https://www.bcv.org.ve/");
+    const text = await response.text();
+    const rows = parseCsv(text);
+    expect(rows[0]).toEqual(["date", ...CODES]);
+    expect(rows).toHaveLength(1 + 3661);
+    // Newest first, as the JSON history.
+    expect(rows[1][0]).toBe(END);
+    expect(rows.at(-1)![0]).toBe(START);
+    for (const row of rows.slice(1)) expect(row.slice(1), row[0]).toEqual(seeded.get(row[0]));
+    // A decimal point, never a comma inside a value; nothing needed quoting.
+    expect(text).not.toContain('"');
+    console.info(`ten years of ${CODES.length} currencies as CSV: ${(text.length / MB).toFixed(2)} MB`);
+  });
+
+  it("CSV of a chosen few: the dollar first, then the asked codes in their order", async () => {
+    const rows = parseCsv(await (await app.fetch(`/rates/history?start_date=${shiftDate(END, -2)}&end_date=${END}&currencies=EUR,CNY&format=csv`)).text());
+    expect(rows).toEqual([
+      ["date", "USD", "EUR", "CNY"],
+      ...[0, -1, -2].map((shift) => {
+        const date = shiftDate(END, shift);
+        const values = seeded.get(date)!;
+        return [date, values[0], values[CODES.indexOf("EUR")], values[CODES.indexOf("CNY")]];
+      }),
+    ]);
+  });
+
+  it("NDJSON (asked with Accept): each line exactly an item of the JSON history", async () => {
+    const range = `start_date=${shiftDate(END, -40)}&end_date=${END}&currencies=EUR,USD,JPY`;
+    const response = await app.fetch(`/rates/history?${range}`, { headers: { Accept: "application/x-ndjson" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/x-ndjson");
+    expect(response.headers.get("vary")).toContain("Accept");
+    const lines = (await response.text()).split("\n");
+    expect(lines.pop()).toBe("");
+    const json = await (await app.fetch(`/rates/history?${range}`)).json();
+    expect(lines.map((line) => JSON.parse(line))).toEqual(json.rates);
+    expect(lines[0]).toBe(JSON.stringify(json.rates[0]));
+  });
+
+  it("NDJSON of ten years of every currency: one line per value date", async () => {
+    const text = await (await app.fetch(`/rates/history?${TEN_YEARS}&currencies=all&format=ndjson`)).text();
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(3661);
+    expect(Object.keys(JSON.parse(lines[0]).rates)).toHaveLength(CODES.length);
+  });
+
+  it("Accept chooses only when format is absent, and JSON wins a tie", async () => {
+    const typeFor = async (accept: string, query = "") =>
+      (await app.fetch(`/rates/history${query}`, { headers: { Accept: accept } })).headers.get("content-type");
+    expect(await typeFor("text/csv")).toMatch(/^text\/csv/);
+    expect(await typeFor("text/csv, */*;q=0.5")).toMatch(/^text\/csv/);
+    expect(await typeFor("application/json, text/csv")).toBe("application/json");
+    expect(await typeFor("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")).toBe("application/json");
+    expect(await typeFor("application/json", "?format=csv")).toMatch(/^text\/csv/);
+    expect(await typeFor("text/csv", "?format=json")).toBe("application/json");
+  });
+
+  it("refuses what it cannot serve before streaming: a bad format, include=change, too long a range", async () => {
+    const problem = async (query: string, status: number) => {
+      const response = await app.fetch(`/rates/history?${query}`);
+      expect(response.status, query).toBe(status);
+      expect(response.headers.get("content-type")).toBe("application/problem+json");
+      return response.json();
+    };
+    expect((await problem("format=xml", 422)).errors).toEqual([{ field: "query.format", message: 'must be "json", "csv" or "ndjson"' }]);
+    expect((await problem("format=csv&include=change", 400)).detail).toBe("include=change is served with the JSON history only, not with csv.");
+    expect((await problem(`format=ndjson&start_date=2010-01-01&end_date=${END}`, 400)).detail).toMatch(/at most 3660 are served/);
+    expect((await problem("format=csv&currencies=XXX", 400)).detail).toContain("XXX");
+  });
+
+  it("streams: four slow readers of ten years of every currency cost the server a page each, not the file", async () => {
+    const path = `/rates/history?${TEN_YEARS}&currencies=all&format=csv`;
+    const fileBytes = (await (await app.fetch(path)).arrayBuffer()).byteLength;
+    const before = residentBytes(app.pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 25);
+    let read: number[];
+    try {
+      read = await Promise.all([1, 2, 3, 4].map((client) => readSlowly(`${path}&client=${client}`)));
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(read).toEqual([fileBytes, fileBytes, fileBytes, fileBytes]);
+    const growth = peak - before;
+    console.info(
+      `CSV ${(fileBytes / MB).toFixed(2)} MB; server RSS ${(before / MB).toFixed(0)} MB before, ` +
+        `${(peak / MB).toFixed(0)} MB at most while 4 slow clients read it: +${(growth / MB).toFixed(1)} MB`,
+    );
+    // Held whole, each answer is the file's text (twice its size as a string) and ~77,000 rows read at once;
+    // streamed, each client costs a page of 1,000 rows and what the socket buffers.
+    expect(growth).toBeLessThan(4 * fileBytes);
+  });
+});
