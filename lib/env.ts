@@ -69,6 +69,15 @@ const envSchema = z.object({
       }
       return new Set(dates);
     }),
+  // Webhooks (POST /rates/webhooks). Comma-separated hosts deliveries may reach although they are loopback,
+  // private or link-local: IP addresses (matched as resolved) or names (matched as written). Empty: none.
+  WEBHOOK_ALLOWED_HOSTS: z.string().default(""),
+  // One attempt's limit, the wait before the first retry (x4 after each, at most 6 h), attempts in all, and how
+  // often the dispatcher looks for new value dates and due deliveries.
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
   // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
   LOG_STREAMS_MAX: positiveInt(200),

@@ -4,10 +4,11 @@
  */
 import { buildJobs } from "./builds/jobs";
 import { rateJobs } from "./rates/jobs";
+import { webhookJobs } from "./rates/webhooks/dispatcher";
 
 type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> | void };
 
-const jobs: Job[] = [...buildJobs, ...rateJobs];
+const jobs: Job[] = [...buildJobs, ...rateJobs, ...webhookJobs];
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
 

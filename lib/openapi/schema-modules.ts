@@ -5,4 +5,5 @@
  */
 import "../users/schemas";
 import "../rates/schemas";
+import "../rates/webhooks/schemas";
 import "../builds/schemas";

@@ -1,0 +1,35 @@
+import { requireUser } from "@/lib/auth/guard";
+import { parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+import { webhookParamsSchema } from "@/lib/rates/webhooks/schemas";
+import { sendTestDelivery } from "@/lib/rates/webhooks/service";
+
+/**
+ * @swagger
+ * /rates/webhooks/{id}/test:
+ *   post:
+ *     tags: [Rate webhooks]
+ *     summary: Send a test delivery
+ *     description: >
+ *       Queues a `webhook.test` delivery, signed and retried like the others; its outcome shows under
+ *       /rates/webhooks/{id}/deliveries.
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - in: path
+ *         name: id
+ *         required: true
+ *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
+ *     responses:
+ *       202:
+ *         description: Queued
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/RateWebhookDelivery" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ */
+export const POST = route<{ params: Promise<{ id: string }> }>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const delivery = await sendTestDelivery(user.id, parseParams(await params, webhookParamsSchema).id);
+  return json(delivery, { status: 202, headers: { "Cache-Control": "no-store" } });
+});

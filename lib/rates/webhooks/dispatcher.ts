@@ -1,0 +1,146 @@
+import { getEnv } from "../../env";
+import { findLatestRate } from "../repository";
+import { allowedHosts, publishedPayload, randomId } from "./messages";
+import { postDelivery } from "./sender";
+import {
+  claimDelivery,
+  listDueDeliveries,
+  listWebhooksBehind,
+  queueValueDateDelivery,
+  recordAttempt,
+  type DueDelivery,
+} from "./repository";
+import { signDelivery } from "./signature";
+
+/**
+ * The webhook dispatcher, a background job (lib/jobs.ts). Every WEBHOOK_POLL_MS it
+ * 1. notices a new value date, whoever stored it (the schedule, POST /rates/, an import, the import command in
+ *    another process): the newest stored value date is compared with what each subscription was last told of,
+ *    and a delivery is queued for each subscription behind (only the newest date, if several came at once);
+ * 2. sends the deliveries that are due, up to MAX_IN_FLIGHT at a time, without waiting for them: a slow or
+ *    hanging receiver holds one of those slots until WEBHOOK_TIMEOUT_MS, never a fetch, an import or a request.
+ * A failed attempt is retried after WEBHOOK_RETRY_BASE_MS x 4^(attempt - 1) (capped at 6 hours) until
+ * WEBHOOK_MAX_ATTEMPTS. Everything is in the database: a restart goes on with what was pending, and an attempt
+ * cut short by a crash is tried again once its lease runs out.
+ */
+const MAX_IN_FLIGHT = 8;
+const MAX_BACKOFF_MS = 6 * 3600_000;
+
+interface DispatcherState {
+  timer: NodeJS.Timeout | undefined;
+  ticking: boolean;
+  again: boolean;
+  inFlight: Set<string>;
+  stopped: boolean;
+}
+
+// On globalThis: the route handlers (a test delivery) nudge the dispatcher that instrumentation started.
+const globalForDispatcher = globalThis as unknown as { rateWebhookDispatcher?: DispatcherState };
+
+export function retryDelayMs(attempt: number, baseMs: number): number {
+  return Math.min(baseMs * 4 ** (attempt - 1), MAX_BACKOFF_MS);
+}
+
+async function queueNewValueDate(): Promise<void> {
+  const newest = await findLatestRate();
+  if (!newest) return;
+  const behind = await listWebhooksBehind(newest.date);
+  if (behind.length === 0) return;
+  for (const webhook of behind) {
+    const payload = await publishedPayload(newest.date, webhook.currencies);
+    await queueValueDateDelivery(webhook, newest.date, { id: randomId("msg_"), type: "rates.published", payload });
+  }
+}
+
+async function attempt(delivery: DueDelivery): Promise<void> {
+  const { WEBHOOK_TIMEOUT_MS, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_BASE_MS } = getEnv();
+  const timestamp = Math.floor(Date.now() / 1000);
+  const result = await postDelivery(
+    delivery.webhook.url,
+    delivery.payload,
+    {
+      "User-Agent": "bcv-runbot-webhooks/0.2",
+      "webhook-id": delivery.id,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signDelivery(delivery.webhook.secret, delivery.id, timestamp, delivery.payload),
+    },
+    { timeoutMs: WEBHOOK_TIMEOUT_MS, allowed: allowedHosts() },
+  );
+  const attempts = delivery.attempts + 1;
+  if (result.ok) {
+    await recordAttempt(delivery.id, { status: "delivered", lastStatus: result.status, nextAttemptAt: new Date() });
+    return;
+  }
+  const givenUp = attempts >= WEBHOOK_MAX_ATTEMPTS;
+  await recordAttempt(delivery.id, {
+    status: givenUp ? "failed" : "pending",
+    lastStatus: result.status,
+    lastError: result.error.slice(0, 500),
+    nextAttemptAt: new Date(Date.now() + (givenUp ? 0 : retryDelayMs(attempts, WEBHOOK_RETRY_BASE_MS))),
+  });
+}
+
+async function sendDue(state: DispatcherState): Promise<void> {
+  if (state.inFlight.size >= MAX_IN_FLIGHT) return;
+  const now = new Date();
+  const due = await listDueDeliveries(now, MAX_IN_FLIGHT * 2);
+  const leaseUntil = new Date(now.getTime() + getEnv().WEBHOOK_TIMEOUT_MS + 30_000);
+  for (const delivery of due) {
+    if (state.inFlight.size >= MAX_IN_FLIGHT || state.stopped) break;
+    if (state.inFlight.has(delivery.id)) continue;
+    if (!(await claimDelivery(delivery.id, delivery.attempts, now, leaseUntil))) continue;
+    state.inFlight.add(delivery.id);
+    void attempt(delivery)
+      .catch((error) => console.warn(`webhooks: delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
+      .finally(() => {
+        state.inFlight.delete(delivery.id);
+        // A slot is free: look for more without waiting for the next tick.
+        nudgeWebhookDeliveries();
+      });
+  }
+}
+
+async function tick(): Promise<void> {
+  const state = globalForDispatcher.rateWebhookDispatcher;
+  if (!state || state.stopped) return;
+  if (state.ticking) {
+    state.again = true;
+    return;
+  }
+  state.ticking = true;
+  try {
+    do {
+      state.again = false;
+      await queueNewValueDate();
+      await sendDue(state);
+    } while (state.again && !state.stopped);
+  } catch (error) {
+    console.warn(`webhooks: the dispatcher's round failed: ${(error as Error).message}`);
+  } finally {
+    state.ticking = false;
+  }
+}
+
+/** Runs a round soon, e.g. after a test delivery was queued; nothing when the dispatcher is not running here. */
+export function nudgeWebhookDeliveries(): void {
+  if (globalForDispatcher.rateWebhookDispatcher) setImmediate(() => void tick());
+}
+
+function startWebhookDispatcher(): void {
+  if (globalForDispatcher.rateWebhookDispatcher) return;
+  const state: DispatcherState = { timer: undefined, ticking: false, again: false, inFlight: new Set(), stopped: false };
+  globalForDispatcher.rateWebhookDispatcher = state;
+  state.timer = setInterval(() => void tick(), getEnv().WEBHOOK_POLL_MS);
+  state.timer.unref();
+  void tick();
+}
+
+function stopWebhookDispatcher(): void {
+  const state = globalForDispatcher.rateWebhookDispatcher;
+  if (!state) return;
+  state.stopped = true;
+  clearInterval(state.timer);
+  globalForDispatcher.rateWebhookDispatcher = undefined;
+}
+
+export const webhookJobs = [{ name: "rate webhooks", start: startWebhookDispatcher, stop: stopWebhookDispatcher }];

@@ -1,0 +1,149 @@
+import { getDb } from "../../db";
+
+// Data access for webhook subscriptions and their deliveries (lib/rates/webhooks).
+
+export type WebhookRow = { id: string; url: string; currencies: string; createdAt: Date };
+const webhookFields = { id: true, url: true, currencies: true, createdAt: true } as const;
+
+export type DeliveryRow = {
+  id: string;
+  type: string;
+  valueDate: string | null;
+  status: string;
+  attempts: number;
+  nextAttemptAt: Date;
+  lastAttemptAt: Date | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+};
+const deliveryFields = {
+  id: true,
+  type: true,
+  valueDate: true,
+  status: true,
+  attempts: true,
+  nextAttemptAt: true,
+  lastAttemptAt: true,
+  lastStatus: true,
+  lastError: true,
+  deliveredAt: true,
+  createdAt: true,
+} as const;
+
+export function createWebhook(data: {
+  id: string;
+  userId: number;
+  url: string;
+  currencies: string;
+  secret: string;
+  notifiedThrough: string;
+}): Promise<WebhookRow> {
+  return getDb().rateWebhook.create({ data, select: webhookFields });
+}
+
+export function countWebhooksOf(userId: number): Promise<number> {
+  return getDb().rateWebhook.count({ where: { userId } });
+}
+
+export function listWebhooksOf(userId: number): Promise<WebhookRow[]> {
+  return getDb().rateWebhook.findMany({ where: { userId }, orderBy: { createdAt: "asc" }, select: webhookFields });
+}
+
+export function findWebhookOf(userId: number, id: string): Promise<WebhookRow | null> {
+  return getDb().rateWebhook.findFirst({ where: { id, userId }, select: webhookFields });
+}
+
+/** Deletes a subscription and its deliveries; false when `userId` has none with that id. */
+export async function deleteWebhookOf(userId: number, id: string): Promise<boolean> {
+  return (await getDb().rateWebhook.deleteMany({ where: { id, userId } })).count === 1;
+}
+
+export function listDeliveriesOf(webhookId: string, take: number): Promise<DeliveryRow[]> {
+  return getDb().rateWebhookDelivery.findMany({
+    where: { webhookId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take,
+    select: deliveryFields,
+  });
+}
+
+export function createDelivery(data: {
+  id: string;
+  webhookId: string;
+  type: string;
+  valueDate: string | null;
+  payload: string;
+}): Promise<DeliveryRow> {
+  return getDb().rateWebhookDelivery.create({
+    data: { ...data, status: "pending", nextAttemptAt: new Date() },
+    select: deliveryFields,
+  });
+}
+
+/** Subscriptions not yet told of `valueDate`. */
+export function listWebhooksBehind(valueDate: string): Promise<{ id: string; currencies: string; notifiedThrough: string }[]> {
+  return getDb().rateWebhook.findMany({
+    where: { notifiedThrough: { lt: valueDate } },
+    select: { id: true, currencies: true, notifiedThrough: true },
+  });
+}
+
+/**
+ * Records that a subscription was told of `valueDate` and queues the delivery that tells it, in one
+ * transaction; nothing when another writer moved it first (compare-and-set on notifiedThrough).
+ */
+export async function queueValueDateDelivery(
+  webhook: { id: string; notifiedThrough: string },
+  valueDate: string,
+  delivery: { id: string; type: string; payload: string },
+): Promise<boolean> {
+  return getDb().$transaction(async (tx) => {
+    const moved = await tx.rateWebhook.updateMany({
+      where: { id: webhook.id, notifiedThrough: webhook.notifiedThrough },
+      data: { notifiedThrough: valueDate },
+    });
+    if (moved.count !== 1) return false;
+    await tx.rateWebhookDelivery.create({
+      data: { ...delivery, webhookId: webhook.id, valueDate, status: "pending", nextAttemptAt: new Date() },
+    });
+    return true;
+  });
+}
+
+export type DueDelivery = { id: string; attempts: number; payload: string; webhook: { url: string; secret: string } };
+
+/** Pending deliveries whose next attempt is due, the longest waiting first. */
+export function listDueDeliveries(now: Date, take: number): Promise<DueDelivery[]> {
+  return getDb().rateWebhookDelivery.findMany({
+    where: { status: "pending", nextAttemptAt: { lte: now } },
+    orderBy: { nextAttemptAt: "asc" },
+    take,
+    select: { id: true, attempts: true, payload: true, webhook: { select: { url: true, secret: true } } },
+  });
+}
+
+/**
+ * Takes a due delivery for one attempt: counts the attempt and moves its next attempt to `leaseUntil`, so that
+ * if the server dies during the attempt, it is tried again then. False when someone else took it.
+ */
+export async function claimDelivery(id: string, attempts: number, now: Date, leaseUntil: Date): Promise<boolean> {
+  const claimed = await getDb().rateWebhookDelivery.updateMany({
+    where: { id, attempts, status: "pending" },
+    data: { attempts: attempts + 1, lastAttemptAt: now, nextAttemptAt: leaseUntil },
+  });
+  return claimed.count === 1;
+}
+
+export async function recordAttempt(
+  id: string,
+  // lastError undefined keeps the previous failure's reason: a delivery that succeeded on a retry still says why
+  // its earlier attempt failed.
+  outcome: { status: "delivered" | "pending" | "failed"; lastStatus: number | null; lastError?: string; nextAttemptAt: Date },
+): Promise<void> {
+  await getDb().rateWebhookDelivery.update({
+    where: { id },
+    data: { ...outcome, deliveredAt: outcome.status === "delivered" ? new Date() : null },
+  });
+}
