@@ -50,3 +50,9 @@ export async function updateUserRole(email: string, role: StoredRole): Promise<S
   const { count } = await getDb().user.updateMany({ where: { email }, data: { role } });
   return count === 0 ? null : getDb().user.findUnique({ where: { email }, select: storedFields });
 }
+
+/** Stores the role of the user with `id`; null when there is none. */
+export async function updateUserRoleById(id: number, role: StoredRole): Promise<StoredUser | null> {
+  const { count } = await getDb().user.updateMany({ where: { id }, data: { role } });
+  return count === 0 ? null : getDb().user.findUnique({ where: { id }, select: storedFields });
+}

@@ -59,5 +59,13 @@ export const tokenSchema = z
   })
   .meta({ id: "Token" });
 
+export const userIdParamsSchema = z.object({ user_id: z.coerce.number().int().positive() });
+
+/** PATCH /users/{user_id}: what an admin may change of another user. */
+export const updateUserSchema = z
+  .object({ role: z.enum(["admin", "user"]).describe("admin: may act on every build and import rates") })
+  .strict()
+  .meta({ id: "UpdateUser" });
+
 export type RegisterUser = z.infer<typeof registerUserSchema>;
 export type UserView = z.infer<typeof userSchema>;

@@ -1,7 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { getEnv } from "../env";
-import { conflict, forbidden, unauthorized } from "../http/problem";
-import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail } from "./repository";
+import { conflict, forbidden, notFound, unauthorized } from "../http/problem";
+import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail, updateUserRoleById, type StoredRole } from "./repository";
 import { chooseDisplayName, DisplayNameTakenError } from "./display-names";
 import { publicNameOf, withEffectiveRole, type PublicUser } from "./roles";
 import type { RegisterUser, UserView } from "./schemas";
@@ -65,4 +65,16 @@ export async function authenticate(rawEmail: string, password: string, address: 
   if (!user.isActive) throw unauthorized("This account is inactive.");
   const { passwordHash: _hash, ...stored } = user;
   return withEffectiveRole(stored);
+}
+
+/**
+ * An admin makes another user an admin, or a plain user again (PATCH /users/{user_id}): with the first user
+ * and `npm run users:admin` on the server, the only ways to become an admin. Admins cannot change their own
+ * role, so the last admin cannot leave the service without one. 404 for an unknown user.
+ */
+export async function setUserRole(admin: PublicUser, userId: number, role: StoredRole): Promise<UserView> {
+  if (userId === admin.id) throw conflict("Admins cannot change their own role: ask another admin, or run npm run users:admin on the server.");
+  const user = await updateUserRoleById(userId, role);
+  if (!user) throw notFound(`No user has the id ${userId}.`);
+  return toUserView(withEffectiveRole(user));
 }

@@ -115,6 +115,35 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     expect((await destroyed.json()).status).toBe("destroyed");
   });
 
+  it("an admin makes another user an admin with PATCH /users/{user_id}; nobody else may, nor change their own role", async () => {
+    const user = await registerAndGetToken(builds.app, "promoted.by.admin@example.com");
+    const { id } = await (await builds.app.fetch("/users/me", { headers: user.authorization })).json();
+    const { id: adminId } = await (await builds.app.fetch("/users/me", { headers: admin.authorization })).json();
+    const patch = (by: { authorization: Record<string, string> }, target: number | string, body: unknown) =>
+      builds.app.fetch(`/users/${target}`, {
+        method: "PATCH",
+        headers: { ...by.authorization, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      });
+
+    for (const by of [stranger, user, listed]) {
+      const refused = await patch(by, id, { role: "admin" });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("content-type")).toBe("application/problem+json");
+    }
+    expect(await roleOf(builds.app, user)).toBe("user");
+
+    const granted = await patch(admin, id, { role: "admin" });
+    expect(granted.status).toBe(200);
+    expect(await granted.json()).toMatchObject({ id, role: "admin", display_name: "promoted.by.admin" });
+    expect(await roleOf(builds.app, user)).toBe("admin");
+    expect((await patch(admin, adminId, { role: "user" })).status).toBe(409);
+    expect((await patch(admin, 999_999, { role: "admin" })).status).toBe(404);
+    expect((await patch(admin, id, { role: "owner" })).status).toBe(422);
+    expect((await patch(admin, id, { role: "user" })).status).toBe(200);
+    expect(await roleOf(builds.app, user)).toBe("user");
+  });
+
   it("an admin (the first user or one made admin on the server) may act on anyone's build", async () => {
     const first = await start(stranger.authorization, ["base_mod", "slow_install"]);
     expect((await cancel(first.build_id, madeAdmin.authorization)).status).toBe(200);
