@@ -3,7 +3,7 @@ import path from "node:path";
 
 /**
  * The data folder holds the database and the generated secret: only the server's user may read them, so
- * stages running as another user (runtime.run_as) cannot. Applied at every start and wherever the database
+ * stages running as another user (runtime.run_as_uids) cannot. Applied at every start and wherever the database
  * is opened, since a database copied or created by hand may be 0644. SQLite gives the -wal, -shm and
  * -journal files the mode of the database file, so a 0600 database keeps them 0600 too.
  */

@@ -45,6 +45,8 @@ ports: { start: ${start}, end: ${start + 199} }
 reaper_interval_seconds: 30
 runtime:
   driver: process
+  # Apart from the default range and from the test suites' (a server started by hand, tests running meanwhile).
+  run_as_uids: { start: ${1_930_000_000 + start}, end: ${1_930_000_000 + start + 199} }
   install: 'case ",$MODULES," in *,lines,*) node stages/lines.mjs ;; *) true ;; esac'
   test: "true"
 repositories:

@@ -19,6 +19,8 @@ const wholeSeconds = z.number().int("must be a whole number of seconds").positiv
 const port = z.number().int("must be an integer").min(1024, "must be at least 1024").max(65535, "must be at most 65535");
 const perUserLimit = z.number().int("must be a whole number of builds").min(1, "must be at least 1");
 const command = z.string().trim().min(1, "must be a non-empty shell command").optional();
+// Below 1000 are root and the system's users; above 2147483646, uids that some programs take for negative.
+const uid = z.number().int("must be an integer").min(1000, "must be at least 1000").max(2147483646, "must be at most 2147483646");
 
 // A command inside a Compose service: argv, never a shell string; ${NAME} are the build's values (see COMPOSE_VARIABLES).
 const composeCommandSchema = z.strictObject({
@@ -138,7 +140,7 @@ const repositorySchema = z.strictObject({
 
 const configSchema = z
   .strictObject({
-    // Outside the data folder: stages running as runtime.run_as must enter the builds but not the data folder.
+    // Outside the data folder: builds running as runtime.run_as_uids must enter the builds but not the data folder.
     builds_root: z.string().min(1).default("./builds"),
     max_concurrent_builds: z.number().int("must be an integer").min(1, "must be at least 1").max(64).default(2),
     max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
@@ -193,11 +195,17 @@ const configSchema = z
         test: command,
         start: command,
         compose: composeSchema.optional(),
-        // The user the process driver runs stages and runtimes as when the server runs as root (lib/builds/run-as.ts).
+        // With the server root, each build of the process driver runs as a uid of its own from this range, leased
+        // while it has processes or files (lib/builds/run-as.ts). No user may have one: a build's processes are
+        // ended by uid. The default lies in a span no distribution or systemd hands out, as many as the ports.
+        run_as_uids: z
+          .strictObject({ start: uid.default(1_900_000_000), end: uid.default(1_900_001_999) })
+          .prefault({})
+          .refine((range) => range.start <= range.end, { path: ["end"], message: "must not be less than run_as_uids.start" }),
+        // One user shared by every build let builds reach each other's processes and files (issue 20).
         run_as: z
-          .string()
-          .regex(/^[a-z_][a-z0-9_.-]{0,31}$/i, "must be a user name")
-          .default("nobody"),
+          .never({ error: "was replaced by run_as_uids: each build runs as a uid of its own from that range; remove run_as" })
+          .optional(),
         healthcheck: z
           .strictObject({
             path: z.string().startsWith("/", "must start with /").default("/"),

@@ -113,19 +113,34 @@ export async function stopActiveBuild(buildId: string): Promise<boolean> {
   return true;
 }
 
+// The destroys in progress, by build: on globalThis, since route handlers and the reaper live in different bundles.
+const globalForDestroys = globalThis as unknown as { buildDestroys?: Map<string, Promise<void>> };
+
 /**
  * Stops everything of a build through its driver, frees its port and removes its runtime files; the logs
  * stay. When the driver cannot do it now (RuntimeUnavailableError), the handles and the port stay recorded,
- * so that a later DELETE or the reaper can finish it.
+ * so that a later DELETE or the reaper can finish it. One destroy of a build at a time: a second caller (the
+ * reaper retrying a DELETE in progress) shares the first's. Two at once would end each other's helpers that
+ * run as the build's uid, and one could end the processes of a build given that uid after the other freed it.
  */
-export async function destroyRuntime(buildId: string): Promise<void> {
+export function destroyRuntime(buildId: string): Promise<void> {
+  const running = (globalForDestroys.buildDestroys ??= new Map());
+  let destroy = running.get(buildId);
+  if (!destroy) {
+    destroy = destroyRuntimeNow(buildId).finally(() => running.delete(buildId));
+    running.set(buildId, destroy);
+  }
+  return destroy;
+}
+
+async function destroyRuntimeNow(buildId: string): Promise<void> {
   const config = getBuildsConfig();
   const build = await findBuild(buildId);
   if (!build) return;
   const stages = build.stages.map((stage) => stage.handle).filter((handle): handle is string => handle != null);
   await driverOf(build).destroy(config, build.id, { runtime: build.runtimeHandle, stages });
   releasePort(build.port);
-  removeRuntimeFiles(config, build.id);
+  await removeRuntimeFiles(config, build.id);
   await updateBuildRuntime(build.id, { port: null, runtimeHandle: null });
 }
 
@@ -263,8 +278,11 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
 /**
  * Clones a repository from its mirror and checks out the build's commit, in one process: every process the
  * server starts costs it a fork of its whole memory. The values reach git as arguments, never in the script.
+ * --no-hardlinks: the checkout is handed to the build's user, and a file it shared with the mirror (git
+ * hard-links objects of a local clone) would hand that user the mirror's file too.
  */
-const CHECKOUT_SCRIPT = 'git clone --quiet --no-checkout -- "$1" "$2" && exec git -C "$2" -c advice.detachedHead=false checkout --quiet --detach "$3"';
+const CHECKOUT_SCRIPT =
+  'git clone --quiet --no-checkout --no-hardlinks -- "$1" "$2" && exec git -C "$2" -c advice.detachedHead=false checkout --quiet --detach "$3"';
 
 /** Clones each repository from its mirror and checks out the build's commit, into the build's sources. */
 async function checkOut(

@@ -7,8 +7,10 @@
  * server, so nothing may make it depend on the server process. The writer is the leader of the command's
  * process group (the handle the executor records), so it lives exactly as long as the group is stopped
  * together with it, and a restarted server finds it as before. It runs as the server's user and keeps the log
- * file's descriptor to itself; the command may run as another user (runtime.run_as, through setpriv), which
+ * file's descriptor to itself; the command may run as another user (the build's own uid, through setpriv), which
  * then can neither signal the writer nor reach its descriptor through /proc, so it cannot write past the cap.
+ * setpriv's --no-new-privs keeps every process of the command at that uid: a setuid program (su, mount) runs
+ * without its privilege, so nothing of a build can take another uid and escape being ended with it.
  *
  * Why the shell and coreutils, not Node.js: a writer runs for every stage and for the whole life of every
  * preview. A Node.js writer cost about 75 ms of CPU to start and 42 MB of memory while it ran; this one is
@@ -50,7 +52,7 @@ _lw_capper=$!
 if [ "$_lw_uid" = - ]; then
   env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
 else
-  setpriv --reuid="$_lw_uid" --regid="$_lw_gid" --clear-groups -- env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
+  setpriv --reuid="$_lw_uid" --regid="$_lw_gid" --clear-groups --no-new-privs -- env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
 fi
 _lw_command=$!
 exec 4<&- 5>&-

@@ -140,6 +140,9 @@ async function fetchOrCloneMirror(
   const mirror = mirrorPath(config, repository.alias);
   let refTable: RefTable | undefined;
   try {
+    // The server's alone: builds (other uids) may not read a repository they were not built from.
+    fs.mkdirSync(path.dirname(mirror), { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.dirname(mirror), 0o700);
     if (fs.existsSync(path.join(mirror, "HEAD"))) {
       // Fetch and list the refs in one process: each process the server starts costs it a fork of its memory.
       const { stdout } = await execFileAsync("/bin/sh", ["-c", FETCH_AND_LIST_SCRIPT, "sync", mirror, repository.resolvedUrl, REF_TABLE_FORMAT], {
@@ -152,7 +155,6 @@ async function fetchOrCloneMirror(
       // Clone beside it and rename, so that a half-made clone is never taken for a mirror.
       const partial = `${mirror}.partial-${process.pid}`;
       fs.rmSync(partial, { recursive: true, force: true });
-      fs.mkdirSync(path.dirname(mirror), { recursive: true });
       await git(["clone", "--mirror", "--quiet", "--", repository.resolvedUrl, partial]);
       fs.rmSync(mirror, { recursive: true, force: true });
       fs.renameSync(partial, mirror);

@@ -1,5 +1,7 @@
 import fs from "node:fs";
+import { buildProcessBaseEnv } from "../env";
 import { getBuildsConfig } from "./config";
+import { RuntimeUnavailableError } from "./driver";
 import { logWriterCommand } from "./log-writer";
 import { spawnDetached } from "./spawner";
 
@@ -21,7 +23,7 @@ export interface SpawnLoggedOptions {
   env: Record<string, string>;
   /** stdout and stderr both append to this file, interleaved as they come, up to stage_log_limit_mb. */
   logPath: string;
-  /** Another user to run the command as (runtime.run_as); the log writer stays the server's. */
+  /** Another user to run the command as (the build's own uid, ./run-as.ts); the log writer stays the server's. */
   user?: { uid: number; gid: number } | null;
   /** `exit`: done when the command exits (stages); `eof` (default): while anything holds its output (runtimes). */
   mode?: "exit" | "eof";
@@ -141,5 +143,61 @@ export async function runToCompletion(
   } finally {
     clearTimeout(timer);
     control.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * The live processes of each uid in [start, end] (their real, effective, saved or file-system uid), from
+ * /proc. A zombie counts only while other threads of it still run (a leader that exited before its threads).
+ */
+export function processesOfUsers(start: number, end: number): Map<number, number[]> {
+  const found = new Map<number, number[]>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let status: string;
+    try {
+      status = fs.readFileSync(`/proc/${entry}/status`, "utf8");
+    } catch {
+      continue;
+    }
+    const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1].trim().split(/\s+/).map(Number) ?? [];
+    const uid = uids.find((candidate) => candidate >= start && candidate <= end);
+    if (uid === undefined) continue;
+    if (/^State:\s+Z/m.test(status) && Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 1) <= 1) continue;
+    found.set(uid, [...(found.get(uid) ?? []), Number(entry)]);
+  }
+  return found;
+}
+
+/** The uids in [start, end] that have a live process. */
+export function usersWithProcesses(start: number, end: number): Set<number> {
+  return new Set(processesOfUsers(start, end).keys());
+}
+
+/**
+ * Ends every process of a uid, however it detached from its stage (setsid, double forks, `env -i`): `kill -KILL
+ * -1` run as that uid, which the kernel delivers to every process the uid may signal, and which a fork cannot
+ * outrun (a process about to fork with SIGKILL pending makes no child). Repeated until /proc shows none left,
+ * since a process may have been starting meanwhile. SIGKILL at once: the build is being destroyed, and its
+ * stages' process groups had their SIGTERM and grace period before. Throws RuntimeUnavailableError if some
+ * are still there after `timeoutMs` (a process stuck in the kernel): the destroy is then tried again later.
+ */
+export async function endProcessesOfUser(uid: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let round = 0; ; round++) {
+    const left = processesOfUsers(uid, uid).get(uid) ?? [];
+    if (left.length === 0) return;
+    if (Date.now() >= deadline) {
+      throw new RuntimeUnavailableError(`${left.length} processes of uid ${uid} (pids ${left.slice(0, 5).join(", ")}) did not end.`);
+    }
+    const kill = await spawnDetached({
+      file: "setpriv",
+      args: ["--reuid", String(uid), "--regid", String(uid), "--clear-groups", "--", "kill", "-KILL", "-1"],
+      cwd: "/",
+      env: { PATH: buildProcessBaseEnv().PATH },
+      logPath: "/dev/null",
+    });
+    await kill.exited;
+    if (round > 0) await sleep(Math.min(200, 20 * round));
   }
 }

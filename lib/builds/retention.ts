@@ -1,8 +1,7 @@
-import fs from "node:fs";
 import path from "node:path";
 import { getBuildsConfig } from "./config";
 import { deleteBuildRow, listBuildsEndedBefore } from "./repository";
-import { workspacePaths } from "./workspace";
+import { removeFolders, workspacePaths } from "./workspace";
 
 /**
  * Retention: builds that are over (failed, canceled, expired, destroyed) keep their rows and logs for
@@ -22,7 +21,8 @@ export async function purgeExpiredRetention(now = new Date()): Promise<string[]>
     // The row goes first, only from the status just read: a build moved meanwhile is left for the next pass.
     if (!(await deleteBuildRow(build.id, build.status))) continue;
     const folder = workspacePaths(config, build.id).root;
-    if (path.dirname(folder) === config.builds_root) fs.rmSync(folder, { recursive: true, force: true });
+    // What is left is the logs, the server's own; removed by a walk that follows no link all the same.
+    if (path.dirname(folder) === config.builds_root) await removeFolders([folder]);
     purged.push(build.id);
   }
   return purged;

@@ -22,7 +22,7 @@ export default async function globalSetup(_config: FullConfig) {
     throw new Error("The app is not built: run `npm run build` first (npm test does).");
   }
   const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), "e2e-"));
-  // Stages run as runtime.run_as when the tests run as root: they must reach the builds and the preview server.
+  // Stages run as uids of runtime.run_as_uids when the tests run as root: they must reach the builds and the preview server.
   fs.chmodSync(tempDir, 0o755);
   const children: ChildProcess[] = [];
   const teardown = async () => {
@@ -134,6 +134,8 @@ ports: { start: 21000, end: 21099 }
 stage_timeout_seconds: 120
 runtime:
   driver: process
+  # Apart from the default range and from the other suites' (tests/support/builds.ts, fixtureUids).
+  run_as_uids: { start: 1920000000, end: 1920000099 }
   install: >-
     echo "installing $MODULES";
     case ",$MODULES," in *,slow,*) for i in $(seq 1 60); do echo "still installing $i"; sleep 1; done;; esac;

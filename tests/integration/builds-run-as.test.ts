@@ -1,14 +1,13 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import { fixtureConfig, fixtureUids, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
 
 // Only root can run stages as another user; CI runs as root. Elsewhere stages run as the server's user.
 const asRoot = process.getuid?.() === 0;
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-const nobody = asRoot ? Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim()) : -1;
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
 
 /**
@@ -55,13 +54,15 @@ afterAll(async () => {
 });
 
 describe.skipIf(!asRoot)("process driver stages, with the server running as root", () => {
-  it("run as runtime.run_as and cannot read the secret, the database or the data folder, nor signal the server", async () => {
+  it("run as a uid of runtime.run_as_uids and cannot read the secret, the database or the data folder, nor signal the server", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
     const build = await builds.waitForStatus(created.build_id, ["running", "failed"]);
     expect(build.status).toBe("running");
     const log = (await (await builds.get(`/builds/${build.build_id}/logs?stage=install`)).json()).content as string;
     const secret = fs.readFileSync(path.join(dataDir, "nextauth-secret"), "utf8").trim();
-    expect(log.split("\n")[0]).toBe(String(nobody));
+    const uid = Number(log.split("\n")[0]);
+    expect(uid).toBeGreaterThanOrEqual(fixtureUids(builds.fixture.ports).start);
+    expect(uid).toBeLessThanOrEqual(fixtureUids(builds.fixture.ports).end);
     expect(log).toContain("secret-denied");
     expect(log).toContain("database-denied");
     expect(log).toContain("folder-denied");
@@ -71,7 +72,8 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
     expect(log).not.toMatch(/was-read|was-listed|was-signalled/);
     // The workspace the stages work in is theirs; the logs stay the server's.
     const workspace = path.join(builds.fixture.buildsRoot, build.build_id);
-    expect(fs.statSync(path.join(workspace, "sources", "demo", "stages", "install.mjs")).uid).toBe(nobody);
+    expect(fs.statSync(path.join(workspace, "sources", "demo", "stages", "install.mjs")).uid).toBe(uid);
+    for (const folder of ["sources", "runtime"]) expect([folder, mode(path.join(workspace, folder))]).toEqual([folder, "700"]);
     expect(fs.statSync(path.join(workspace, "logs", "install.log")).uid).toBe(0);
   });
 
@@ -90,7 +92,21 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
       fs.writeFileSync(config, "builds_root: ./data/builds\n");
       const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
       expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(/builds\.config\.yaml: builds_root: .* is inside the data folder .*runtime\.run_as/);
+      expect(result.stderr).toMatch(/builds\.config\.yaml: builds_root: .* is inside the data folder .*runtime\.run_as_uids/);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("npm start stops with a message when a user of the machine has a uid of runtime.run_as_uids", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "run-as-start-"));
+    try {
+      const config = path.join(folder, "builds.config.yaml");
+      // nobody is 65534.
+      fs.writeFileSync(config, "runtime: { run_as_uids: { start: 65000, end: 65535 } }\n");
+      const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(/runtime\.run_as_uids: 65000-65535 holds the uid of nobody \(65534\).*choose a range that no user has/);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -104,7 +120,7 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
       fs.writeFileSync(config, "builds_root: ./private/builds\n");
       const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
       expect(result.status).toBe(0);
-      expect(result.stderr).toMatch(/builds_root: the user "nobody" \(runtime\.run_as\) cannot enter .*private, so stages will fail/);
+      expect(result.stderr).toMatch(/builds_root: builds \(runtime\.run_as_uids\) cannot enter .*private, so stages will fail/);
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

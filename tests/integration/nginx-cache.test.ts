@@ -3,7 +3,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
-import { makeBuildsFixture, type BuildsFixture } from "../support/builds";
+import { fixtureUids, makeBuildsFixture, type BuildsFixture } from "../support/builds";
 import { startNginx, type NginxServer } from "../support/nginx";
 import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
@@ -30,6 +30,7 @@ builds_root: ${f.buildsRoot}
 ports: { start: ${f.ports.start}, end: ${f.ports.end} }
 runtime:
   driver: process
+  run_as_uids: ${JSON.stringify(fixtureUids(f.ports))}
   install: for i in 1 2 3 4 5 6; do echo "line $i"; sleep 0.5; done
 repositories:
   - { alias: demo, url: ./repo, default_ref: main, modules_path: addons, module_manifest: manifest.json }

@@ -73,7 +73,7 @@ export function makeBuildsFixture(
   moreModules: string[] = [],
 ): BuildsFixture {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "builds-test-"));
-  // Stages run as runtime.run_as when the tests run as root: that user must reach the builds below.
+  // Stages run as uids of runtime.run_as_uids when the tests run as root: that user must reach the builds below.
   fs.chmodSync(root, 0o755);
   const repository = path.join(root, "repo");
   fs.mkdirSync(repository);
@@ -121,6 +121,7 @@ stage_timeout_seconds: ${options.stageTimeout ?? 60}
 reaper_interval_seconds: 0.5
 runtime:
   driver: process
+  run_as_uids: ${JSON.stringify(fixtureUids(fixture.ports))}
   install: node stages/install.mjs
   test: node stages/test.mjs
   start: node stages/server.mjs
@@ -133,6 +134,16 @@ repositories:
     module_manifest: manifest.json
 ${options.extraRepositories ?? ""}
 `;
+}
+
+/**
+ * Build uids of a test server's own (runtime.run_as_uids), as its ports are: servers of parallel test files
+ * (and of other suites on the same machine) must never lease one uid to two builds, or one's destroy would end
+ * the other's processes. Apart from the default range, which a server started by hand uses.
+ */
+export function fixtureUids(ports: { start: number; end: number }): { start: number; end: number } {
+  const start = 1_910_000_000 + ports.start;
+  return { start, end: start + (ports.end - ports.start) };
 }
 
 export interface BuildsApp {
@@ -154,6 +165,8 @@ export type BuildJson = {
   stages: { name: string; status: string; exit_code: number | null; duration_ms: number | null }[];
   [key: string]: unknown;
 };
+
+const ENDED = ["failed", "canceled", "expired", "destroyed"];
 
 export async function startBuildsApp(fixture: BuildsFixture, env: Record<string, string> = {}): Promise<BuildsApp> {
   const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, ...env });
@@ -177,7 +190,9 @@ export function connectBuildsApp(app: AppServer, fixture: BuildsFixture, authori
       let last: BuildJson | undefined;
       while (Date.now() < deadline) {
         last = (await (await app.fetch(`/builds/${buildId}`)).json()) as BuildJson;
-        if (statuses.includes(last.status)) return last;
+        // A build that ends changes its status first, then closes its open stages once its runtime is destroyed.
+        const settled = !ENDED.includes(last.status) || last.stages.every((stage) => stage.status !== "pending" && stage.status !== "running");
+        if (statuses.includes(last.status) && settled) return last;
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
       throw new Error(`build ${buildId} did not reach ${statuses.join("|")}; last: ${JSON.stringify(last)}`);

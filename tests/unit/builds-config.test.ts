@@ -43,7 +43,7 @@ repositories:
       ports: { start: 18000, end: 19999 },
       stage_timeout_seconds: 1800,
       stage_log_limit_mb: 50,
-      runtime: { driver: "process", run_as: "nobody", healthcheck: { path: "/", timeout_seconds: 120 } },
+      runtime: { driver: "process", run_as_uids: { start: 1_900_000_000, end: 1_900_001_999 }, healthcheck: { path: "/", timeout_seconds: 120 } },
       limits: { live_per_user: 5, queued_per_user: 3, admin_live_per_user: null, admin_queued_per_user: null },
     });
     // Sorted by priority, then alias: the order of ADDONS_PATH.
@@ -70,7 +70,7 @@ repositories:
   it("accepts the configuration the project ships", () => {
     const shipped = loadBuildsConfig(path.resolve("builds.config.yaml"));
     expect(shipped.repositories).toMatchObject([{ alias: "demo", resolvedUrl: path.resolve("."), default_ref: "main" }]);
-    // Outside the data folder, which stages running as runtime.run_as may not enter.
+    // Outside the data folder, which builds running as runtime.run_as_uids may not enter.
     expect(shipped.builds_root).toBe(path.resolve("builds"));
   });
 
@@ -87,7 +87,9 @@ repositories:
     ["runtime: { driver: compose, compose: { template: t.yaml, test: { service: 'a b', command: [x] } } }", /runtime\.compose\.test\.service: must match/],
     ["runtime: { healthcheck: { path: health } }", /runtime\.healthcheck\.path: must start with \//],
     ["stage_log_limit_mb: 0", /stage_log_limit_mb: must be a positive number of megabytes/],
-    ["runtime: { run_as: \"a b\" }", /runtime\.run_as: must be a user name/],
+    ["runtime: { run_as: nobody }", /runtime\.run_as: was replaced by run_as_uids/],
+    ["runtime: { run_as_uids: { start: 0 } }", /runtime\.run_as_uids\.start: must be at least 1000/],
+    ["runtime: { run_as_uids: { start: 200000, end: 100000 } }", /runtime\.run_as_uids\.end: must not be less than run_as_uids\.start/],
     ["repositories: [{ alias: Demo, url: . }]", /repositories\[0\]\.alias: must match/],
     ["repositories: [{ alias: demo, url: ., default_ref: '-x' }]", /repositories\[0\]\.default_ref: must not start with '-'/],
     ["repositories: [{ alias: demo, url: . }, { alias: demo, url: . }]", /repositories\[1\]\.alias: duplicates the alias "demo"/],

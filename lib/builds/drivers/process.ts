@@ -1,24 +1,27 @@
+import fs from "node:fs";
 import path from "node:path";
 import { buildProcessBaseEnv } from "../../env";
 import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
-import { runToCompletion, spawnLogged } from "../processes";
-import { handOverWorkspace, stageUser } from "../run-as";
+import { endProcessesOfUser, runToCompletion, spawnLogged, usersWithProcesses } from "../processes";
+import { buildsRunAsOwnUsers, buildUser, handOverWorkspace, leasedBuildUsers, releaseBuildUser } from "../run-as";
+import { workspacePaths } from "../workspace";
 
 /**
- * The `process` driver: the configured shell commands run on the host, as the server's user, each in its own
- * process group, in the build's first repository checkout, as runtime.run_as when the server is root
- * (lib/builds/run-as.ts). No isolation: for trusted repositories and hosts without Docker. Its handles are
- * process handles (lib/builds/process-handles.ts).
+ * The `process` driver: the configured shell commands run on the host, each in its own process group, in the
+ * build's first repository checkout; when the server is root, each build as a uid of its own from
+ * runtime.run_as_uids (lib/builds/run-as.ts), which is how its destroy finds every process it started.
+ * Otherwise as the server's user, with no isolation: for trusted repositories and hosts without Docker. Its
+ * handles are process handles (lib/builds/process-handles.ts).
  */
 const SHELL = "/bin/sh";
 
 /** The environment of the stage commands: the build's values, validated, and nothing from a request besides. */
 function stageEnv(build: BuildContext): Record<string, string> {
   const base = buildProcessBaseEnv();
-  // The server's home is not the stage user's to write in.
-  if (stageUser(build.config) || base.HOME === undefined) base.HOME = build.paths.runtime;
+  // The server's home is not the build user's to write in.
+  if (buildsRunAsOwnUsers(build.config) || base.HOME === undefined) base.HOME = build.paths.runtime;
   return {
     ...base,
     BUILD_ID: build.buildId,
@@ -52,13 +55,19 @@ export const processDriver: RuntimeDriver = {
       cwd: build.repositories[0].checkout,
       env: stageEnv(build),
       logPath: control.logPath,
-      user: stageUser(config),
+      user: buildUser(config, build.buildId),
     });
     switch (stage) {
       case "install":
       case "test": {
-        // The checkout is the server's work; from install on, the sources and runtime are the stage user's.
-        if (stage === "install") await handOverWorkspace(config, [build.paths.sources, build.paths.runtime], control.logPath);
+        // The checkout is the server's work; from install on, the sources and runtime are the build user's.
+        if (stage === "install") {
+          const handedOver = await handOverWorkspace(config, build.buildId, [build.paths.sources, build.paths.runtime], control.logPath);
+          if (handedOver && "error" in handedOver) {
+            fs.appendFileSync(control.logPath, `${handedOver.error}\n`);
+            return { status: "failed", exitCode: null, message: handedOver.error };
+          }
+        }
         const command = config.runtime[stage];
         if (!command) return { status: "skipped" };
         const outcome = await runToCompletion(spawnOptions(command), {
@@ -90,10 +99,32 @@ export const processDriver: RuntimeDriver = {
     return isBuildProcessGroupAlive(runtimeHandle, buildId) ? "alive" : "dead";
   },
 
-  async destroy(_config, buildId, handles) {
+  async destroy(config, buildId, handles) {
+    // The recorded groups first, with their SIGTERM and grace period; then whatever left them (setsid, double
+    // forks, env -i): every process of the build's uid.
     await Promise.all([handles.runtime, ...handles.stages].map((handle) => stopBuildProcessGroup(handle, buildId)));
+    const user = buildUser(config, buildId);
+    if (user) await endProcessesOfUser(user.uid);
   },
 
-  // Without a handle a process cannot be told apart from anyone else's: the recorded handles are all there is.
-  async removeLeftovers() {},
+  /**
+   * At start, after the recovery: only running builds may have processes. Those of every other build that
+   * holds a uid here (a crash between a destroy's end and its lease's release, a build whose row is gone) are
+   * ended, and the leases of such builds without files are released. Uids of the range leased by nobody here
+   * are left alone: they may be another instance's (which should have a range of its own). Without uids of
+   * their own (a server that is not root), a process cannot be told apart from anyone else's: the recorded
+   * handles are all there is.
+   */
+  async removeLeftovers(config, keep) {
+    if (!buildsRunAsOwnUsers(config)) return;
+    for (const [buildId, uid] of leasedBuildUsers(config)) {
+      if (keep.has(buildId)) continue;
+      const paths = workspacePaths(config, buildId);
+      if (usersWithProcesses(uid, uid).size > 0) {
+        console.warn(`builds: ending the processes of build ${buildId} (uid ${uid}), which is no longer running`);
+        await endProcessesOfUser(uid);
+      }
+      if (!fs.existsSync(paths.sources) && !fs.existsSync(paths.runtime)) releaseBuildUser(config, buildId);
+    }
+  },
 };
