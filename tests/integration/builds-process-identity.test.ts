@@ -33,7 +33,8 @@ afterAll(async () => {
 });
 
 describe("a restart where the runtime's recorded process group id now belongs to another process", () => {
-  it("does not take the build for alive, and neither the recovery nor DELETE signals that process", async () => {
+  // Two server starts: on a busy 2-core machine each may take 20 s.
+  it("does not take the build for alive, and neither the recovery nor DELETE signals that process", { timeout: 120_000 }, async () => {
     const fixture = makeBuildsFixture((partial) => fixtureConfig(partial));
     before = await startBuildsApp(fixture);
     const build = (await (await before.post({ repository: "demo", modules: ["base_mod"] })).json()) as BuildJson;

@@ -25,7 +25,8 @@ afterAll(async () => {
 });
 
 describe("a restart with builds running, in progress and queued", () => {
-  it("keeps live runtimes, fails interrupted builds (killing their processes) and runs the queued ones", async () => {
+  // Two server starts: on a busy 2-core machine each may take 20 s.
+  it("keeps live runtimes, fails interrupted builds (killing their processes) and runs the queued ones", { timeout: 120_000 }, async () => {
     const fixture = makeBuildsFixture((partial) => fixtureConfig(partial, { maxConcurrent: 1 }));
     before = await startBuildsApp(fixture);
     const running = (await (await before.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
