@@ -44,17 +44,72 @@ function Segment({ entry }: { entry: AnserJsonEntry }) {
   );
 }
 
+/** The parsed segments split at newlines: one array of segments per line, colours carried across lines. */
+function splitLines(entries: AnserJsonEntry[]): AnserJsonEntry[][] {
+  const lines: AnserJsonEntry[][] = [[]];
+  for (const entry of entries) {
+    const parts = entry.content.split("\n");
+    parts.forEach((part, index) => {
+      if (index > 0) lines.push([]);
+      if (part) lines[lines.length - 1].push({ ...entry, content: part });
+    });
+  }
+  // A log ends with a newline: no empty numbered line after it.
+  if (lines.length > 1 && lines[lines.length - 1].length === 0) lines.pop();
+  return lines;
+}
+
+/** The text of a line without its colour codes, for searching. */
+const plainText = (line: AnserJsonEntry[]) => line.map((entry) => entry.content).join("");
+
+export interface LogLines {
+  lines: AnserJsonEntry[][];
+  texts: string[];
+}
+
+export function useLogLines(text: string): LogLines {
+  return useMemo(() => {
+    const lines = splitLines(Anser.ansiToJson(text, { json: true, use_classes: true, remove_empty: true }));
+    return { lines, texts: lines.map(plainText) };
+  }, [text]);
+}
+
 /**
- * Log text with its ANSI colours. anser parses the escape codes into segments; each segment's text is
- * rendered as a React text node, so whatever else the log holds (HTML, scripts) is shown, never interpreted.
+ * Log text with its ANSI colours, one numbered row per line. Lines wrap at spaces (a word or a number is
+ * broken only when it alone is wider than the log); the numbers are not selectable, so a copied passage is
+ * the log's own text. anser parses the escape codes into segments; each segment's text is rendered as a
+ * React text node, so whatever else the log holds (HTML, scripts) is shown, never interpreted. `matches`
+ * marks the lines a search found; `current` is the one to show.
  */
-export const AnsiLog = memo(function AnsiLog({ text }: { text: string }) {
-  const entries = useMemo(() => Anser.ansiToJson(text, { json: true, use_classes: true, remove_empty: true }), [text]);
+export const AnsiLog = memo(function AnsiLog({
+  log,
+  firstLineNumber = 1,
+  matches,
+  current,
+}: {
+  log: LogLines;
+  firstLineNumber?: number;
+  matches?: Set<number>;
+  current?: number;
+}) {
   return (
-    <>
-      {entries.map((entry, index) => (
-        <Segment key={index} entry={entry} />
+    <ol className="m-0 list-none p-0" data-testid="log-lines">
+      {log.lines.map((line, index) => (
+        <li
+          key={index}
+          data-line={index}
+          className={`flex min-w-0 ${index === current ? "bg-amber-400/30" : matches?.has(index) ? "bg-amber-400/15" : ""}`}
+        >
+          <span aria-hidden className="w-12 shrink-0 pr-3 text-right text-slate-500 select-none">
+            {firstLineNumber + index}
+          </span>
+          <span className="min-w-0 flex-1 break-words whitespace-pre-wrap" data-testid="log-line">
+            {line.map((entry, part) => (
+              <Segment key={part} entry={entry} />
+            ))}
+          </span>
+        </li>
       ))}
-    </>
+    </ol>
   );
 });

@@ -76,7 +76,8 @@ export function BuildActions({ build }: { build: Build }) {
           </Button>
         )}
         {destroyable && (
-          <Button variant="danger" onClick={() => setAsking("destroy")} disabled={!canAct}>
+          // Quieter than Open preview: what a person came for stands out, what cannot be undone does not invite.
+          <Button variant="danger-subtle" onClick={() => setAsking("destroy")} disabled={!canAct}>
             Destroy
           </Button>
         )}

@@ -21,7 +21,8 @@ export function BuildCounters() {
     },
     { label: "Running", value: builds.filter((b) => b.status === "running").length, tone: "text-emerald-700 dark:text-emerald-300" },
     { label: "Failed", value: builds.filter((b) => b.status === "failed").length, tone: "text-red-700 dark:text-red-300" },
-  ];
+  ].map((counter) => (counter.value === 0 ? { ...counter, tone: "text-slate-500 dark:text-slate-400" } : counter));
+  // A zero is nothing to look at: grey, not the alarm colour of failures or the green of running previews.
 
   return (
     <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4" aria-busy={!data || undefined}>

@@ -2,13 +2,13 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { formatDateTime } from "@/components/ui/format";
 import { hrefWith } from "@/components/ui/query-string";
 import type { BuildSummary } from "@/lib/swr/types";
 import { BuildExpiry } from "./build-expiry";
 import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
-import { shortId, shortSha } from "./build-format";
+import { repositoryLabel, shortId, shortSha } from "./build-format";
+import { BuildAge, BuildRunTime, PreviewLink } from "./build-times";
 
 /** Cards have no "Expires in" column: they say it only while it means something. */
 const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running"];
@@ -18,7 +18,8 @@ const linkClass =
 
 /**
  * The builds list; each id opens the build's detail inside the dashboard (`?build=<id>`, the rest of the
- * query kept). A table where its seven columns fit (lg); below, one card per build, so nothing scrolls sideways.
+ * query kept). Each row says what a person looks for: the preview's link, how long ago, how long it took, the branch,
+ * commit and its author. A table where its seven columns fit (lg); below, one card per build, so nothing scrolls sideways.
  */
 export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
   const params = useSearchParams();
@@ -28,7 +29,7 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
     <div className="min-h-48">
       <ul className="grid grid-cols-1 gap-2 md:grid-cols-2 lg:hidden" aria-label="Builds, newest first">
         {builds.map((build) => (
-          <li key={build.build_id} className="rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800" data-testid="build-card">
+          <li key={build.build_id} className="flex min-w-0 flex-col gap-1 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800" data-testid="build-card">
             <div className="flex items-center justify-between gap-2">
               <Link href={href(build)} scroll={false} className={linkClass} title={build.build_id}>
                 {shortId(build.build_id)}
@@ -38,35 +39,53 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                 <BuildStatusBadge status={build.status} />
               </span>
             </div>
-            <p className="mt-1 break-all text-slate-700 dark:text-slate-300">
-              {build.repositories.map((repo) => `${repo.repository}@${repo.ref}`).join(", ")}
-            </p>
-            <p className="line-clamp-2 break-all text-slate-600 dark:text-slate-400">{build.modules.join(", ")}</p>
-            <p className="mt-1 flex flex-wrap justify-between gap-x-3 text-xs text-slate-600 dark:text-slate-400">
-              <span className="break-all">
-                {describeOrigin(build)} · <time dateTime={build.created_at}>{formatDateTime(build.created_at)}</time>
+            {build.repositories.map((repo) => (
+              <div key={repo.repository} className="min-w-0">
+                {/* The commit stays on a phone: it is what tells two builds of one branch apart. */}
+                <p className="flex min-w-0 items-baseline gap-1.5 text-slate-700 dark:text-slate-300">
+                  <span className="min-w-0 truncate" title={repositoryLabel(repo)}>
+                    <span className="font-medium">{repo.repository}</span>
+                    <span className="text-slate-600 dark:text-slate-400">@{repo.ref}</span>
+                  </span>
+                  <code className="shrink-0 text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="row-commit">
+                    {shortSha(repo.commit_sha)}
+                  </code>
+                </p>
+                <CommitLine repo={repo} />
+              </div>
+            ))}
+            <p className="line-clamp-2 break-words text-slate-600 dark:text-slate-400">{build.modules.join(", ")}</p>
+            <p className="flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-600 dark:text-slate-400">
+              <span className="min-w-0 break-words">
+                {describeOrigin(build)} · <BuildAge build={build} />
               </span>
+              {build.started_at && (
+                <span>
+                  took <BuildRunTime build={build} />
+                </span>
+              )}
               {EXPIRING.includes(build.status) && (
                 <span>
                   Expires in <BuildExpiry build={build} />
                 </span>
               )}
             </p>
+            <PreviewLink build={build} className="self-start" />
           </li>
         ))}
       </ul>
       <div className="hidden overflow-x-auto rounded-lg border border-slate-200 lg:block dark:border-slate-800">
-        <table className="w-full min-w-[52rem] text-sm">
+        <table className="w-full min-w-[56rem] text-sm">
           <caption className="sr-only">Builds, newest first</caption>
           <thead className="bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
             <tr>
               <th scope="col" className="px-3 py-2 font-semibold">Build</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Repositories</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Branch and commit</th>
               <th scope="col" className="px-3 py-2 font-semibold">Modules</th>
               <th scope="col" className="px-3 py-2 font-semibold">Status</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Started by</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Created</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Started</th>
               <th scope="col" className="px-3 py-2 font-semibold">Expires in</th>
+              <th scope="col" className="px-3 py-2 font-semibold">Preview</th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
@@ -80,13 +99,13 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                     <TriggerBadge build={build} />
                   </div>
                 </td>
-                <td className="px-3 py-2">
+                <td className="max-w-96 px-3 py-2">
                   <ul className="flex flex-col gap-0.5">
                     {build.repositories.map((repo) => (
-                      <li key={repo.repository} className="whitespace-nowrap">
+                      <li key={repo.repository} className="min-w-0">
                         <span className="font-medium">{repo.repository}</span>
                         <span className="text-slate-600 dark:text-slate-400">@{repo.ref}</span>{" "}
-                        <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined}>
+                        <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="row-commit">
                           {shortSha(repo.commit_sha)}
                         </code>
                         <CommitLine repo={repo} />
@@ -94,22 +113,30 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                     ))}
                   </ul>
                 </td>
-                <td className="max-w-64 px-3 py-2 text-slate-700 dark:text-slate-300">
+                <td className="max-w-56 px-3 py-2 text-slate-700 dark:text-slate-300">
                   <span className="line-clamp-2" title={build.modules.join(", ")}>
                     {build.modules.join(", ")}
                   </span>
                 </td>
-                <td className="px-3 py-2">
+                <td className="px-3 py-2 whitespace-nowrap">
                   <BuildStatusBadge status={build.status} />
+                  <span className="block text-xs text-slate-600 tabular-nums dark:text-slate-400">
+                    <BuildRunTime build={build} />
+                  </span>
                 </td>
-                <td className="max-w-48 truncate px-3 py-2 text-slate-700 dark:text-slate-300" title={describeOrigin(build)} data-testid="build-created-by">
-                  {describeOrigin(build)}
-                </td>
-                <td className="px-3 py-2 whitespace-nowrap text-slate-700 dark:text-slate-300">
-                  <time dateTime={build.created_at}>{formatDateTime(build.created_at)}</time>
+                <td className="max-w-48 px-3 py-2 text-slate-700 dark:text-slate-300">
+                  <span className="block whitespace-nowrap">
+                    <BuildAge build={build} />
+                  </span>
+                  <span className="block truncate text-xs text-slate-600 dark:text-slate-400" title={describeOrigin(build)} data-testid="build-created-by">
+                    {describeOrigin(build)}
+                  </span>
                 </td>
                 <td className="px-3 py-2 whitespace-nowrap text-slate-700 dark:text-slate-300">
                   <BuildExpiry build={build} />
+                </td>
+                <td className="px-3 py-2">
+                  <PreviewLink build={build} />
                 </td>
               </tr>
             ))}

@@ -132,7 +132,12 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
           const repo = repoByAlias.get(row.repository);
           const refLocked = repo ? !repo.allow_request_ref : false;
           return (
-            <div key={row.key} className="grid grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto] items-start gap-2" data-testid="repository-row">
+            // Side by side where the two fields and Remove fit; stacked on the narrowest phones (320 px).
+            <div
+              key={row.key}
+              className="grid grid-cols-1 items-start gap-2 min-[440px]:grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto]"
+              data-testid="repository-row"
+            >
               <Field label={`Repository ${index + 1}`} error={rowError(index, "repository")}>
                 {(control) => (
                   <select
@@ -173,7 +178,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                   />
                 )}
               </Field>
-              <div className="pt-6">
+              <div className="justify-self-end min-[440px]:pt-6">
                 <Button
                   size="md"
                   variant="ghost"

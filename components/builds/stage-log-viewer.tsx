@@ -1,10 +1,11 @@
 "use client";
 
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Button, Spinner } from "@/components/ui/button";
+import { inputClass } from "@/components/ui/field";
 import type { Stage } from "@/lib/swr/types";
 import { useStageLog } from "@/lib/swr/use-stage-log";
-import { AnsiLog } from "./ansi-log";
+import { AnsiLog, useLogLines } from "./ansi-log";
 
 /** How close to the bottom (px) still counts as "at the bottom" for auto-scrolling. */
 const STICK_THRESHOLD = 24;
@@ -28,7 +29,22 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
     notStarted ? null : stage.name,
     stage.status === "running",
   );
-  const scroller = useRef<HTMLPreElement>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const lines = useLogLines(log?.content ?? "");
+  const [search, setSearch] = useState("");
+  const [current, setCurrent] = useState(0);
+  const needle = search.trim().toLowerCase();
+  const matches = useMemo(
+    () => (needle ? lines.texts.flatMap((text, index) => (text.toLowerCase().includes(needle) ? [index] : [])) : []),
+    [lines, needle],
+  );
+  const currentLine = matches.length > 0 ? matches[Math.min(current, matches.length - 1)] : undefined;
+  useEffect(() => {
+    if (currentLine === undefined) return;
+    setStuck(false);
+    scroller.current?.querySelector(`[data-line="${currentLine}"]`)?.scrollIntoView({ block: "center" });
+  }, [currentLine]);
+  const step = (by: number) => setCurrent((index) => (matches.length === 0 ? 0 : (index + by + matches.length) % matches.length));
   // Following the newest line; the parent keys the viewer by stage, so each stage starts out stuck.
   const [stuck, setStuck] = useState(true);
 
@@ -65,14 +81,58 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
           </span>
         )}
       </div>
+      {!notStarted && (
+        <div className="flex flex-wrap items-center gap-2">
+          <input
+            type="search"
+            aria-label={`Search the ${stage.name} log`}
+            placeholder="Search the log"
+            value={search}
+            onChange={(event) => {
+              setSearch(event.target.value);
+              setCurrent(0);
+            }}
+            onKeyDown={(event) => {
+              if (event.key === "Enter") {
+                event.preventDefault();
+                step(event.shiftKey ? -1 : 1);
+              }
+            }}
+            className={`${inputClass} h-8 max-w-56 min-w-0 flex-1`}
+          />
+          {needle && (
+            <span className="text-xs text-slate-600 tabular-nums dark:text-slate-400" aria-live="polite" data-testid="log-search-count">
+              {matches.length === 0 ? "no match" : `${Math.min(current, matches.length - 1) + 1} of ${matches.length} lines`}
+            </span>
+          )}
+          {matches.length > 1 && (
+            <>
+              <Button size="sm" variant="ghost" onClick={() => step(-1)} aria-label="Previous match">
+                ↑
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => step(1)} aria-label="Next match">
+                ↓
+              </Button>
+            </>
+          )}
+          <a
+            href={`/builds/${encodeURIComponent(buildId)}/logs/raw?stage=${encodeURIComponent(stage.name)}`}
+            download
+            className="ml-auto text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+          >
+            Download the whole log
+          </a>
+        </div>
+      )}
       {log?.truncated && (
         <p className="rounded-md bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:bg-amber-950/50 dark:text-amber-200" data-testid="log-truncated">
-          This is the end of a longer log: earlier output is not shown.
+          This is the end of a longer log: earlier output is not shown (line numbers count from the first line shown). Download the whole log to read it all.
         </p>
       )}
       <div className="relative">
-        <pre
+        <div
           ref={scroller}
+          role="log"
           tabIndex={0}
           aria-label={`Log of the ${stage.name} stage`}
           aria-live="off"
@@ -82,18 +142,18 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
             const el = event.currentTarget;
             setStuck(el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD);
           }}
-          className="h-80 overflow-auto rounded-lg bg-slate-950 p-3 font-mono text-xs leading-5 whitespace-pre-wrap break-all text-slate-200 ring-1 ring-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 sm:h-[28rem]"
+          className="h-80 overflow-auto rounded-lg bg-slate-950 py-3 pr-3 font-mono text-xs leading-5 text-slate-200 ring-1 ring-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 sm:h-[28rem]"
         >
           {isLoading && !log ? (
-            <span className="inline-flex items-center gap-2 text-slate-400">
+            <span className="inline-flex items-center gap-2 pl-3 text-slate-400">
               <Spinner className="size-3" /> Loading the log…
             </span>
           ) : placeholder ? (
-            <span className={error ? "text-red-300" : "text-slate-400"}>{placeholder}</span>
+            <span className={`pl-3 ${error ? "text-red-300" : "text-slate-400"}`}>{placeholder}</span>
           ) : (
-            <AnsiLog text={log?.content ?? ""} />
+            <AnsiLog log={lines} matches={new Set(matches)} current={currentLine} />
           )}
-        </pre>
+        </div>
         {!stuck && (
           <Button
             size="sm"

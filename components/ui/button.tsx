@@ -1,6 +1,6 @@
 import type { ButtonHTMLAttributes } from "react";
 
-type Variant = "primary" | "secondary" | "danger" | "ghost";
+type Variant = "primary" | "secondary" | "danger" | "danger-subtle" | "ghost";
 type Size = "sm" | "md";
 
 const variants: Record<Variant, string> = {
@@ -10,6 +10,8 @@ const variants: Record<Variant, string> = {
     "border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 disabled:text-slate-500 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100 dark:hover:bg-slate-800 dark:disabled:text-slate-400 disabled:border-dashed disabled:bg-transparent disabled:hover:bg-transparent dark:disabled:bg-transparent",
   danger:
     "bg-red-700 text-white hover:bg-red-800 disabled:bg-slate-300 disabled:text-slate-700 dark:bg-red-500 dark:text-slate-950 dark:hover:bg-red-400 dark:disabled:bg-slate-700 dark:disabled:text-slate-300",
+  "danger-subtle":
+    "border border-red-300 bg-white text-red-800 hover:bg-red-50 disabled:border-dashed disabled:border-slate-300 disabled:text-slate-500 dark:border-red-800 dark:bg-slate-900 dark:text-red-200 dark:hover:bg-red-950/50 dark:disabled:border-slate-600 dark:disabled:text-slate-400",
   ghost:
     "text-slate-700 hover:bg-slate-200/70 disabled:text-slate-500 dark:text-slate-200 dark:hover:bg-slate-800 dark:disabled:text-slate-400 disabled:opacity-60 disabled:hover:bg-transparent",
 };

@@ -99,9 +99,10 @@ test.describe("Builds on the dashboard", () => {
 
     // The log grows while the stage runs: "test 1" first, later lines without reloading anything.
     await expect(log).toContainText("test 1");
-    const linesEarly = (await log.textContent())!.split("\n").filter((l) => l.startsWith("test ")).length;
+    const testLines = async () => (await log.getByTestId("log-line").allTextContents()).filter((l) => l.startsWith("test ")).length;
+    const linesEarly = await testLines();
     await expect(log).toContainText("test 4", { timeout: 15_000 });
-    const linesLater = (await log.textContent())!.split("\n").filter((l) => l.startsWith("test ")).length;
+    const linesLater = await testLines();
     expect(linesLater).toBeGreaterThan(linesEarly);
     // ANSI colours are rendered, and markup in the log is shown as text, never interpreted.
     await expect(log.locator(".ansi-cyan-fg").first()).toContainText("test 1");

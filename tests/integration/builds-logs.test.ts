@@ -143,3 +143,22 @@ describe("GET /builds/{build_id}/logs/stream", () => {
     expect((await stream("deploy")).status).toBe(404);
   });
 });
+
+describe("GET /builds/{build_id}/logs/raw", () => {
+  it("answers a stage's whole log as a plain-text attachment, every byte of it", async () => {
+    const response = await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=install`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="build-${chatty.build_id}-install.log"`);
+    // More than one window's worth (250,000 bytes and up), whole.
+    expect(await response.text()).toBe(installLog);
+  });
+
+  it("without a stage answers every stage under its heading; 404 for a stage the build lacks", async () => {
+    const all = await (await builds.get(`/builds/${chatty.build_id}/logs/raw`)).text();
+    expect(all.startsWith("== checkout ==\n")).toBe(true);
+    expect(all).toContain(`== install ==\n${installLog}`);
+    expect((await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=deploy`)).status).toBe(404);
+    expect((await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=..%2Fetc`)).status).toBe(422);
+  });
+});

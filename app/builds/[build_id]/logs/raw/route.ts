@@ -1,0 +1,43 @@
+import { parseParams, parseQuery } from "@/lib/http/request";
+import { route } from "@/lib/http/route";
+import { rawBuildLog } from "@/lib/builds/logs";
+import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}/logs/raw:
+ *   get:
+ *     tags: [Builds]
+ *     summary: A build's whole log as a plain-text file
+ *     description: >
+ *       Every byte the stage wrote so far (ANSI colour codes included, as written), or every stage under its
+ *       `== <stage> ==` heading without `stage`; served as an attachment named after the build and the stage.
+ *       Public, as the log windows are.
+ *     parameters:
+ *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *       - { in: query, name: stage, schema: { type: string }, example: install }
+ *     responses:
+ *       200:
+ *         description: The log
+ *         content:
+ *           text/plain:
+ *             schema: { type: string }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const GET = route<Context>(async (request, { params }) => {
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  const { stage } = parseQuery(request, buildLogStreamQuerySchema.partial());
+  const log = await rawBuildLog(build_id, stage);
+  return new Response(log.body, {
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Content-Length": String(log.size),
+      "Content-Disposition": `attachment; filename="${log.fileName}"`,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+});
