@@ -11,21 +11,24 @@ import { PanelLoading } from "@/components/ui/panel-states";
 /** The dashboard: the BCV rates (any published currency), their history and a converter, then the preview builds. */
 export default function DashboardPage() {
   return (
-    <main className="mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6">
+    <main id="main-content" tabIndex={-1} className="outline-none mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6">
       <h1 className="sr-only">Dashboard</h1>
-      {/* The currency picked in the rate card also drives the history's chart and table. */}
-      <SelectedCurrencyProvider>
-        <section aria-label="Exchange rates" className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
-          <div className="flex min-w-0 flex-col gap-4">
-            <LatestRateCard />
-            <CurrencyConverter />
-          </div>
-          {/* The history reads its range from the query string: the boundary lets the rest of the page prerender. */}
-          <Suspense fallback={<PanelLoading label="Loading the rate history" className="h-96" />}>
-            <RateHistoryPanel />
-          </Suspense>
-        </section>
-      </SelectedCurrencyProvider>
+      {/* The currency picked in the rate card also drives the history's chart and table; it is read from the
+          query string, hence the boundary. */}
+      <Suspense fallback={<PanelLoading label="Loading the rates" className="h-96" />}>
+        <SelectedCurrencyProvider>
+          <section aria-label="Exchange rates" className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
+            <div className="flex min-w-0 flex-col gap-4">
+              <LatestRateCard />
+              <CurrencyConverter />
+            </div>
+            {/* The history reads its range from the query string: the boundary lets the rest of the page prerender. */}
+            <Suspense fallback={<PanelLoading label="Loading the rate history" className="h-96" />}>
+              <RateHistoryPanel />
+            </Suspense>
+          </section>
+        </SelectedCurrencyProvider>
+      </Suspense>
       <section aria-label="Preview builds" className="flex flex-col gap-4">
         <BuildCounters />
         <BuildsPanel />

@@ -1,7 +1,7 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
@@ -37,6 +37,10 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const [fieldErrors, setFieldErrors] = useState<{ email?: string; password?: string }>({});
+  const emailInput = useRef<HTMLInputElement>(null);
+  // Switching between Sign in and Register remounts the form inside the open dialog: the email field takes
+  // the focus again (on opening, the Modal focuses it through data-autofocus).
+  useEffect(() => emailInput.current?.focus(), []);
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -65,6 +69,9 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
         return;
       }
       onModeChange(null);
+      // The button that opened the dialog becomes "Sign out": focus goes to the page's content instead of
+      // being lost to the document's start.
+      requestAnimationFrame(() => document.getElementById("main-content")?.focus({ preventScroll: true }));
     } catch {
       setError("The server could not be reached. Check your connection and try again.");
     } finally {
@@ -83,7 +90,8 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
             name="email"
             autoComplete="email"
             required
-            autoFocus
+            ref={emailInput}
+            data-autofocus
             value={email}
             onChange={(e) => setEmail(e.target.value)}
           />

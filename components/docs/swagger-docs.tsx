@@ -39,7 +39,7 @@ export function SwaggerDocs() {
 
   return (
     // The colours of Swagger UI's own dark mode (#1c2022) around it, so the page is one surface.
-    <main className="min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100">
+    <main id="main-content" tabIndex={-1} className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100">
       <div className="mx-auto max-w-6xl py-4">
         {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">Loading the API description…</p>}
         {state === "failed" && (

@@ -49,6 +49,9 @@ export function ImportWorkbook() {
           type="file"
           accept=".xls,application/vnd.ms-excel"
           className="sr-only"
+          // Opened by the button below: a tab stop of its own would be an unnamed second stop for one action.
+          tabIndex={-1}
+          aria-hidden
           aria-label="Workbook file"
           data-testid="import-workbook-file"
           onChange={(event) => {

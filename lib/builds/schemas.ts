@@ -23,7 +23,12 @@ export const createBuildSchema = z
     repository: z.string().optional().describe("Legacy form: one repository alias (not with `repositories`)"),
     ref: z.string().optional().describe("Legacy form: its ref"),
     modules: z.array(z.string()).describe(`1 to ${MAX_MODULES} module names`),
-    ttl_seconds: z.number().int().optional().describe("Within the configured bounds; the configured default when omitted"),
+    ttl_seconds: z
+      .number()
+      .int()
+      .optional()
+      .describe("Within the configured bounds; the configured default when omitted")
+      .meta({ example: 14400 }),
   })
   .meta({ id: "CreateBuild" });
 
@@ -151,7 +156,8 @@ export const extendBuildSchema = z
       .number()
       .int()
       .positive()
-      .describe("Seconds added to the time the build has left; the new expiry is at most ttl.max_seconds from now, and never earlier than the current one"),
+      .describe("Seconds added to the time the build has left; the new expiry is at most ttl.max_seconds from now, and never earlier than the current one")
+      .meta({ example: 3600 }),
   })
   .meta({ id: "ExtendBuild" });
 

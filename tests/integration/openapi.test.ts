@@ -62,6 +62,32 @@ describe("GET /openapi.json", () => {
   });
 });
 
+describe("GET /openapi.json as /docs shows it", () => {
+  it("lists the rate operations first", () => {
+    expect(document.tags?.map((tag) => tag.name)).toEqual(["Rates", "Users", "Builds"]);
+  });
+
+  it("gives no operation's example a safe-integer bound (ttl_seconds: -9007199254740991)", () => {
+    expect(JSON.stringify(document)).not.toMatch(/9007199254740991/);
+    const extend = document.components?.schemas?.ExtendBuild as OpenAPIV3_1.SchemaObject;
+    expect(extend.properties?.ttl_seconds).toMatchObject({ type: "integer", exclusiveMinimum: 0, example: 3600 });
+  });
+
+  it("puts a lock only on operations that need credentials: public reads have none", () => {
+    for (const [route, method] of [
+      ["/rates/", "get"],
+      ["/convert", "get"],
+      ["/builds", "get"],
+      ["/builds/{build_id}", "get"],
+      ["/builds/{build_id}/logs", "get"],
+    ] as const) {
+      const operation = (document.paths?.[route] as Record<string, OpenAPIV3_1.OperationObject> | undefined)?.[method];
+      expect(operation, `${method} ${route}`).toBeDefined();
+      expect(operation?.security, `${method} ${route}`).toBeUndefined();
+    }
+  });
+});
+
 describe("GET /docs", () => {
   it("serves the Swagger UI page", async () => {
     const response = await app.fetch("/docs");

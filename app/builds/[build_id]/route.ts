@@ -14,11 +14,10 @@ type Context = { params: Promise<{ build_id: string }> };
  *     tags: [Builds]
  *     summary: A build with its stages
  *     description: >
- *       Public. With a bearer token or a session, `viewer_can_change` tells whether the requester may cancel,
- *       destroy or extend the build; credentials that no longer hold count as none here. This is also the
+ *       Public. Sent with a bearer token or a session (optional), `viewer_can_change` tells whether the requester
+ *       may cancel, destroy or extend the build; credentials that no longer hold count as none here. This is also the
  *       build's address for people: a browser (Accept preferring text/html) is sent to the dashboard with the
  *       build open (303 to `/?build={build_id}`); JSON clients get the build.
- *     security: [{ bearerAuth: [] }, {}]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
  *     responses:

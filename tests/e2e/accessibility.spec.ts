@@ -1,0 +1,72 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { expect, PASSWORD, signInThroughHeader, test, uniqueEmail } from "./fixtures";
+
+/** WCAG 2.1 A and AA violations on what is on screen now, each named with the elements it concerns. */
+async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+}
+
+test.describe("Keyboard and screen reader", () => {
+  test("the first Tab offers to skip to the content", async ({ page }) => {
+    await page.goto("/");
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await expect(skip).toBeFocused();
+    await expect(skip).toBeVisible();
+    await page.keyboard.press("Enter");
+    await expect(page.locator("main")).toBeFocused();
+  });
+
+  test("the sign-in and register dialogs put the cursor in the email field; after signing in, focus is on the page", async ({ page, request }) => {
+    const email = uniqueEmail("focus");
+    expect((await request.post("/users/", { data: { email, password: PASSWORD } })).status()).toBe(201);
+    await page.goto("/");
+    const banner = page.getByRole("banner");
+
+    await banner.getByRole("button", { name: "Register" }).click();
+    await expect(page.getByRole("dialog", { name: "Create an account" }).getByLabel("Email")).toBeFocused();
+    // Switching to the other form inside the open dialog: the cursor is in its email field again.
+    await page.getByRole("dialog").getByRole("button", { name: "Sign in" }).click();
+    const dialog = page.getByRole("dialog", { name: "Sign in" });
+    await expect(dialog.getByLabel("Email")).toBeFocused();
+    await page.keyboard.press("Escape");
+
+    await banner.getByRole("button", { name: "Sign in" }).click();
+    await expect(dialog.getByLabel("Email")).toBeFocused();
+    await page.keyboard.type(email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeHidden();
+    await expect(banner.getByRole("button", { name: "Sign out" })).toBeVisible();
+    await expect(page.locator("main")).toBeFocused();
+  });
+
+  test("the workbook's hidden file input is not a tab stop", async ({ page }) => {
+    await page.goto("/");
+    await signInThroughHeader(page, process.env.E2E_ADMIN_EMAIL!);
+    await expect(page.getByTestId("import-workbook-file")).toHaveAttribute("tabindex", "-1");
+  });
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    test(`axe finds nothing on the dashboard, /docs and the 404 page, ${colorScheme}`, async ({ page }) => {
+      await page.emulateMedia({ colorScheme });
+      await page.goto("/");
+      await expect(page.getByRole("region", { name: "Latest rate" })).toBeVisible();
+      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+      expect(await axeViolations(page), `the dashboard, ${colorScheme}`).toEqual([]);
+
+      await page.goto("/docs");
+      await expect(page.locator(".swagger-ui .opblock").first()).toBeVisible({ timeout: 30_000 });
+      expect(await axeViolations(page), `/docs, ${colorScheme}`).toEqual([]);
+
+      const missing = await page.goto("/no-such-page");
+      expect(missing?.status()).toBe(404);
+      await expect(page.getByRole("heading", { name: "This page does not exist" })).toBeVisible();
+      await expect(page.getByRole("link", { name: "Back to the dashboard" })).toHaveAttribute("href", "/");
+      expect(await axeViolations(page), `the 404 page, ${colorScheme}`).toEqual([]);
+    });
+  }
+});
