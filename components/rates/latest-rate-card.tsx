@@ -10,6 +10,7 @@ import { useRates } from "@/lib/swr/use-rates";
 import { FetchRateButton } from "./fetch-rate-button";
 import { ImportWorkbook } from "./import-workbook";
 import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
+import { distanceEarlier } from "./gaps";
 import { shiftDays } from "./rate-range";
 
 /** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
@@ -67,7 +68,11 @@ export function LatestRateCard() {
               >
                 <span aria-hidden>{direction === "up" ? "▲ " : direction === "down" ? "▼ " : "● "}</span>
                 {formatChange(change)} ({formatPercent(change / previous.dollar)})
-                <span className="text-slate-600 dark:text-slate-400"> vs {formatDay(previous.date)}</span>
+                <span className="text-slate-600 dark:text-slate-400">
+                  {" "}
+                  vs {formatDay(previous.date)}
+                  {distanceEarlier(previous.date, rate.date) && `, ${distanceEarlier(previous.date, rate.date)}`}
+                </span>
               </span>
             ) : (
               <span className="text-slate-600 dark:text-slate-400">No earlier rate stored to compare with.</span>

@@ -6,6 +6,7 @@ import { formatDay, formatRate } from "@/components/ui/format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
 import { useSelectedCurrency } from "./selected-currency";
+import { GAP_DAYS, isGap } from "./gaps";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "./time-axis";
 
 // Tailwind's indigo-600/400, slate-600/400 and slate-200/800: AA contrast on the panel in each scheme.
@@ -16,8 +17,24 @@ const palettes = {
 
 const axisRate = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 
-interface Point extends Rate {
+interface Point {
+  date: string;
+  /** Null at a gap's middle: the line stops there and starts again after it. */
+  dollar: number | null;
   t: number;
+}
+
+/** Oldest first, with a null point in the middle of every gap (gaps.ts), so the line is not drawn across it. */
+function chartPoints(rates: Rate[]): Point[] {
+  const points: Point[] = [];
+  for (const rate of [...rates].reverse()) {
+    const previous = points[points.length - 1];
+    if (previous && isGap(previous.date, rate.date)) {
+      points.push({ date: "", dollar: null, t: (previous.t + dayToMs(rate.date)) / 2 });
+    }
+    points.push({ date: rate.date, dollar: rate.dollar, t: dayToMs(rate.date) });
+  }
+  return points;
 }
 
 /**
@@ -26,14 +43,21 @@ interface Point extends Rate {
  */
 export function RateChart({ rates, start, end }: { rates: Rate[]; start: string; end: string }) {
   // The API answers newest first; a time axis reads left to right.
-  const data: Point[] = [...rates].reverse().map((rate) => ({ ...rate, t: dayToMs(rate.date) }));
+  const data = chartPoints(rates);
+  const gaps = data.length - rates.length;
   const startMs = dayToMs(start);
   const endMs = Math.max(dayToMs(end), startMs + 86_400_000);
   const style = tickStyleFor(startMs, endMs);
   const colors = palettes[usePrefersDark() ? "dark" : "light"];
   const currency = useSelectedCurrency();
   return (
-    <figure className="h-72 w-full min-w-0" aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}`}>
+    <figure
+      className="h-72 w-full min-w-0"
+      data-gaps={gaps}
+      aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}${
+        gaps > 0 ? `, broken where ${gaps === 1 ? "one stretch" : `${gaps} stretches`} of more than ${GAP_DAYS} days have no rates` : ""
+      }`}
+    >
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer>
           <CartesianGrid stroke={colors.grid} vertical={false} />
@@ -68,9 +92,11 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
             stroke={colors.line}
             strokeWidth={2}
             // Dots help on short ranges; on years of data they would only be noise.
-            dot={data.length <= 45 ? { r: 3, fill: colors.line, stroke: colors.line } : false}
+            dot={rates.length <= 45 ? { r: 3, fill: colors.line, stroke: colors.line } : false}
             activeDot={{ r: 5, fill: colors.line, stroke: colors.line }}
             isAnimationActive={false}
+            // A gap's null point ends the line: no trend is drawn across missing months.
+            connectNulls={false}
           />
         </LineChart>
       </ResponsiveContainer>
@@ -80,7 +106,7 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
 
 function RateTooltip({ active, payload }: TooltipContentProps<ValueType, NameType>) {
   const point = payload?.[0]?.payload as Point | undefined;
-  if (!active || !point) return null;
+  if (!active || !point || point.dollar === null) return null;
   return (
     <div className="rounded-md border border-slate-200 bg-white px-3 py-2 text-sm shadow-md dark:border-slate-700 dark:bg-slate-900">
       <p className="text-slate-600 dark:text-slate-400">{formatDay(point.date)}</p>

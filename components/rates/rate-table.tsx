@@ -1,5 +1,6 @@
 import { formatDay, formatFixed, fractionDigitsOf } from "@/components/ui/format";
 import type { Rate } from "@/lib/swr/types";
+import { distanceEarlier } from "./gaps";
 import { useSelectedCurrency } from "./selected-currency";
 
 /**
@@ -25,6 +26,8 @@ export function RateTable({ rates }: { rates: Rate[] }) {
           {rates.map((rate, index) => {
             const previous = rates[index + 1];
             const change = previous ? rate.dollar - previous.dollar : undefined;
+            // A change across missing months is not a day's change: it says how far back it reaches.
+            const across = previous ? distanceEarlier(previous.date, rate.date) : undefined;
             return (
               <tr key={rate.date} className="hover:bg-slate-50 dark:hover:bg-slate-800/40">
                 <td className="px-2 py-1.5 font-sans text-sm whitespace-nowrap sm:px-3">
@@ -35,10 +38,16 @@ export function RateTable({ rates }: { rates: Rate[] }) {
                   {/* A phone has no room for a third column: the change goes under the value. */}
                   <span className="block text-xs text-slate-600 sm:hidden dark:text-slate-400">
                     {change === undefined ? "" : formatFixed(change, digits, true)}
+                    {across && <span className="block font-sans">vs {across}</span>}
                   </span>
                 </td>
                 <td className="hidden px-2 py-1.5 text-right whitespace-nowrap text-slate-600 tabular-nums sm:table-cell sm:px-3 dark:text-slate-400">
                   {change === undefined ? "—" : formatFixed(change, digits, true)}
+                  {across && (
+                    <span className="block font-sans text-xs" data-testid="change-across-gap">
+                      vs {formatDay(previous!.date)}, {across}
+                    </span>
+                  )}
                 </td>
               </tr>
             );

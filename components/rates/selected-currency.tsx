@@ -1,12 +1,15 @@
 "use client";
 
-import { createContext, useContext, useState } from "react";
+import { useRouter, useSearchParams } from "next/navigation";
+import { createContext, useContext } from "react";
 import { inputClass } from "@/components/ui/field";
+import { hrefWith } from "@/components/ui/query-string";
 import { useCurrencies } from "@/lib/swr/use-currencies";
 
 /**
- * The currency the rate card, the chart and the table show, in bolívares per unit. The US dollar unless the
- * person picks another of the stored currencies.
+ * The currency the rate card, the chart and the table show, in bolívares per unit: the US dollar unless the
+ * person picks another of the stored currencies. Kept in the address (`?currency=EUR`; nothing for the
+ * dollar), so a reload or a shared link shows the same currency.
  */
 interface SelectedCurrency {
   code: string;
@@ -17,10 +20,19 @@ interface SelectedCurrency {
 const DOLLAR = { code: "USD", name: "US dollar" };
 const SelectedCurrencyContext = createContext<SelectedCurrency>({ ...DOLLAR, setCode: () => {} });
 
+/** `?currency=eur` and `?currency=EUR` alike; anything that is not a three-letter code is the dollar. */
+export function currencyFromQuery(params: { get(name: string): string | null }): string {
+  const code = params.get("currency")?.trim().toUpperCase() ?? "";
+  return /^[A-Z]{3}$/.test(code) ? code : DOLLAR.code;
+}
+
 export function SelectedCurrencyProvider({ children }: { children: React.ReactNode }) {
-  const [code, setCode] = useState(DOLLAR.code);
+  const params = useSearchParams();
+  const router = useRouter();
+  const code = currencyFromQuery(params);
   const { data } = useCurrencies();
   const name = data?.currencies.find((currency) => currency.code === code)?.name ?? (code === DOLLAR.code ? DOLLAR.name : code);
+  const setCode = (next: string) => router.replace(hrefWith(params, { currency: next === DOLLAR.code ? null : next }), { scroll: false });
   return <SelectedCurrencyContext.Provider value={{ code, name, setCode }}>{children}</SelectedCurrencyContext.Provider>;
 }
 
@@ -28,9 +40,11 @@ export const useSelectedCurrency = () => useContext(SelectedCurrencyContext);
 
 /** The picker: the stored currencies, USD first (as GET /currencies orders them). */
 export function CurrencySelect({ className = "" }: { className?: string }) {
-  const { code, setCode } = useSelectedCurrency();
+  const { code, name, setCode } = useSelectedCurrency();
   const { data } = useCurrencies();
-  const currencies = data?.currencies.length ? data.currencies : [{ code: "USD", name: "US dollar" }];
+  const stored = data?.currencies.length ? data.currencies : [DOLLAR];
+  // A linked currency that has no rates here is still shown as chosen (the card then says it has none).
+  const currencies = stored.some((currency) => currency.code === code) ? stored : [...stored, { code, name }];
   return (
     <label className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
       <span className="whitespace-nowrap">Currency</span>

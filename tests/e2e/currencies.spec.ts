@@ -43,6 +43,16 @@ test.describe("Currencies on the dashboard", () => {
     await expect(history.locator(".recharts-line-dots circle")).toHaveCount(9);
     await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
 
+    // The currency is in the address: a reload (or a shared link) shows the euro again, range and all.
+    await expect(page).toHaveURL(/[?&]currency=EUR(&|$)/);
+    await page.reload();
+    await expect(select).toHaveValue("EUR");
+    await expect(table).toContainText("Bs per EUR");
+    await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
+    // The CSV names the currency and the first and last dates it holds, not the range asked for.
+    const [download] = await Promise.all([page.waitForEvent("download"), history.getByRole("button", { name: "Download CSV" }).click()]);
+    expect(download.suggestedFilename()).toBe("bcv-rates_EUR_2025-10-02_2025-10-14.csv");
+
     // The converter converts as it is typed: no button to press.
     const converter = page.getByRole("region", { name: "Converter" });
     await converter.getByLabel("Amount", { exact: true }).fill("100");

@@ -58,6 +58,8 @@ test.describe("Rates on the dashboard", () => {
 
     // The CSV is the table's range, newest first, every decimal kept.
     const [download] = await Promise.all([page.waitForEvent("download"), history.getByRole("button", { name: "Download CSV" }).click()]);
+    // Named after the currency and the first and last dates in the file.
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^bcv-rates_USD_\\d{4}-\\d{2}-\\d{2}_${later}\\.csv$`));
     const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\n");
     expect(csv[0]).toBe("date,dollar");
     expect(csv[1]).toBe(`${later},251.25`);

@@ -100,3 +100,16 @@ describe("a failed fetch in words for a person", () => {
     expect(describeFetchFailure(401, "Sign in").text).toBe("Your session has ended. Sign in again to fetch the rate.");
   });
 });
+
+describe("gaps in the history", () => {
+  it("a long weekend is no gap; more than two weeks without a rate is", async () => {
+    const { isGap, distanceEarlier } = await import("@/components/rates/gaps");
+    expect(isGap("2025-10-10", "2025-10-14")).toBe(false);
+    expect(distanceEarlier("2025-10-10", "2025-10-14")).toBeUndefined();
+    expect(isGap("2025-10-01", "2025-10-20")).toBe(true);
+    expect(distanceEarlier("2025-10-01", "2025-10-22")).toBe("3 weeks earlier");
+    expect(distanceEarlier("2025-10-14", "2026-11-20")).toBe("13 months earlier");
+    expect(distanceEarlier("2025-10-14", "2026-11-10")).toBe("12 months earlier");
+    expect(distanceEarlier("2023-01-05", "2026-11-20")).toBe("3 years earlier");
+  });
+});
