@@ -1,6 +1,6 @@
 /**
  * The JSON API's paths. The proxy (proxy.ts), which costs about as much as a whole route handler, does not run
- * for them (README, Performance): their security headers come from `headers()` below instead, and a JSON body
+ * for them (docs/performance.md): their security headers come from `headers()` below instead, and a JSON body
  * needs no nonce, so their policy is the strictest one.
  */
 const API_PATH_PREFIXES = ["rates", "builds", "users", "app-config", "convert", "currencies", "hooks", "openapi.json", "bench"];

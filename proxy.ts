@@ -29,7 +29,7 @@ function withHeader(headers: Headers, name: string, value: string): Headers {
 export const config = {
   // Pages (for their nonce), next-auth's routes and Next's not-found page; not Next's own assets, whose names
   // are generated, nor the JSON API (the prefixes in next.config.mjs, which gives them the security headers):
-  // the proxy costs about as much again as a whole route handler (README, Performance). API paths with a
+  // the proxy costs about as much again as a whole route handler (docs/performance.md). API paths with a
   // percent sign, which may be malformed, still come here.
   matcher: [
     "/((?!_next/static|_next/image|(?:rates|builds|users|app-config|convert|currencies|hooks|bench)(?:/|$)|openapi\\.json$).*)",

@@ -7,7 +7,7 @@ import { getEnv } from "./env";
  * A connection of our own to the app's SQLite file, beside Prisma's, for the few queries that run on every
  * request or every stage (the session check, the builds' queue and status). As prepared statements they
  * cost microseconds; through Prisma, even as raw SQL, each costs 0.2–1.5 ms of CPU in its query interpreter and
- * a fresh `prepare` (README, Performance). Prisma keeps the schema, the migrations and every other query.
+ * a fresh `prepare` (docs/performance.md). Prisma keeps the schema, the migrations and every other query.
  *
  * Two connections to one file in WAL mode: reads never wait for a writer, and each connection sees what the
  * other committed. Writes here are synchronous transactions, so this connection never holds the write lock

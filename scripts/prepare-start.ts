@@ -60,7 +60,8 @@ function migrate(databaseUrl: string): string {
   try {
     output = execFileSync(path.join(projectRoot, "node_modules", ".bin", "prisma"), ["migrate", "deploy"], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
+      // CHECKPOINT_DISABLE: Prisma's CLI otherwise starts a process that reports to checkpoint.prisma.io.
+      env: { ...process.env, DATABASE_URL: databaseUrl, CHECKPOINT_DISABLE: "1" },
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -17,7 +17,7 @@ export async function isSessionRevoked(sid: string): Promise<boolean> {
 /**
  * What every authenticated request asks: whether its session was signed out, and its user. One prepared
  * statement on the app's own connection (lib/sqlite.ts): this runs on every API call, and a query through
- * Prisma costs it about a millisecond of CPU (README, Performance). `user` is null when there is no such user.
+ * Prisma costs it about a millisecond of CPU (docs/performance.md). `user` is null when there is no such user.
  */
 export async function findSessionUser(sid: string, userId: number): Promise<{ revoked: boolean; user: StoredUser | null }> {
   const row = statement(`

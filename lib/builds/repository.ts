@@ -10,7 +10,7 @@ import { canMove, type BuildStatus, type StageName, type StageStatus } from "./s
  * Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves.
  * The queries that run for every request or every stage are prepared statements on the app's own connection
  * (lib/sqlite.ts): a query through Prisma costs 0.2–1.5 ms of CPU, a hundred times what SQLite spends
- * (README, Performance). The rest go through Prisma.
+ * (docs/performance.md). The rest go through Prisma.
  */
 const withDetails = {
   repositories: { orderBy: { position: "asc" } },

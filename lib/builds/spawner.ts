@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 /**
  * Starts the builds' processes through a small helper process, started once: starting a child forks the
  * process that starts it, and the server, at a few hundred MB, blocked its one event loop 3–4 ms for every
- * stage (README, Performance), between the API requests it was answering. The helper, a bare Node.js of a
+ * stage (docs/performance.md), between the API requests it was answering. The helper, a bare Node.js of a
  * few tens of MB, forks in a fraction of that, on whichever core is free, and reports each child's pid and,
  * later, its exit. The children are detached (their own process groups) and outlive the helper, which exits
  * when the server goes away, as they outlived the server before.
