@@ -55,7 +55,7 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
       className="h-72 w-full min-w-0"
       data-gaps={gaps}
       aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}${
-        gaps > 0 ? `, broken where ${gaps === 1 ? "one stretch" : `${gaps} stretches`} of more than ${GAP_DAYS} days have no rates` : ""
+        gaps > 0 ? `, broken where ${gaps === 1 ? "one stretch" : `${gaps} stretches`} of more than ${GAP_DAYS} days ${gaps === 1 ? "has" : "have"} no rates` : ""
       }`}
     >
       <ResponsiveContainer width="100%" height="100%">

@@ -52,6 +52,8 @@ test.describe("Keyboard and screen reader", () => {
 
   for (const colorScheme of ["light", "dark"] as const) {
     test(`axe finds nothing on the dashboard, /docs and the 404 page, ${colorScheme}`, async ({ page }) => {
+      // Swagger UI's page is large: loading it and checking every node takes minutes on a busy machine.
+      test.setTimeout(480_000);
       await page.emulateMedia({ colorScheme });
       await page.goto("/");
       await expect(page.getByRole("region", { name: "Latest rate" })).toBeVisible();
@@ -59,7 +61,7 @@ test.describe("Keyboard and screen reader", () => {
       expect(await axeViolations(page), `the dashboard, ${colorScheme}`).toEqual([]);
 
       await page.goto("/docs");
-      await expect(page.locator(".swagger-ui .opblock").first()).toBeVisible({ timeout: 30_000 });
+      await expect(page.locator(".swagger-ui .opblock").first()).toBeVisible({ timeout: 120_000 });
       expect(await axeViolations(page), `/docs, ${colorScheme}`).toEqual([]);
 
       const missing = await page.goto("/no-such-page");

@@ -7,6 +7,8 @@ import { expect, signInThroughHeader, test } from "./fixtures";
  * expiry before it is confirmed, never leaving the build less time than it had.
  */
 test("a build's page opens the dashboard on it, and Extend adds time without ever shortening", async ({ page, request }) => {
+  // A build to run, two dialogs and a phone-width check: more than two minutes on a busy machine.
+  test.setTimeout(300_000);
   const owner = await apiUser(request, "extend");
   const created = await request.post("/builds", {
     headers: owner.headers,
@@ -42,13 +44,50 @@ test("a build's page opens the dashboard on it, and Extend adds time without eve
     at.toLocaleString("en-US", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
   await expect(confirm.getByTestId("extend-current-expiry")).toContainText(spoken(expiryBefore));
   await expect(confirm.getByTestId("extend-new-expiry")).toContainText(spoken(new Date(expiryBefore.getTime() + 600_000)));
-  await expect(confirm.getByTestId("extend-new-expiry")).toContainText(/in 1 h (09|10) min/);
+  await expect(confirm.getByTestId("extend-new-expiry")).toContainText(/in 1 h \d\d min/);
   await confirm.getByRole("button", { name: "Extend by 10 minutes" }).click();
   await expect(confirm).toBeHidden();
 
   const expiryAfter = new Date(((await (await request.get(`/builds/${buildId}`)).json()) as { expires_at: string }).expires_at);
   expect(expiryAfter.getTime() - expiryBefore.getTime()).toBe(600_000);
-  await expect(drawer.getByTestId("expiry-countdown")).toContainText(/1 h (09|10) min/);
+  await expect(drawer.getByTestId("expiry-countdown")).toContainText(/1 h \d\d min/);
+
+  // On a phone the log's lines wrap at spaces: a word or a number is cut only when it alone is wider than the log.
+  await page.setViewportSize({ width: 320, height: 700 });
+  await drawer.getByTestId("stage-install").click();
+  const log = drawer.getByTestId("stage-log");
+  await expect(log).toContainText("reading each module manifest and its dependencies");
+  const midWordBreaks = await log.evaluate((element) => {
+    const found: string[] = [];
+    for (const line of element.querySelectorAll<HTMLElement>('[data-testid="log-line"]')) {
+      const text = line.textContent ?? "";
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      const characters: { node: Text; offset: number }[] = [];
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        for (let offset = 0; offset < node.length; offset++) characters.push({ node, offset });
+      }
+      const top = (index: number) => {
+        const range = document.createRange();
+        range.setStart(characters[index].node, characters[index].offset);
+        range.setEnd(characters[index].node, characters[index].offset + 1);
+        return range.getBoundingClientRect().top;
+      };
+      for (let i = 1; i < characters.length; i++) {
+        if (top(i) <= top(i - 1) + 1) continue;
+        // A new visual line starts at i: fine after a space, or inside a word too long for a line of its own.
+        if (/\s/.test(text[i - 1]) || /\s/.test(text[i])) continue;
+        const start = text.slice(0, i).search(/\S+$/);
+        const end = i + (text.slice(i).match(/^\S+/)?.[0].length ?? 0);
+        const range = document.createRange();
+        range.setStart(characters[start].node, characters[start].offset);
+        range.setEnd(characters[end - 1].node, characters[end - 1].offset + 1);
+        const wordWidth = [...range.getClientRects()].reduce((sum, rect) => sum + rect.width, 0);
+        if (wordWidth <= line.clientWidth) found.push(`${text.slice(Math.max(0, i - 12), i)}|${text.slice(i, i + 12)}`);
+      }
+    }
+    return found;
+  });
+  expect(midWordBreaks, "log lines broken inside a word that fits on a line").toEqual([]);
 
   await request.delete(`/builds/${buildId}`, { headers: owner.headers });
 });

@@ -8,6 +8,8 @@ import { Q4_2025 } from "../support/workbooks";
  */
 test.describe("Currencies on the dashboard", () => {
   test("import a workbook, show the euro, convert on a weekend", async ({ page }, testInfo) => {
+    // Many steps and eight screenshots: more than the default two minutes on a busy machine.
+    test.setTimeout(300_000);
     await page.goto("/");
     const importButton = page.getByRole("button", { name: "Import workbook…" });
     // Imports are for admins only: nobody else is offered the button, signed out or signed in.

@@ -138,6 +138,7 @@ runtime:
   run_as_uids: { start: 1920000000, end: 1920000099 }
   install: >-
     echo "installing $MODULES";
+    echo "reading each module manifest and its dependencies, then copying the add-ons into the build path in order";
     case ",$MODULES," in *,slow,*) for i in $(seq 1 60); do echo "still installing $i"; sleep 1; done;; esac;
     case ",$MODULES," in *,verbose,*) seq -f "verbose line %06g ................................................" 1 3000;; esac;
     sleep 1; printf "\\033[32minstalled\\033[0m %s\\n" "$MODULES"

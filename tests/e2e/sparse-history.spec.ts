@@ -1,0 +1,29 @@
+import { storeRates } from "./api";
+import { expect, test } from "./fixtures";
+
+/**
+ * Months without a rate are a hole in the data, not a trend: the chart's line stops at the gap and starts
+ * again after it, and a change across it says how far back its previous rate is.
+ */
+test("the chart breaks its line at a gap, and the table says how far apart the two dates are", async ({ page }) => {
+  await storeRates(page.request, [
+    { date: "2024-01-02", dollar: "36,10" },
+    { date: "2024-01-03", dollar: "36,20" },
+    { date: "2024-01-04", dollar: "36,30" },
+    // Five months missing.
+    { date: "2024-06-03", dollar: "36,50" },
+    { date: "2024-06-04", dollar: "36,60" },
+  ]);
+  await page.goto("/?from=2024-01-01&to=2024-06-30");
+  const history = page.getByRole("region", { name: "Rate history" });
+  const chart = history.locator("figure");
+  await expect(chart).toHaveAttribute("data-gaps", "1", { timeout: 60_000 });
+  await expect(chart).toHaveAttribute("aria-label", /broken where one stretch of more than 14 days has no rates/);
+  // One line drawn as two pieces: its path moves (M) twice and never draws across the months between.
+  const path = history.locator(".recharts-line-curve");
+  await expect(path).toHaveAttribute("d", /^M[^M]+M[^M]+$/);
+  await expect(history.locator(".recharts-line-dots circle")).toHaveCount(5);
+
+  const firstAfterGap = history.getByRole("table").getByRole("row").filter({ hasText: "Jun 3, 2024" });
+  await expect(firstAfterGap.getByTestId("change-across-gap")).toHaveText("vs Jan 4, 2024, 4 months earlier");
+});
