@@ -13,7 +13,7 @@ import { isBuildsKey } from "@/lib/swr/use-builds";
 import { shortId } from "./build-format";
 import { RebuildExtendActions } from "./rebuild-extend-actions";
 
-type Action = "cancel" | "destroy";
+type Action = "cancel" | "destroy" | "sleep" | "wake";
 
 /**
  * Open preview while running, Cancel while queued or in progress, Destroy once the build is over. Cancel and
@@ -29,16 +29,19 @@ export function BuildActions({ build }: { build: Build }) {
   // Signed in as someone who may not change this build (not its creator, not an admin): offer only what works.
   const othersBuild = canAct && build.viewer_can_change === false;
   const cancelable = !othersBuild && IN_PROGRESS_STATUSES.includes(build.status) && build.status !== "destroying";
-  const destroyable = !othersBuild && ["running", "failed", "canceled", "expired"].includes(build.status);
-  const changeable = IN_PROGRESS_STATUSES.includes(build.status) || ["running", "failed", "canceled", "expired"].includes(build.status);
+  const destroyable = !othersBuild && ["running", "sleeping", "failed", "canceled", "expired"].includes(build.status);
+  const changeable = IN_PROGRESS_STATUSES.includes(build.status) || ["running", "sleeping", "failed", "canceled", "expired"].includes(build.status);
+  // Sleep stops a preview and keeps its data; Wake starts it again (and waits for its healthcheck).
+  const sleepable = !othersBuild && build.status === "running" && build.preview_url !== null;
+  const wakeable = !othersBuild && build.status === "sleeping";
   const name = shortId(build.build_id);
 
   async function act(action: Action) {
     setBusy(action);
     setError(undefined);
     try {
-      const url = action === "cancel" ? `${buildKey(build.build_id)}/cancel` : buildKey(build.build_id);
-      const { data } = await sendJson<Build>(url, action === "cancel" ? "POST" : "DELETE");
+      const url = action === "destroy" ? buildKey(build.build_id) : `${buildKey(build.build_id)}/${action}`;
+      const { data } = await sendJson<Build>(url, action === "destroy" ? "DELETE" : "POST");
       // The answer is the build as it is now: show it at once, then let the list catch up.
       await mutate(buildKey(build.build_id), (current?: Build) => ({ ...current, ...data, stages: data.stages ?? current?.stages ?? [] }), {
         revalidate: true,
@@ -46,7 +49,8 @@ export function BuildActions({ build }: { build: Build }) {
       void mutate(isBuildsKey);
       setAsking(undefined);
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : `The build could not be ${action === "cancel" ? "canceled" : "destroyed"}.`);
+      const done = { cancel: "canceled", destroy: "destroyed", sleep: "put to sleep", wake: "woken" }[action];
+      setError(e instanceof ApiError ? e.message : `The build could not be ${done}.`);
     } finally {
       setBusy(undefined);
     }
@@ -69,6 +73,16 @@ export function BuildActions({ build }: { build: Build }) {
           >
             Open preview <span aria-hidden>↗</span>
           </a>
+        )}
+        {wakeable && (
+          <Button onClick={() => void act("wake")} disabled={!canAct || busy === "wake"}>
+            {busy === "wake" ? "Waking…" : "Wake"}
+          </Button>
+        )}
+        {sleepable && (
+          <Button onClick={() => void act("sleep")} disabled={!canAct || busy === "sleep"}>
+            {busy === "sleep" ? "Putting to sleep…" : "Sleep"}
+          </Button>
         )}
         {cancelable && (
           <Button onClick={() => setAsking("cancel")} disabled={!canAct}>

@@ -16,7 +16,8 @@ export function BuildExpiry({ build }: { build: BuildSummary }) {
   if (BEFORE_RUNNING.includes(build.status)) {
     return <span className="text-slate-600 dark:text-slate-400">starts when running</span>;
   }
-  if (build.status === "running") return <ExpiryCountdown expiresAt={build.expires_at} />;
+  // A sleeping build's time to live goes on counting.
+  if (build.status === "running" || build.status === "sleeping") return <ExpiryCountdown expiresAt={build.expires_at} />;
   if (build.status === "expired" && build.expires_at) return <span>{formatDateTime(build.expires_at)}</span>;
   return <span>—</span>;
 }

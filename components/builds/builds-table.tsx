@@ -11,7 +11,7 @@ import { repositoryLabel, shortId, shortSha } from "./build-format";
 import { BuildAge, BuildRunTime, PreviewLink } from "./build-times";
 
 /** Cards have no "Expires in" column: they say it only while it means something. */
-const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running"];
+const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
 
 const linkClass =
   "font-mono font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-indigo-300";

@@ -144,6 +144,9 @@ const configSchema = z
     builds_root: z.string().min(1).default("./builds"),
     max_concurrent_builds: z.number().int("must be an integer").min(1, "must be at least 1").max(64).default(2),
     max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
+    // At most this many previews run at once: past it, the one awake longest without a wake or an extension
+    // is put to sleep (lib/builds/sleep.ts). Unset: no limit.
+    max_awake_builds: z.number().int("must be an integer").min(1, "must be at least 1").optional(),
     ttl: z
       .strictObject({
         default_seconds: wholeSeconds.default(14400),

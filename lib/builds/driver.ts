@@ -69,6 +69,12 @@ export interface RuntimeDriver {
    * it is left. Throws RuntimeUnavailableError when that cannot be done now.
    */
   destroy(config: BuildsConfig, buildId: string, handles: { runtime: string | null; stages: string[] }): Promise<void>;
+  /**
+   * Stops the runtime and keeps everything it needs to start again (Compose: `stop`, not `down`; process: the
+   * processes end, the workspace stays). A wake runs the `start` and `healthcheck` stages again. Throws
+   * RuntimeUnavailableError when that cannot be done now.
+   */
+  sleep(config: BuildsConfig, buildId: string, runtimeHandle: string | null): Promise<void>;
   /** At start, after the executor's recovery: removes what the driver finds of builds not in `keep`. */
   removeLeftovers(config: BuildsConfig, keep: ReadonlySet<string>): Promise<void>;
 }

@@ -271,7 +271,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   }
   // The time to live starts now: queue and stage time do not eat the preview's life.
   const now = new Date();
-  await advance("running", { finishedAt: now, expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000) });
+  await advance("running", { finishedAt: now, expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000), awakeSince: now });
   buildEvents().emit("running", build.id);
 }
 
@@ -412,9 +412,14 @@ export async function retryUnfinishedDestroys(): Promise<void> {
  * held again); half-destroyed builds are finished off.
  */
 async function recoverBuilds(config: BuildsConfig): Promise<void> {
-  const recovered = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "destroying"]);
+  const recovered = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"]);
   for (const build of recovered) {
     const status = build.status as BuildStatus;
+    // A sleeping build keeps its port for its wake, and its stopped runtime for the driver to start again.
+    if (status === "sleeping") {
+      if (build.port != null) holdPort(build.id, build.port);
+      continue;
+    }
     if (status === "running" && (await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead") {
       if (build.port != null) holdPort(build.id, build.port);
       continue;
@@ -441,7 +446,7 @@ async function recoverBuilds(config: BuildsConfig): Promise<void> {
  * between starting a container and recording it). The running builds are the only ones active now.
  */
 async function removeLeftovers(config: BuildsConfig): Promise<void> {
-  const keep = new Set((await listBuildsWithStatus(["running"])).map((build) => build.id));
+  const keep = new Set((await listBuildsWithStatus(["running", "sleeping"])).map((build) => build.id));
   const driver = getDriver(config.runtime.driver);
   const readiness = await driver.readiness(config);
   if (!readiness.ready) {

@@ -2,6 +2,7 @@ import { startAutoBuilds, stopAutoBuilds } from "./auto/jobs";
 import { startExecutor, stopExecutor } from "./executor";
 import { startForgeReports, stopForgeReports } from "./forge/statuses";
 import { startReaper, stopReaper } from "./reaper";
+import { startSleepPolicy, stopSleepPolicy } from "./sleep";
 
 /**
  * The build service's background work, registered in lib/jobs.ts. The reaper starts after the recovery;
@@ -13,4 +14,5 @@ export const buildJobs = [
   { name: "build executor", start: startExecutor, stop: stopExecutor },
   { name: "build reaper", start: startReaper, stop: stopReaper },
   { name: "automatic builds", start: startAutoBuilds, stop: stopAutoBuilds },
+  { name: "sleep policy", start: startSleepPolicy, stop: stopSleepPolicy },
 ];

@@ -13,7 +13,7 @@ const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS
 export async function reapExpiredBuilds(now = new Date()): Promise<void> {
   for (const build of await listExpiredRunningBuilds(now)) {
     // A destroy that fails now is tried again by retryUnfinishedDestroys: the port stays recorded until then.
-    if (await moveBuild(build.id, "running", "expired")) await destroyRuntime(build.id).catch(() => {});
+    if (await moveBuild(build.id, build.status as "running" | "sleeping", "expired")) await destroyRuntime(build.id).catch(() => {});
   }
 }
 

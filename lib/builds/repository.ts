@@ -36,7 +36,7 @@ export interface NewBuild {
 }
 
 /** The columns Prisma reads as Dates (SQLite keeps them as text), for rows read by prepared statements. */
-const BUILD_DATES = ["createdAt", "startedAt", "finishedAt", "expiresAt", "endedAt"] as const;
+const BUILD_DATES = ["createdAt", "startedAt", "finishedAt", "expiresAt", "endedAt", "awakeSince"] as const;
 const STAGE_DATES = ["startedAt", "finishedAt"] as const;
 
 /**
@@ -145,8 +145,9 @@ export function listBuildsAwaitingDestroy(): Promise<BuildRecord[]> {
   });
 }
 
+/** Running and sleeping builds past their expiry: a sleeping build's time to live goes on counting. */
 export function listExpiredRunningBuilds(now: Date): Promise<BuildRecord[]> {
-  return getDb().build.findMany({ where: { status: "running", expiresAt: { lte: now } }, include: withDetails });
+  return getDb().build.findMany({ where: { status: { in: ["running", "sleeping"] }, expiresAt: { lte: now } }, include: withDetails });
 }
 
 /** The seq of every queued build, oldest first: a queued build's position is its index here plus one. */
@@ -170,8 +171,8 @@ export async function queuePosition(seq: number): Promise<number> {
 export const ENDED_STATUSES: readonly BuildStatus[] = ["failed", "canceled", "expired", "destroyed"];
 
 /** What moveBuild may set along with the status: the SQL names come from here, never from a caller. */
-const MOVE_COLUMNS = ["startedAt", "finishedAt", "expiresAt", "failureStage", "failureMessage"] as const;
-type MoveData = Partial<{ startedAt: Date; finishedAt: Date; expiresAt: Date; failureStage: string; failureMessage: string }>;
+const MOVE_COLUMNS = ["startedAt", "finishedAt", "expiresAt", "failureStage", "failureMessage", "awakeSince"] as const;
+type MoveData = Partial<{ startedAt: Date; finishedAt: Date; expiresAt: Date; failureStage: string; failureMessage: string; awakeSince: Date }>;
 
 /**
  * Sets `values` (column names from the constant lists here, never from a caller) in the rows of `table` that
@@ -241,7 +242,8 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
 /** Moves a running build's expiry, only if it is still `currentExpiry` (compare-and-set), with the
  * whole time to live that makes; false when it is no longer running or its expiry moved meanwhile. */
 export async function setRunningBuildExpiry(id: string, currentExpiry: Date, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
-  const count = await updateRows("Build", { expiresAt, ttlSeconds }, `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`, [id, sqlDate(currentExpiry)]);
+  // An extension counts as use: max_awake_builds puts the builds awake longest without one to sleep first.
+  const count = await updateRows("Build", { expiresAt, ttlSeconds, awakeSince: new Date() }, `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`, [id, sqlDate(currentExpiry)]);
   if (count === 1) notifyBuildChanged(id);
   return count === 1;
 }

@@ -9,6 +9,7 @@ export const BUILD_STATUSES = [
   "testing",
   "starting",
   "running",
+  "sleeping",
   "failed",
   "canceled",
   "expired",
@@ -30,7 +31,10 @@ const ALLOWED_MOVES: Record<BuildStatus, readonly BuildStatus[]> = {
   testing: ["starting", "failed", "canceled"],
   starting: ["running", "failed", "canceled"],
   // A running build whose runtime died is failed: by the reaper, or by the recovery after a restart.
-  running: ["expired", "destroying", "failed"],
+  running: ["expired", "destroying", "failed", "sleeping"],
+  // A sleeping build's runtime is stopped with its data kept (POST /builds/{id}/sleep); its time to live goes
+  // on counting. A wake brings it back to running, or fails it when the runtime does not come back healthy.
+  sleeping: ["running", "expired", "destroying", "failed"],
   failed: ["destroying"],
   canceled: ["destroying"],
   expired: ["destroying"],

@@ -404,6 +404,20 @@ export const composeDriver: RuntimeDriver = {
     if (isBuildProcessGroupAlive(runtime?.logs, buildId)) await stopBuildProcessGroup(runtime?.logs, buildId);
   },
 
+  async sleep(config, buildId, runtimeHandle) {
+    const runtime = parseRuntimeHandle(runtimeHandle);
+    // The log follower first: it would otherwise end on its own, or keep a stopped project's logs open.
+    await stopBuildProcessGroup(runtime?.logs ?? null, buildId);
+    const cli = await requireCli(config);
+    const file = composeFile(config, buildId);
+    const stop = await capture(
+      cli.file,
+      [...cli.prefix, "-p", projectName(config, buildId), "-f", file, "stop", "-t", String(composeConfig(config).stop_timeout_seconds)],
+      DESTROY_TIMEOUT_MS,
+    );
+    if (stop.code !== 0) throw new RuntimeUnavailableError(`compose stop failed: ${firstLine(stop.stderr)}`);
+  },
+
   async removeLeftovers(config, keep) {
     const format = ["--format", `{{.Label "${PROJECT_LABEL}"}}`];
     const filter = ["--filter", `label=${PROJECT_LABEL}`];

@@ -107,6 +107,13 @@ export const processDriver: RuntimeDriver = {
     if (user) await endProcessesOfUser(user.uid);
   },
 
+  // Sleep ends the runtime's processes as destroy does, and leaves the workspace and the build's user alone.
+  async sleep(config, buildId, runtimeHandle) {
+    await stopBuildProcessGroup(runtimeHandle, buildId);
+    const user = buildUser(config, buildId);
+    if (user) await endProcessesOfUser(user.uid);
+  },
+
   /**
    * At start, after the recovery: only running builds may have processes. Those of every other build that
    * holds a uid here (a crash between a destroy's end and its lease's release, a build whose row is gone) are

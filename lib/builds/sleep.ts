@@ -1,0 +1,148 @@
+import path from "node:path";
+import { conflict, serviceUnavailable } from "../http/problem";
+import { getBuildsConfig } from "./config";
+import { RuntimeUnavailableError, type BuildContext, type StageControl, type StageResult } from "./driver";
+import { getDriver } from "./drivers";
+import { buildEvents } from "./events";
+import { destroyRuntime } from "./executor";
+import { assertCanActOnBuild, type Actor } from "./permissions";
+import { listBuildsWithStatus, moveBuild, updateBuildRuntime, type BuildRecord } from "./repository";
+import type { BuildView } from "./schemas";
+import { getBuild, requireBuild } from "./service";
+import { workspacePaths } from "./workspace";
+
+/**
+ * Sleep and wake (issue 21): a sleeping build's runtime is stopped and its data kept (Compose: `stop`, not
+ * `down`; process: its processes end, the workspace stays), its port stays leased so its preview address does
+ * not change, and its time to live goes on counting. A wake runs the driver's `start` and `healthcheck` stages
+ * again. With max_awake_builds, once more builds run than that, the ones awake longest without a wake or an
+ * extension go to sleep (runboat's policy): more previews exist than fit in memory.
+ */
+const globalForSleep = globalThis as unknown as { buildsWaking?: Set<string> };
+
+/** POST /builds/{id}/sleep: same permissions as extend. A sleeping build answers as it is. */
+export async function sleepBuild(user: Actor, buildId: string): Promise<BuildView> {
+  const build = await requireBuild(buildId);
+  assertCanActOnBuild(user, build);
+  if (build.status === "sleeping") return getBuild(buildId, user);
+  if (build.status !== "running") throw conflict(`Build ${buildId} is ${build.status}; only a running build can be put to sleep.`);
+  if (build.runtimeHandle === null) throw conflict(`Build ${buildId} has no runtime (no start command): there is nothing to put to sleep.`);
+  if (!(await putToSleep(build))) throw conflict(`Build ${buildId} changed meanwhile; it was not put to sleep.`);
+  return getBuild(buildId, user);
+}
+
+/** Moves a running build to sleeping, then stops its runtime; false when it was no longer running. */
+async function putToSleep(build: BuildRecord): Promise<boolean> {
+  if (!(await moveBuild(build.id, "running", "sleeping"))) return false;
+  try {
+    await getDriver(build.driver).sleep(getBuildsConfig(), build.id, build.runtimeHandle);
+  } catch (error) {
+    // The runtime may still run: the build is awake after all.
+    await moveBuild(build.id, "sleeping", "running");
+    if (error instanceof RuntimeUnavailableError) throw serviceUnavailable(`Build ${build.id} could not be put to sleep: ${error.message}`, 30);
+    throw error;
+  }
+  return true;
+}
+
+/**
+ * POST /builds/{id}/wake: starts the runtime again and waits for its healthcheck; answers the build running,
+ * or failed (stage `wake`) when the runtime did not come back. A running build answers as it is.
+ */
+export async function wakeBuild(user: Actor, buildId: string): Promise<BuildView> {
+  const build = await requireBuild(buildId);
+  assertCanActOnBuild(user, build);
+  if (build.status === "running") return getBuild(buildId, user);
+  if (build.status !== "sleeping") throw conflict(`Build ${buildId} is ${build.status}; only a sleeping build can be woken.`);
+  const waking = (globalForSleep.buildsWaking ??= new Set());
+  if (waking.has(buildId)) throw conflict(`Build ${buildId} is already waking up.`);
+  waking.add(buildId);
+  try {
+    await wake(build);
+  } finally {
+    waking.delete(buildId);
+  }
+  await putExcessBuildsToSleep();
+  return getBuild(buildId, user);
+}
+
+async function wake(build: BuildRecord): Promise<void> {
+  const config = getBuildsConfig();
+  const driver = getDriver(build.driver);
+  const paths = workspacePaths(config, build.id);
+  if (build.port === null) throw conflict(`Build ${build.id} has no port left; destroy it and rebuild.`);
+  const context: BuildContext = {
+    buildId: build.id,
+    port: build.port,
+    modules: build.modules === "" ? [] : build.modules.split(","),
+    config,
+    paths,
+    repositories: build.repositories.map((repository) => ({
+      alias: repository.alias,
+      checkout: path.join(paths.sources, repository.alias),
+      modulesPath: config.repositories.find((candidate) => candidate.alias === repository.alias)?.modules_path ?? ".",
+    })),
+  };
+  let runtime = build.runtimeHandle;
+  // The stages' own logs go on: a wake appends to the start and healthcheck logs.
+  const control = (stage: string): StageControl => ({
+    logPath: path.join(paths.logs, `${stage}.log`),
+    signal: new AbortController().signal,
+    timeoutMs: config.stage_timeout_seconds * 1000,
+    recordHandle: async () => undefined,
+    runtimeHandle: () => runtime,
+    recordRuntime: async (handle) => {
+      runtime = handle;
+      await updateBuildRuntime(build.id, { runtimeHandle: handle });
+    },
+  });
+  let result: StageResult = await driver.runStage("start", context, control("start"));
+  if (result.status === "succeeded") result = await driver.runStage("healthcheck", context, control("healthcheck"));
+  if (result.status === "succeeded" || result.status === "skipped") {
+    await moveBuild(build.id, "sleeping", "running", { awakeSince: new Date() });
+    return;
+  }
+  const message = result.status === "failed" ? result.message : "The wake was interrupted.";
+  if (await moveBuild(build.id, "sleeping", "failed", { failureStage: "wake", failureMessage: `The runtime did not come back: ${message}` })) {
+    await destroyRuntime(build.id).catch((error) => console.error(`builds: could not destroy the runtime of build ${build.id} yet:`, error));
+  }
+}
+
+/** When did a running build last start, wake or get extended: the policy puts the oldest to sleep first. */
+function awakeSince(build: BuildRecord): number {
+  return (build.awakeSince ?? build.finishedAt ?? build.createdAt).getTime();
+}
+
+/** max_awake_builds: puts the builds awake longest to sleep until no more than that many run. */
+export async function putExcessBuildsToSleep(): Promise<void> {
+  const max = getBuildsConfig().max_awake_builds;
+  if (max === undefined) return;
+  const awake = (await listBuildsWithStatus(["running"])).filter((build) => build.runtimeHandle !== null);
+  if (awake.length <= max) return;
+  const oldestFirst = awake.sort((a, b) => awakeSince(a) - awakeSince(b));
+  for (const build of oldestFirst.slice(0, awake.length - max)) {
+    try {
+      await putToSleep(build);
+    } catch (error) {
+      console.error(`builds: build ${build.id} could not be put to sleep (max_awake_builds):`, error);
+    }
+  }
+}
+
+/** The policy follows builds reaching running (lib/builds/jobs.ts): a new preview may put an older one to sleep. */
+const globalForPolicy = globalThis as unknown as { sleepPolicyListener?: () => void };
+
+export function startSleepPolicy(): void {
+  if (globalForPolicy.sleepPolicyListener) return;
+  const listener = () => void putExcessBuildsToSleep().catch((error) => console.error("builds: max_awake_builds failed:", error));
+  globalForPolicy.sleepPolicyListener = listener;
+  buildEvents().on("running", listener);
+  // Builds that ran past the limit while the server was down.
+  listener();
+}
+
+export function stopSleepPolicy(): void {
+  if (!globalForPolicy.sleepPolicyListener) return;
+  buildEvents().off("running", globalForPolicy.sleepPolicyListener);
+  globalForPolicy.sleepPolicyListener = undefined;
+}
