@@ -79,8 +79,8 @@ export interface UserBuildLimits {
 
 const NO_USER_LIMITS: UserBuildLimits = { live: null, queued: null };
 
-/** What the per-user limits count as live: queued, in progress or running (every status that may hold a port). */
-export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = ["queued", "checking_out", "installing", "testing", "starting", "running"];
+/** What the per-user limits count as live: queued, in progress, running or sleeping (every status that may hold a port). */
+export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
 const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /** How many builds of a user are live, and how many of those are queued. */

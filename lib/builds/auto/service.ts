@@ -25,7 +25,7 @@ export const SERVICE_CREATOR = "build service";
 const SERVICE_ACTOR: Actor = { id: 0, role: "admin" };
 
 /** Builds that are alive or on their way: what superseding and branch deletion act on. */
-const LIVE_STATUSES: readonly BuildStatus[] = ["queued", ...IN_PROGRESS_STATUSES, "running"];
+const LIVE_STATUSES: readonly BuildStatus[] = ["queued", ...IN_PROGRESS_STATUSES, "running", "sleeping"];
 
 export type NoticeOutcome =
   | { result: "started"; build: BuildRecord; detail: string }
