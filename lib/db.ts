@@ -1,17 +1,36 @@
-import { recoveringSqliteAdapter } from "./sqlite-adapter";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
-import { databaseFilePath } from "./database-url";
+// The client generated from prisma/postgresql/schema.prisma: the same models, another provider.
+import { PrismaClient as PostgresqlPrismaClient } from ".prisma/postgresql";
+import { databaseDialect, databaseFilePath, type DatabaseDialect } from "./database-url";
 import { secureDataFolderBeforeOpening } from "./data-folder";
 import { getEnv } from "./env";
+import { getPool } from "./postgresql";
+import { recoveringSqliteAdapter } from "./sqlite-adapter";
+
+/**
+ * The one place that decides which database the app runs on: DATABASE_URL's scheme, read once at start
+ * (`file:` SQLite, the default; `postgresql://` PostgreSQL 15+). Each has a Prisma client generated from its own
+ * schema; the two schemas define the same models (tests/unit/prisma-schemas.test.ts), so the PostgreSQL client
+ * is used through the SQLite client's type. What must differ between the two (the hot prepared queries, the
+ * migrations) is spelled side by side in lib/hot-sql.ts and scripts/prepare-start.ts.
+ */
+export function getDialect(): DatabaseDialect {
+  return databaseDialect(getEnv().DATABASE_URL);
+}
 
 // One client per process. Next's dev server reloads modules, so the client is kept on globalThis there.
 const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
 
 export function getDb(): PrismaClient {
   if (!globalForPrisma.prisma) {
-    secureDataFolderBeforeOpening(databaseFilePath(getEnv().DATABASE_URL));
-    const adapter = recoveringSqliteAdapter(getEnv().DATABASE_URL);
-    globalForPrisma.prisma = new PrismaClient({ adapter });
+    if (getDialect() === "postgresql") {
+      const client = new PostgresqlPrismaClient({ adapter: new PrismaPg(getPool()) });
+      globalForPrisma.prisma = client as unknown as PrismaClient;
+    } else {
+      secureDataFolderBeforeOpening(databaseFilePath(getEnv().DATABASE_URL));
+      globalForPrisma.prisma = new PrismaClient({ adapter: recoveringSqliteAdapter(getEnv().DATABASE_URL) });
+    }
   }
   return globalForPrisma.prisma;
 }

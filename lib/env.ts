@@ -3,7 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
-import { databaseFilePath, resolveDatabaseUrl } from "./database-url";
+import { databaseDialect, databaseFilePath, resolveDatabaseUrl } from "./database-url";
 
 /**
  * The one validated view of the environment. Every setting has a default that works on a fresh machine;
@@ -36,6 +36,9 @@ const envSchema = z.object({
         return z.NEVER;
       }
     }),
+  // Where the server keeps its pid file (one server per data folder) and, on SQLite, its generated secret. By
+  // default the SQLite file's folder, or ./data on PostgreSQL.
+  DATA_DIR: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NEXTAUTH_URL: z.url().optional(),
@@ -113,9 +116,9 @@ const envSchema = z.object({
   BENCH_ROUTES: z.enum(["0", "1"]).default("0"),
 });
 
-export type Env = z.infer<typeof envSchema> & {
+export type Env = Omit<z.infer<typeof envSchema>, "DATA_DIR"> & {
   NEXTAUTH_SECRET: string;
-  /** The folder that holds the database file and the generated secret. */
+  /** The folder that holds the pid file and, on SQLite, the database file and the generated secret. */
   DATA_DIR: string;
 };
 
@@ -131,7 +134,15 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new InvalidEnvironmentError(`Invalid environment:\n${lines.join("\n")}`);
   }
-  const dataDir = path.dirname(databaseFilePath(parsed.data.DATABASE_URL));
+  const onSqlite = databaseDialect(parsed.data.DATABASE_URL) === "sqlite";
+  const dataDir = path.resolve(parsed.data.DATA_DIR ?? (onSqlite ? path.dirname(databaseFilePath(parsed.data.DATABASE_URL)) : "data"));
+  // On PostgreSQL several instances share one database, so they must share one secret: a generated one, kept
+  // on one machine's disk, would sign every instance's sessions differently.
+  if (!onSqlite && parsed.data.NEXTAUTH_SECRET === undefined) {
+    throw new InvalidEnvironmentError(
+      "Invalid environment:\n  NEXTAUTH_SECRET: required when DATABASE_URL is PostgreSQL (every instance must use the same one)",
+    );
+  }
   cached = {
     ...parsed.data,
     DATA_DIR: dataDir,

@@ -1,6 +1,6 @@
 /**
  * Runs before the server starts (`npm start`, `npm run dev`): validates the environment and the builds
- * configuration, creates the data folder and migrates the SQLite database, then prints where things are and
+ * configuration, creates the data folder and migrates the database (SQLite or PostgreSQL), then prints where things are and
  * which configuration is in use. Any problem stops the start with a message that names it.
  */
 import { execFileSync } from "node:child_process";
@@ -8,7 +8,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { databaseFilePath } from "../lib/database-url";
+import { databaseDialect, databaseFilePath } from "../lib/database-url";
+import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/postgresql-migrations";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
 import { checkStageUser, StageUserError } from "../lib/builds/run-as";
 import { secureDataFolder } from "../lib/data-folder";
@@ -17,27 +18,37 @@ import { getEnv, InvalidEnvironmentError } from "../lib/env";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-function main() {
+async function main() {
   const env = getEnv();
   const builds = loadBuildsConfig(env.BUILDS_CONFIG);
-  const dbFile = databaseFilePath(env.DATABASE_URL);
   assertNoOtherServer(env.DATA_DIR);
-  secureDataFolder(dbFile);
-  for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
-  // WAL lets the server, the migration step and test processes read while one of them writes.
-  const database = new Database(dbFile);
-  database.pragma("journal_mode = WAL");
-  database.close();
-  const migrations = migrate(env.DATABASE_URL);
-  // Whatever the migration created, the -wal and -shm files included, is the server's only.
-  secureDataFolder(dbFile);
+  let database: string;
+  if (databaseDialect(env.DATABASE_URL) === "postgresql") {
+    fs.mkdirSync(env.DATA_DIR, { recursive: true, mode: 0o700 });
+    for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
+    const run = await migratePostgresql(env.DATABASE_URL, path.join(projectRoot, POSTGRESQL_MIGRATIONS_FOLDER));
+    for (const name of run.modified) console.warn(`The migration ${name} changed after it was applied to this database.`);
+    database = `${redactPassword(env.DATABASE_URL)} (${run.applied.length > 0 ? `migrations applied: ${run.applied.join(", ")}` : "up to date"})`;
+  } else {
+    const dbFile = databaseFilePath(env.DATABASE_URL);
+    secureDataFolder(dbFile);
+    for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
+    // WAL lets the server, the migration step and test processes read while one of them writes.
+    const connection = new Database(dbFile);
+    connection.pragma("journal_mode = WAL");
+    connection.close();
+    const migrations = migrate(env.DATABASE_URL);
+    // Whatever the migration created, the -wal and -shm files included, is the server's only.
+    secureDataFolder(dbFile);
+    database = `${dbFile} (${migrations})`;
+  }
 
   const secretFile = path.join(env.DATA_DIR, "nextauth-secret");
   const secretKept = fs.existsSync(secretFile) && fs.readFileSync(secretFile, "utf8").trim() === env.NEXTAUTH_SECRET;
   const rows: [string, string][] = [
     ["URL", env.NEXTAUTH_URL ?? `http://localhost:${env.PORT}`],
     ["Data folder", env.DATA_DIR],
-    ["Database", `${dbFile} (${migrations})`],
+    ["Database", database],
     ["Secret", secretKept ? `kept in ${secretFile}` : "NEXTAUTH_SECRET"],
     ["Builds", `${path.resolve(env.BUILDS_CONFIG)} (${builds.repositories.length} ${builds.repositories.length === 1 ? "repository" : "repositories"})`],
     ["Central bank", `${env.BCV_URL} (${env.BCV_TIMEOUT_MS} ms per attempt, ${env.BCV_RETRIES} retries)`],
@@ -51,8 +62,15 @@ function main() {
   console.log(["BCV Rates & Previews", ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`)].join("\n"));
 }
 
+/** A database URL fit to print: its password, if any, replaced. */
+function redactPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
 /**
- * `prisma migrate deploy`, its output kept unless it fails: on success Prisma prints a page of notes about
+ * `prisma migrate deploy` (SQLite), its output kept unless it fails: on success Prisma prints a page of notes about
  * its configuration that a person starting the app does not need. Returns what it did, in a few words.
  */
 function migrate(databaseUrl: string): string {
@@ -74,7 +92,7 @@ function migrate(databaseUrl: string): string {
 }
 
 try {
-  main();
+  await main();
 } catch (error) {
   if (
     error instanceof InvalidEnvironmentError ||

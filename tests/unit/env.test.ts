@@ -54,12 +54,28 @@ describe("lib/env", () => {
     expect(fs.existsSync(path.join(dataDir, "nextauth-secret"))).toBe(false);
   });
 
+  it("takes a PostgreSQL URL as given, with ./data as the data folder unless DATA_DIR names one", () => {
+    process.env.DATABASE_URL = "postgresql://app:secret@127.0.0.1:5432/app";
+    process.env.NEXTAUTH_SECRET = "x".repeat(40);
+    expect(getEnv()).toMatchObject({ DATABASE_URL: "postgresql://app:secret@127.0.0.1:5432/app", DATA_DIR: path.resolve("data") });
+    resetEnvCache();
+    process.env.DATA_DIR = dataDir;
+    expect(getEnv().DATA_DIR).toBe(dataDir);
+  });
+
+  it("requires NEXTAUTH_SECRET on PostgreSQL, where instances share the database and must share the secret", () => {
+    process.env.DATABASE_URL = "postgresql://127.0.0.1/app";
+    process.env.DATA_DIR = dataDir;
+    expect(() => getEnv()).toThrow(/NEXTAUTH_SECRET: required when DATABASE_URL is PostgreSQL/);
+    expect(fs.existsSync(path.join(dataDir, "nextauth-secret"))).toBe(false);
+  });
+
   it.each([
     ["PORT", "eighty", /PORT/],
     ["RATES_TIMEZONE", "Mars/Olympus", /RATES_TIMEZONE: must be an IANA time zone/],
     ["BCV_URL", "not a url", /BCV_URL/],
     ["ACCESS_TOKEN_EXPIRE_MINUTES", "-5", /ACCESS_TOKEN_EXPIRE_MINUTES/],
-    ["DATABASE_URL", "postgres://db/app", /DATABASE_URL: DATABASE_URL must be a SQLite file URL/],
+    ["DATABASE_URL", "mysql://db/app", /DATABASE_URL: DATABASE_URL must be a SQLite file URL .* or a PostgreSQL URL/],
     ["NEXTAUTH_SECRET", "short", /NEXTAUTH_SECRET: must be at least 32 characters/],
   ])("stops with a message naming %s when it is invalid", (name, value, message) => {
     process.env[name] = value;

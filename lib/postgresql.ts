@@ -1,0 +1,36 @@
+import pg from "pg";
+import { getEnv } from "./env";
+
+/**
+ * The app's pool of PostgreSQL connections, when DATABASE_URL is PostgreSQL: Prisma's pg adapter runs on it
+ * (lib/db.ts), and so do the hot queries (lib/hot-sql.ts), as named prepared statements: each connection
+ * parses and plans one once, then only binds and executes it.
+ *
+ * Prisma writes DateTime columns as `timestamp(3)` without a time zone, holding UTC. `pg` would read such a
+ * value as local time, and write a Date as local time with an offset that the column drops; so this pool
+ * reads them as UTC, and the hot queries bind dates as UTC ISO strings (lib/hot-sql.ts).
+ */
+const TIMESTAMP_WITHOUT_TIME_ZONE = 1114;
+
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === TIMESTAMP_WITHOUT_TIME_ZONE && format !== "binary") return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+// On globalThis: Next bundles route handlers and instrumentation's jobs apart; they share one pool.
+const globalForPool = globalThis as unknown as { postgresqlPool?: pg.Pool };
+
+/** How many connections one instance opens at most: requests wait for one past that. */
+const POOL_SIZE = 10;
+
+export function getPool(): pg.Pool {
+  if (!globalForPool.postgresqlPool) {
+    const pool = new pg.Pool({ connectionString: getEnv().DATABASE_URL, max: POOL_SIZE, types });
+    // An idle connection that the server drops (a restart, a network cut) must not crash the process.
+    pool.on("error", (error) => console.error(`postgresql: idle connection lost: ${error.message}`));
+    globalForPool.postgresqlPool = pool;
+  }
+  return globalForPool.postgresqlPool;
+}
