@@ -4,10 +4,18 @@ import { databaseFilePath } from "./database-url";
 import { getEnv } from "./env";
 
 /**
+<<<<<<< HEAD
  * A connection of our own to the app's SQLite file, beside Prisma's, for the few queries that run on every
  * request or every stage (the session check, the builds' queue and status). As prepared statements they
  * cost microseconds; through Prisma, even as raw SQL, each costs 0.2–1.5 ms of CPU in its query interpreter and
  * a fresh `prepare` (docs/performance.md). Prisma keeps the schema, the migrations and every other query.
+=======
+ * SQLite's side of lib/hot-sql.ts: a connection of our own to the app's SQLite file, beside Prisma's, for the
+ * few queries that run on every request or every stage (the session check, the builds' queue and status). As
+ * prepared statements they cost microseconds; through Prisma, even as raw SQL, each costs 0.2–1.5 ms of CPU in
+ * its query interpreter and a fresh `prepare` (docs/performance.md). Prisma keeps the schema, the migrations
+ * and every other query. Use lib/hot-sql.ts, which runs the same queries on PostgreSQL, rather than this.
+>>>>>>> 74d9768 (Hot queries written once for both databases (lib/hot-sql.ts): prepared on SQLite, named prepared statements on PostgreSQL; the queue and login throttle serialised by advisory locks there; the rates version read per request on either)
  *
  * Two connections to one file in WAL mode: reads never wait for a writer, and each connection sees what the
  * other committed. Writes here are synchronous transactions, so this connection never holds the write lock
@@ -77,17 +85,4 @@ export function sqlDate(date: Date): string;
 export function sqlDate(date: Date | null | undefined): string | null;
 export function sqlDate(date: Date | null | undefined): string | null {
   return date ? date.toISOString().replace("Z", "+00:00") : null;
-}
-
-/** A row as Prisma reads it: the named columns become Dates (stored as ISO text) and booleans (stored as 0/1). */
-export function asPrismaRow<T>(row: Record<string, unknown>, types: { dates?: readonly string[]; booleans?: readonly string[] }): T {
-  for (const column of types.dates ?? []) {
-    const value = row[column];
-    if (value !== null && value !== undefined) row[column] = new Date(value as string | number);
-  }
-  for (const column of types.booleans ?? []) {
-    const value = row[column];
-    if (value !== null && value !== undefined) row[column] = Boolean(value);
-  }
-  return row as T;
 }

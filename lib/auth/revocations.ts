@@ -1,5 +1,5 @@
 import { getDb } from "../db";
-import { asPrismaRow, statement } from "../sqlite";
+import { asPrismaRow, queryOne } from "../hot-sql";
 import type { StoredUser } from "../users/repository";
 
 // Data access for signed-out sessions. A row is needed only until the session's tokens expire by themselves.
@@ -11,19 +11,21 @@ export async function insertRevokedSession(sid: string, expiresAt: Date): Promis
 }
 
 export async function isSessionRevoked(sid: string): Promise<boolean> {
-  return statement(`SELECT 1 FROM "RevokedSession" WHERE "sid" = ?`).get(sid) !== undefined;
+  return (await queryOne(`SELECT 1 FROM "RevokedSession" WHERE "sid" = ?`, [sid])) !== undefined;
 }
 
 /**
  * What every authenticated request asks: whether its session was signed out, and its user. One prepared
- * statement on the app's own connection (lib/sqlite.ts): this runs on every API call, and a query through
+ * statement (lib/hot-sql.ts): this runs on every API call, and a query through
  * Prisma costs it about a millisecond of CPU (docs/performance.md). `user` is null when there is no such user.
  */
 export async function findSessionUser(sid: string, userId: number): Promise<{ revoked: boolean; user: StoredUser | null }> {
-  const row = statement(`
-    SELECT (SELECT 1 FROM "RevokedSession" WHERE "sid" = ?) AS "revoked",
-           "u"."id", "u"."email", "u"."isActive", "u"."createdAt", "u"."role", "u"."displayName"
-    FROM (SELECT 1) LEFT JOIN "User" AS "u" ON "u"."id" = ?`).get(sid, userId) as Record<string, unknown>;
+  const row = (await queryOne(
+    `SELECT (SELECT 1 FROM "RevokedSession" WHERE "sid" = ?) AS "revoked",
+            "u"."id", "u"."email", "u"."isActive", "u"."createdAt", "u"."role", "u"."displayName"
+     FROM (SELECT 1) AS "one" LEFT JOIN "User" AS "u" ON "u"."id" = ?`,
+    [sid, userId],
+  ))!;
   const { revoked, ...user } = asPrismaRow<StoredUser & { revoked: number | null }>(row, { dates: ["createdAt"], booleans: ["isActive"] });
   return { revoked: revoked !== null, user: user.id === null ? null : user };
 }

@@ -25,6 +25,9 @@ interface CacheState {
   /** Changes on every invalidation; an entry read in an older epoch is never stored. */
   epoch: number;
   ratesVersion: number | undefined;
+  /** Version reads started, and the newest one whose answer was taken: an older answer arriving late is ignored. */
+  versionReadsStarted: number;
+  versionReadTaken: number;
   inFlight: Map<string, Promise<SerializedJson>>;
   today: { value: string; computedAt: number } | undefined;
 }
@@ -39,6 +42,8 @@ function cache(): CacheState {
     bytes: 0,
     epoch: 0,
     ratesVersion: undefined,
+    versionReadsStarted: 0,
+    versionReadTaken: 0,
     inFlight: new Map(),
     today: undefined,
   };
@@ -54,13 +59,20 @@ export function invalidateRateReads(): void {
   state.epoch++;
 }
 
-/** The current epoch, after emptying the cache when the rates changed since the last look. */
-function currentEpoch(): number {
+/**
+ * The current epoch, after emptying the cache when the rates changed since the last look. On PostgreSQL the
+ * version is read over the network and reads overlap: only an answer newer than the last one taken counts.
+ */
+async function currentEpoch(): Promise<number> {
   const state = cache();
-  const version = ratesVersion();
-  if (version !== state.ratesVersion) {
-    if (state.ratesVersion !== undefined) invalidateRateReads();
-    state.ratesVersion = version;
+  const read = ++state.versionReadsStarted;
+  const version = await ratesVersion();
+  if (read > state.versionReadTaken) {
+    state.versionReadTaken = read;
+    if (version !== state.ratesVersion) {
+      if (state.ratesVersion !== undefined) invalidateRateReads();
+      state.ratesVersion = version;
+    }
   }
   return state.epoch;
 }
@@ -108,15 +120,20 @@ function load(key: string, epoch: number, read: () => Promise<unknown>): Promise
   if (running) return running;
   const flight = read().then(serializedJson);
   state.inFlight.set(key, flight);
+  const forget = () => {
+    if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
+  };
   flight.then(
-    (entry) => {
-      if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
-      // Checked again now: a commit during the query may not have been seen by anyone yet.
-      if (currentEpoch() === epoch) store(key, entry);
-    },
-    () => {
-      if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
-    },
+    (entry) =>
+      // Checked again now: a commit during the query may not have been seen by anyone yet. The flight stays
+      // shared until the entry is stored, so a read meanwhile joins it rather than querying again.
+      currentEpoch()
+        .then((now) => {
+          if (now === epoch) store(key, entry);
+        })
+        .catch(() => undefined)
+        .finally(forget),
+    forget,
   );
   return flight;
 }
@@ -132,7 +149,7 @@ export async function serveRateRead(
   options: { perDay?: boolean; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const key = options.perDay ? `${pathAndQuery(request.url)}\0${today()}` : pathAndQuery(request.url);
-  const epoch = currentEpoch();
+  const epoch = await currentEpoch();
   const state = cache();
   let entry = state.entries.get(key);
   if (entry) {

@@ -1,4 +1,5 @@
 import { getDb } from "../db";
+import { get, lockStep, transaction } from "../hot-sql";
 import { tooManyRequests } from "../http/problem";
 
 export const MAX_LOGIN_FAILURES = 10;
@@ -8,22 +9,36 @@ export const LOGIN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
  * Password guessing is throttled per email *and* client address: ten failures within 15 minutes from one
  * address lock that address out for that email, while the owner signing in from elsewhere is not affected.
  *
- * The attempt is counted and recorded by one INSERT ... SELECT before the password is checked. SQLite runs a
- * statement atomically, so of any number of simultaneous attempts at most MAX_LOGIN_FAILURES get to compare a
- * password; the rest answer 429. A successful sign-in deletes the pair's attempts again. If the attempt cannot
+ * The attempt is counted and recorded by one INSERT ... SELECT before the password is checked, in a transaction
+ * that holds the pair's lock (SQLite's write lock; an advisory lock on PostgreSQL, whose statements would
+ * otherwise count side by side), so of any number of simultaneous attempts, on any number of instances, at most
+ * MAX_LOGIN_FAILURES get to compare a password; the rest answer 429. A successful sign-in deletes the pair's attempts again. If the attempt cannot
  * be recorded (a full disk), the statement throws and no password is compared: the throttle fails closed.
  */
 export async function claimLoginAttempt(email: string, address: string): Promise<number> {
   const now = new Date();
   const since = new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS);
-  const inserted = await getDb().$queryRaw<{ id: number }[]>`
-    INSERT INTO "LoginAttempt" ("email", "address", "createdAt")
-    SELECT ${email}, ${address}, ${now}
-    WHERE (SELECT COUNT(*) FROM "LoginAttempt"
-           WHERE "email" = ${email} AND "address" = ${address} AND "createdAt" >= ${since}) < ${MAX_LOGIN_FAILURES}
-    RETURNING "id"`;
+  const inserted = await transaction("write", function* () {
+    yield* lockStep("loginAttempts", `${email}\n${address}`);
+    // PostgreSQL types a SELECT's values from the values: the date and the number say theirs.
+    return yield* get<{ id: number }>(
+      {
+        sqlite: `
+          INSERT INTO "LoginAttempt" ("email", "address", "createdAt")
+          SELECT ?, ?, ?
+          WHERE (SELECT COUNT(*) FROM "LoginAttempt" WHERE "email" = ? AND "address" = ? AND "createdAt" >= ?) < ?
+          RETURNING "id"`,
+        postgresql: `
+          INSERT INTO "LoginAttempt" ("email", "address", "createdAt")
+          SELECT ?, ?, CAST(? AS TIMESTAMP(3))
+          WHERE (SELECT COUNT(*) FROM "LoginAttempt" WHERE "email" = ? AND "address" = ? AND "createdAt" >= CAST(? AS TIMESTAMP(3))) < CAST(? AS INTEGER)
+          RETURNING "id"`,
+      },
+      [email, address, now, email, address, since, MAX_LOGIN_FAILURES],
+    );
+  });
   await pruneOldAttempts(since);
-  if (inserted.length === 1) return Number(inserted[0].id);
+  if (inserted) return Number(inserted.id);
 
   // The oldest of the last MAX_LOGIN_FAILURES attempts decides when the next one is allowed.
   const [oldestCounted] = await getDb().loginAttempt.findMany({
