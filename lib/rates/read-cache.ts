@@ -120,20 +120,16 @@ function load(key: string, epoch: number, read: () => Promise<unknown>): Promise
   if (running) return running;
   const flight = read().then(serializedJson);
   state.inFlight.set(key, flight);
-  const forget = () => {
-    if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
-  };
   flight.then(
-    (entry) =>
-      // Checked again now: a commit during the query may not have been seen by anyone yet. The flight stays
-      // shared until the entry is stored, so a read meanwhile joins it rather than querying again.
-      currentEpoch()
-        .then((now) => {
-          if (now === epoch) store(key, entry);
-        })
-        .catch(() => undefined)
-        .finally(forget),
-    forget,
+    (entry) => {
+      if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
+      // Stored only if nobody emptied the cache meanwhile. A commit during the query that nobody has seen
+      // yet needs no second look here: the next read's version check sees it and empties the cache first.
+      if (state.epoch === epoch) store(key, entry);
+    },
+    () => {
+      if (state.inFlight.get(key) === flight) state.inFlight.delete(key);
+    },
   );
   return flight;
 }
