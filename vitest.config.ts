@@ -3,6 +3,17 @@ import { defineConfig } from "vitest/config";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 
+/** The integration files that also run against PostgreSQL (project integration-postgresql). */
+const POSTGRESQL_SUITES = [
+  "builds-repository",
+  "builds-lifecycle",
+  "builds-validation",
+  "security-ownership",
+  "rates-latest",
+  "rates-history",
+  "rates-read-cache",
+];
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -23,6 +34,21 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           // Two cores: more parallel servers only make every test slower.
+          maxWorkers: 2,
+        },
+      },
+      {
+        resolve: { alias },
+        // The repository-level and API suites again, with every test server on PostgreSQL: a throwaway cluster
+        // started by the global setup (tests/support/global-setup.ts). The files that open SQLite directly or
+        // test what only SQLite does (its file, its data folder) stay SQLite-only.
+        test: {
+          name: "integration-postgresql",
+          include: POSTGRESQL_SUITES.map((name) => `tests/integration/${name}.test.ts`),
+          environment: "node",
+          globalSetup: ["tests/support/global-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           maxWorkers: 2,
         },
       },

@@ -3,17 +3,23 @@ import os from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
+import { PrismaClient as PostgresqlPrismaClient } from ".prisma/postgresql";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { NewBuild } from "@/lib/builds/repository";
+import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 
 /**
- * The builds' raw queries (lib/builds/repository.ts) against what Prisma's own queries read and write, on a
- * migrated database: the rows they write must read back through Prisma exactly as Prisma would have written
- * them (dates included, which SQLite keeps as text), and what they read must equal Prisma's `include`.
+ * The builds' raw queries (lib/builds/repository.ts, lib/hot-sql.ts) against what Prisma's own queries read and
+ * write, on a migrated database, SQLite or PostgreSQL (the integration-postgresql project): the rows they
+ * write must read back through Prisma exactly as Prisma would have written them (dates included, which SQLite
+ * keeps as text and PostgreSQL as UTC timestamps without a zone), and what they read must equal Prisma's `include`.
  */
+const onPostgresql = inject("testDatabase") === "postgresql";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-repository-"));
 const databaseFile = path.join(dir, "app.db");
+let databaseUrl: string;
 let repository: typeof import("@/lib/builds/repository");
 let prisma: PrismaClient;
 
@@ -38,13 +44,25 @@ const newBuild = (id: string, overrides: Partial<NewBuild> = {}): NewBuild => ({
 const withDetails = { repositories: { orderBy: { position: "asc" } }, stages: { orderBy: { position: "asc" } } } as const;
 
 beforeAll(async () => {
-  fs.copyFileSync(inject("templateDatabase"), databaseFile);
-  process.env.DATABASE_URL = `file:${databaseFile}`;
+  if (onPostgresql) {
+    databaseUrl = createTestDatabase();
+    Object.assign(process.env, { DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: dir });
+    prisma = new PostgresqlPrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) }) as unknown as PrismaClient;
+  } else {
+    fs.copyFileSync(inject("templateDatabase"), databaseFile);
+    databaseUrl = `file:${databaseFile}`;
+    process.env.DATABASE_URL = databaseUrl;
+    prisma = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: databaseUrl }) });
+  }
   repository = await import("@/lib/builds/repository");
-  prisma = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${databaseFile}` }) });
 });
 afterAll(async () => {
   await prisma.$disconnect();
+  if (onPostgresql) {
+    const { getPool } = await import("@/lib/postgresql");
+    await getPool().end();
+    dropTestDatabase(databaseUrl);
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -67,7 +85,12 @@ describe("the builds' raw queries", () => {
     // Dates are stored in the format Prisma writes, so Prisma's own comparisons (expiry, retention) hold.
     const written = await prisma.build.create({ data: { id: "orm", status: "failed", modules: "", ttlSeconds: 1, createdAt: new Date(0), createdBy: "x" } });
     const formats = await prisma.$queryRaw<{ id: string; createdAt: string }[]>`SELECT "id", CAST("createdAt" AS TEXT) AS "createdAt" FROM "Build" ORDER BY "seq"`;
-    expect(formats.map((row) => row.createdAt.replace(/[\d]/g, "9"))).toEqual(["9999-99-99T99:99:99.999+99:99", "9999-99-99T99:99:99.999+99:99"]);
+    if (onPostgresql) {
+      // timestamp(3) without a zone, holding UTC whatever the process's TZ.
+      expect(formats.map((row) => row.createdAt)).toEqual(["2026-11-23 10:00:00.123", "1970-01-01 00:00:00"]);
+    } else {
+      expect(formats.map((row) => row.createdAt.replace(/[\d]/g, "9"))).toEqual(["9999-99-99T99:99:99.999+99:99", "9999-99-99T99:99:99.999+99:99"]);
+    }
     await prisma.build.delete({ where: { seq: written.seq } });
 
     expect(await repository.insertQueuedBuild(newBuild("b2"), 2)).not.toBeNull();
@@ -97,7 +120,7 @@ describe("the builds' raw queries", () => {
   });
 });
 
-describe("the app's own connection beside Prisma's (lib/sqlite.ts)", () => {
+describe("the app's own connection beside Prisma's (lib/hot-sql.ts)", () => {
   it("reads a session's user as Prisma reads it, and whether the session was signed out", async () => {
     const user = await prisma.user.create({
       data: { email: "ana@example.com", passwordHash: "x", displayName: "ana" },
@@ -115,7 +138,17 @@ describe("the app's own connection beside Prisma's (lib/sqlite.ts)", () => {
     expect(await findSessionUser("sid-2", 999_999)).toEqual({ revoked: false, user: null });
   });
 
-  it("waits for a Prisma transaction that holds the write lock without blocking the event loop, then writes", async () => {
+  it("let no more builds into the queue than its limit, however many posts arrive at once", async () => {
+    const before = await repository.countQueuedBuilds();
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => repository.insertQueuedBuild(newBuild(`burst-${index}`), before + 3)),
+    );
+    expect(results.filter((result) => result !== null)).toHaveLength(3);
+    expect(await repository.countQueuedBuilds()).toBe(before + 3);
+    expect(await prisma.buildStage.count({ where: { buildId: { startsWith: "burst-" } } })).toBe(3 * 3);
+  });
+
+  it.skipIf(onPostgresql)("waits for a Prisma transaction that holds SQLite's write lock without blocking the event loop, then writes", async () => {
     // The write lock is per file: another connection's interactive transaction (the test's Prisma client
     // stands for the app's) holds it across awaits, and a synchronous wait would block the loop that ends it.
     let release!: () => void;

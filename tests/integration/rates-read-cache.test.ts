@@ -1,7 +1,7 @@
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { queryDatabase } from "../support/database";
 import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
@@ -73,12 +73,14 @@ describe("rate reads after writes", () => {
     const before = await stats();
     expect(before.entries).toBeGreaterThan(0);
     await registerAndGetToken(app);
-    const database = new Database(app.databaseFile);
-    try {
-      database.prepare(`INSERT INTO "RevokedSession" ("sid", "expiresAt") VALUES (?, ?)`).run("not-a-rate", new Date().toISOString());
-    } finally {
-      database.close();
-    }
+    queryDatabase(
+      app,
+      {
+        sqlite: `INSERT INTO "RevokedSession" ("sid", "expiresAt") VALUES (?, ?)`,
+        postgresql: `INSERT INTO "RevokedSession" ("sid", "expiresAt") VALUES (:'params'::json ->> 0, CAST(:'params'::json ->> 1 AS TIMESTAMP(3)))`,
+      },
+      ["not-a-rate", new Date().toISOString()],
+    );
     expect((await readJson(`/rates/${yesterday}`)).body).toEqual({ dollar: 101, date: yesterday });
     expect(await stats()).toMatchObject({ epoch: before.epoch, entries: before.entries });
     seedRates(app, [{ date: yesterday, dollar: "102.00000000" }]);

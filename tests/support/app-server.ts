@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
 import { freePort, stopProcessGroup } from "./processes";
+import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "./postgresql";
 
 export { freePort, stopProcessGroup };
 
@@ -13,7 +14,10 @@ export interface AppServer {
   baseUrl: string;
   /** The temp folder holding this server's database and secret. */
   dataDir: string;
+  /** SQLite only: the database file. */
   databaseFile: string;
+  /** The DATABASE_URL the server runs on (`file:...` or `postgresql://...`): tests/support/database.ts queries it. */
+  databaseUrl: string;
   /** The server's process id (`next start` serves in its own process), for memory and CPU measurements. */
   pid: number;
   /** What the server printed so far (stdout and stderr). */
@@ -27,12 +31,22 @@ export interface AppServer {
 
 /**
  * Starts the built app (`next start`) on a free loopback port with a fresh copy of the migrated template
- * database. Extra environment (BCV_URL, BUILDS_CONFIG, ...) is passed through.
+ * database (a file on SQLite, a database of the suite's cluster on PostgreSQL). Extra environment
+ * (BCV_URL, BUILDS_CONFIG, ...) is passed through; a DATABASE_URL there reuses another server's database.
  */
 export async function startAppServer(env: Record<string, string> = {}): Promise<AppServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "app-test-"));
   const databaseFile = path.join(dataDir, "app.db");
-  fs.copyFileSync(inject("templateDatabase"), databaseFile);
+  const onPostgresql = inject("testDatabase") === "postgresql";
+  let ownDatabase: string | undefined;
+  let databaseUrl: string;
+  if (onPostgresql) {
+    ownDatabase = env.DATABASE_URL ? undefined : createTestDatabase();
+    databaseUrl = env.DATABASE_URL ?? ownDatabase!;
+  } else {
+    fs.copyFileSync(inject("templateDatabase"), databaseFile);
+    databaseUrl = env.DATABASE_URL ?? `file:${databaseFile}`;
+  }
   const port = await freePort();
   // The keep-alive timeout of `npm start` (package.json): see the README.
   const args = ["start", "-p", String(port), "--keepAliveTimeout", "65000"];
@@ -42,8 +56,11 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: `file:${databaseFile}`,
-      NEXTAUTH_SECRET: undefined,
+      DATABASE_URL: databaseUrl,
+      // SQLite: the secret generated in the data folder. PostgreSQL requires one, shared by every instance.
+      NEXTAUTH_SECRET: onPostgresql ? TEST_NEXTAUTH_SECRET : undefined,
+      // SQLite: the database file's folder (the default). PostgreSQL has no such folder.
+      DATA_DIR: onPostgresql ? dataDir : undefined,
       NEXTAUTH_URL: undefined,
       PORT: String(port),
       // No scheduled fetches (on by default) unless a test asks: they would reach BCV_URL on their own.
@@ -62,12 +79,14 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
     baseUrl,
     dataDir,
     databaseFile,
+    databaseUrl,
     pid: child.pid!,
     output: () => output.join(""),
     fetch: (pathname, init) => fetch(new URL(pathname, baseUrl), init),
     stop: async () => {
       await stopProcessGroup(child);
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (ownDatabase) dropTestDatabase(ownDatabase);
     },
     stopProcess: (signal = "SIGTERM") => stopProcessGroup(child, signal),
   };

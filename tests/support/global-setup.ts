@@ -3,30 +3,61 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import type { TestProject } from "vitest/node";
+import { startThrowawayPostgresql } from "../../scripts/throwaway-postgresql";
+import { TEST_NEXTAUTH_SECRET } from "./postgresql";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
 /**
  * Checks that the app is built and migrates one template database; every test server starts on a copy of
- * it, so a file's tests never see another file's data and no test pays for a migration.
+ * it, so a file's tests never see another file's data and no test pays for a migration. On SQLite the
+ * template is a file; in the `integration-postgresql` project it is a database of a throwaway PostgreSQL
+ * cluster started here (and stopped at the end), copied with CREATE DATABASE ... TEMPLATE.
  */
-export default function setup(project: TestProject) {
+export default async function setup(project: TestProject) {
   if (!fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
     throw new Error("The app is not built: run `npm run build` first (npm test does).");
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "app-template-db-"));
+  const prepareStart = (env: Record<string, string>) =>
+    execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+
+  if (project.name.endsWith("-postgresql")) {
+    const cluster = await startThrowawayPostgresql();
+    try {
+      execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", 'CREATE DATABASE "template_app"', cluster.url]);
+      prepareStart({ DATABASE_URL: cluster.urlOf("template_app"), NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: dir });
+    } catch (error) {
+      cluster.stop();
+      throw error;
+    }
+    project.provide("testDatabase", "postgresql");
+    project.provide("postgresqlAdminUrl", cluster.url);
+    project.provide("templateDatabase", "template_app");
+    return () => {
+      cluster.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+  }
+
   const databaseFile = path.join(dir, "template.db");
-  execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: `file:${databaseFile}` },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  prepareStart({ DATABASE_URL: `file:${databaseFile}` });
+  project.provide("testDatabase", "sqlite");
   project.provide("templateDatabase", databaseFile);
   return () => fs.rmSync(dir, { recursive: true, force: true });
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
+    /** Which database the test servers run on. */
+    testDatabase: "sqlite" | "postgresql";
+    /** SQLite: the migrated template file. PostgreSQL: the migrated template database's name. */
     templateDatabase: string;
+    /** PostgreSQL only: a superuser URL of the throwaway cluster. */
+    postgresqlAdminUrl: string;
   }
 }

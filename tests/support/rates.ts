@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import Database from "better-sqlite3";
 import type { AppServer } from "./app-server";
+import { queryDatabase } from "./database";
 
 export interface RateRow {
   id: number;
@@ -9,38 +9,39 @@ export interface RateRow {
 }
 
 /**
- * Stores dollar rates straight into the app's SQLite file (replacing the value of a date already there), as
- * if read from the home page. `others` adds other currencies of the same dates: `{EUR: "228.09086692"}`.
+ * Stores dollar rates straight into the app's database, SQLite or PostgreSQL (replacing the value of a date
+ * already there), as if read from the home page. `others` adds other currencies of the same dates:
+ * `{EUR: "228.09086692"}`.
  */
 export function seedRates(app: AppServer, rates: { date: string; dollar: string; others?: Record<string, string> }[]): void {
-  const database = new Database(app.databaseFile);
-  try {
-    const upsert = database.prepare(
-      `INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, updatedAt) VALUES (?, ?, ?, 'home-page', ?, ?)
-       ON CONFLICT(date, currency) DO UPDATE SET rate = excluded.rate, updatedAt = excluded.updatedAt`,
+  const rows = rates.flatMap((rate) =>
+    [["USD", rate.dollar], ...Object.entries(rate.others ?? {})].map(([currency, value]) => ({ date: rate.date, currency, rate: value })),
+  );
+  if (app.databaseUrl.startsWith("file:")) {
+    // One transaction: a JSON array of rows, read by SQLite's json_each.
+    queryDatabase(
+      app,
+      `INSERT INTO "CurrencyRate" ("date", "currency", "rate", "source", "fetchedAt", "updatedAt")
+       SELECT json_extract("value", '$.date'), json_extract("value", '$.currency'), json_extract("value", '$.rate'), 'home-page', ?, ?
+       FROM json_each(?) WHERE true
+       ON CONFLICT("date", "currency") DO UPDATE SET "rate" = excluded."rate", "updatedAt" = excluded."updatedAt"`,
+      [Date.now(), Date.now(), JSON.stringify(rows)],
     );
-    database.transaction(() => {
-      for (const rate of rates) {
-        for (const [currency, value] of [["USD", rate.dollar], ...Object.entries(rate.others ?? {})]) {
-          upsert.run(rate.date, currency, value, Date.now(), Date.now());
-        }
-      }
-    })();
-  } finally {
-    database.close();
+    return;
   }
+  queryDatabase(
+    app,
+    `INSERT INTO "CurrencyRate" ("date", "currency", "rate", "source", "fetchedAt", "updatedAt")
+     SELECT "r"."date", "r"."currency", "r"."rate", 'home-page', now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+     FROM json_to_recordset(:'params'::json -> 0) AS "r"("date" TEXT, "currency" TEXT, "rate" TEXT)
+     ON CONFLICT ("date", "currency") DO UPDATE SET "rate" = excluded."rate", "updatedAt" = excluded."updatedAt"`,
+    [rows],
+  );
 }
 
 /** Every stored dollar rate, as the database holds it, by date. */
 export function readStoredRates(app: AppServer): RateRow[] {
-  const database = new Database(app.databaseFile, { readonly: true });
-  try {
-    return database
-      .prepare("SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' ORDER BY date")
-      .all() as RateRow[];
-  } finally {
-    database.close();
-  }
+  return queryDatabase<RateRow>(app, `SELECT "id", "date", "rate" AS "dollar" FROM "CurrencyRate" WHERE "currency" = 'USD' ORDER BY "date"`);
 }
 
 export interface CurrencyRateRow {
@@ -56,25 +57,14 @@ export interface CurrencyRateRow {
 
 /** Every stored rate of every currency, by date then currency. */
 export function readAllStoredRates(app: AppServer): CurrencyRateRow[] {
-  const database = new Database(app.databaseFile, { readonly: true });
-  try {
-    return database
-      .prepare(
-        "SELECT id, date, currency, rate, bid, source, sourceDetail, updatedAt FROM CurrencyRate ORDER BY date, currency",
-      )
-      .all() as CurrencyRateRow[];
-  } finally {
-    database.close();
-  }
+  return queryDatabase<CurrencyRateRow>(
+    app,
+    `SELECT "id", "date", "currency", "rate", "bid", "source", "sourceDetail", "updatedAt" FROM "CurrencyRate" ORDER BY "date", "currency"`,
+  );
 }
 
 export function deleteAllRates(app: AppServer): void {
-  const database = new Database(app.databaseFile);
-  try {
-    database.prepare("DELETE FROM CurrencyRate").run();
-  } finally {
-    database.close();
-  }
+  queryDatabase(app, `DELETE FROM "CurrencyRate"`);
 }
 
 /** Today's calendar date at a fixed UTC offset, computed without the app's helpers. */
