@@ -262,7 +262,7 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
  * whole time to live that makes; false when it is no longer running or its expiry moved meanwhile. */
 export async function setRunningBuildExpiry(id: string, currentExpiry: Date, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
   // An extension counts as use: max_awake_builds puts the builds awake longest without one to sleep first.
-  const count = await updateRows("Build", { expiresAt, ttlSeconds, awakeSince: new Date() }, `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`, [id, sqlDate(currentExpiry)]);
+  const count = await updateRows("Build", { expiresAt, ttlSeconds, awakeSince: new Date() }, `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`, [id, currentExpiry]);
   if (count === 1) notifyBuildChanged(id);
   return count === 1;
 }
