@@ -1,7 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { createRequire } from "node:module";
 import { PrismaClient } from "@prisma/client";
-// The client generated from prisma/postgresql/schema.prisma: the same models, another provider.
-import { PrismaClient as PostgresqlPrismaClient } from ".prisma/postgresql";
 import { databaseDialect, databaseFilePath, type DatabaseDialect } from "./database-url";
 import { secureDataFolderBeforeOpening } from "./data-folder";
 import { getEnv } from "./env";
@@ -19,12 +18,22 @@ export function getDialect(): DatabaseDialect {
   return databaseDialect(getEnv().DATABASE_URL);
 }
 
+/**
+ * The client generated from prisma/postgresql/schema.prisma (the same models, another provider), loaded only
+ * on PostgreSQL. Through `require`: `.prisma/postgresql` is no valid package name for Node's ESM loader (the
+ * commands run by tsx), while CommonJS resolves it the way @prisma/client resolves `.prisma/client`.
+ */
+function loadPostgresqlClient(): typeof import(".prisma/postgresql") {
+  return createRequire(import.meta.url)(".prisma/postgresql");
+}
+
 // One client per process. Next's dev server reloads modules, so the client is kept on globalThis there.
 const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
 
 export function getDb(): PrismaClient {
   if (!globalForPrisma.prisma) {
     if (getDialect() === "postgresql") {
+      const { PrismaClient: PostgresqlPrismaClient } = loadPostgresqlClient();
       const client = new PostgresqlPrismaClient({ adapter: new PrismaPg(getPool()) });
       globalForPrisma.prisma = client as unknown as PrismaClient;
     } else {

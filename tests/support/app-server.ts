@@ -92,6 +92,12 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
   };
 }
 
+/** The environment a command (an import, users:admin) needs to work on a test server's database, whichever it is. */
+export function databaseEnv(app: AppServer): Record<string, string> {
+  if (app.databaseUrl.startsWith("file:")) return { DATABASE_URL: app.databaseUrl };
+  return { DATABASE_URL: app.databaseUrl, NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: app.dataDir };
+}
+
 async function waitUntilServing(baseUrl: string, child: ChildProcess, output: string[]) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
