@@ -27,3 +27,10 @@ export function dropTestDatabase(url: string): void {
 function psql(url: string, command: string): void {
   execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", command, url], { stdio: ["ignore", "ignore", "pipe"] });
 }
+
+/** A new database with nothing in it (not even migrations), for tests of what a first start does. */
+export function emptyTestDatabase(): string {
+  const name = `empty_${crypto.randomBytes(6).toString("hex")}`;
+  psql(inject("postgresqlAdminUrl"), `CREATE DATABASE "${name}"`);
+  return adminUrlOf(name);
+}
