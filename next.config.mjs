@@ -3,7 +3,7 @@
  * for them (docs/performance.md): their security headers come from `headers()` below instead, and a JSON body
  * needs no nonce, so their policy is the strictest one.
  */
-const API_PATH_PREFIXES = ["rates", "builds", "users", "app-config", "convert", "currencies", "hooks", "openapi.json", "bench"];
+const API_PATH_PREFIXES = ["rates", "builds", "users", "app-config", "convert", "currencies", "hooks", "openapi.json", "bench", "healthz", "readyz"];
 
 const API_SECURITY_HEADERS = [
   { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },

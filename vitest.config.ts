@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 const alias = { "@": path.resolve(import.meta.dirname) };
 
@@ -12,6 +12,8 @@ const POSTGRESQL_SUITES = [
   "rates-latest",
   "rates-history",
   "rates-read-cache",
+  "postgresql-instances",
+  "health",
 ];
 
 export default defineConfig({
@@ -28,6 +30,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
+          // PostgreSQL only: run by integration-postgresql below.
+          exclude: [...configDefaults.exclude, "tests/integration/postgresql-*.test.ts"],
           environment: "node",
           // Each file starts its own server of the built app (tests/support/app-server.ts) on a fresh database.
           globalSetup: ["tests/support/global-setup.ts"],

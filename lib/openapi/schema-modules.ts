@@ -7,3 +7,4 @@ import "../users/schemas";
 import "../rates/schemas";
 import "../rates/webhooks/schemas";
 import "../builds/schemas";
+import "../health/schemas";

@@ -1,0 +1,38 @@
+import path from "node:path";
+import { getDialect } from "../db";
+import { queryAll } from "../hot-sql";
+import { serviceUnavailable } from "../http/problem";
+import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "../postgresql-migrations";
+import type { Readiness } from "./schemas";
+
+/**
+ * What a load balancer asks before sending an instance traffic (GET /readyz): the database answers, and it
+ * has applied every migration this build ships (an instance of a newer build started against a database its
+ * migration step has not reached yet is not ready). Both databases record applied migrations in Prisma's
+ * `_prisma_migrations` table, with the same columns, so one query serves both.
+ */
+const MIGRATION_FOLDERS = { sqlite: path.join("prisma", "migrations"), postgresql: POSTGRESQL_MIGRATIONS_FOLDER } as const;
+
+const globalForReadiness = globalThis as unknown as { shippedMigrations?: string[] };
+
+/** The migrations this build ships, read from the project's folder once per process. */
+function shippedMigrations(): string[] {
+  globalForReadiness.shippedMigrations ??= listMigrations(path.resolve(MIGRATION_FOLDERS[getDialect()])).map((m) => m.name);
+  return globalForReadiness.shippedMigrations;
+}
+
+export async function checkReadiness(): Promise<Readiness> {
+  let applied: Set<string>;
+  try {
+    const rows = await queryAll<{ migration_name: string }>(
+      `SELECT "migration_name" FROM "_prisma_migrations" WHERE "finished_at" IS NOT NULL AND "rolled_back_at" IS NULL`,
+    );
+    applied = new Set(rows.map((row) => row.migration_name));
+  } catch (error) {
+    throw serviceUnavailable(`The database does not answer: ${(error as Error).message}`, 5);
+  }
+  const shipped = shippedMigrations();
+  const pending = shipped.filter((name) => !applied.has(name));
+  if (pending.length > 0) throw serviceUnavailable(`The database lacks migrations of this build: ${pending.join(", ")}.`, 5);
+  return { status: "ready", database: getDialect(), migrations: shipped.length };
+}
