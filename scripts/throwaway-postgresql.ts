@@ -7,9 +7,9 @@
  */
 import { execFileSync, type ExecFileSyncOptions } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../tests/support/processes";
 
 export interface ThrowawayPostgresql {
   /** A superuser URL of the `postgres` database, on 127.0.0.1. */
@@ -32,17 +32,6 @@ export function postgresqlBinFolder(): string {
     throw new Error("PostgreSQL 15 or later is not installed (apt-get install postgresql); POSTGRESQL_BIN may name its bin folder.");
   }
   return path.join(root, String(versions[0]), "bin");
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Whose uid and gid the cluster runs as: `postgres` when we are root, else ourselves. */
