@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
 import { deleteAllRates, readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
+import { signInWithCookie } from "../support/sessions";
 import { registerAndGetToken } from "../support/users";
 
 // The app reads the local stand-in of the central bank's site. Short timeout and backoff keep failures quick;
@@ -18,6 +19,7 @@ let bcv: BcvServer;
 let app: AppServer;
 let authorization: Record<string, string>;
 let token: string;
+let credentials: { email: string; password: string };
 beforeAll(async () => {
   bcv = await startBcvServer({ slowMs: 5_000 });
   app = await startAppServer({
@@ -26,7 +28,9 @@ beforeAll(async () => {
     BCV_RETRIES: "2",
     BCV_RETRY_DELAY_MS: String(RETRY_DELAY_MS),
   });
-  ({ authorization, token } = await registerAndGetToken(app));
+  const registered = await registerAndGetToken(app);
+  ({ authorization, token } = registered);
+  credentials = registered;
 });
 afterAll(async () => {
   await app?.stop();
@@ -56,8 +60,14 @@ describe("POST /rates/ authentication", () => {
   });
 
   it("accepts the signed-in browser session instead of a bearer token", async () => {
-    const response = await fetchRate({ Cookie: `next-auth.session-token=${token}` });
+    const { sessionCookie } = await signInWithCookie(app, credentials.email, credentials.password);
+    const response = await fetchRate({ Cookie: sessionCookie });
     expect(response.status).toBe(201);
+  });
+
+  it("refuses an API token sent as the session cookie: it would be refreshed for ever", async () => {
+    const response = await fetchRate({ Cookie: `next-auth.session-token=${token}` });
+    expect(response.status).toBe(401);
   });
 
   it("is served at /rates too", async () => {
