@@ -21,6 +21,8 @@ type Query = Parameters<Transaction["executeRaw"]>[0];
  * Here a failed COMMIT rolls back what is left and releases the connection before the error goes up, and a
  * ROLLBACK of a transaction SQLite already rolled back counts as done. A transaction that finds the
  * connection still inside one nobody owns (it cannot happen unless the above missed a case) ends it first.
+ *
+ * And its transactions take the write lock when they begin (beginTransactionsImmediately).
  */
 export function recoveringSqliteAdapter(url: string): Factory {
   const factory = new PrismaBetterSQLite3({ url });
@@ -70,6 +72,7 @@ export function recoveringSqliteAdapter(url: string): Factory {
     if (!connection || typeof connection.exec !== "function") {
       throw new Error("@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: review lib/sqlite-adapter.ts");
     }
+    beginTransactionsImmediately(connection);
     const startTransaction: Adapter["startTransaction"] = async (isolationLevel) => {
       // Only a missed case could leave this; BEGIN would fail on it and keep the adapter's mutex for ever.
       if (openTransactions === 0 && connection.inTransaction) connection.exec("ROLLBACK");
@@ -98,4 +101,18 @@ export function recoveringSqliteAdapter(url: string): Factory {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * The adapter opens Prisma's transactions with a plain (deferred) BEGIN, which takes the write lock only at the
+ * first write. A transaction that reads first (saveHomePageRates looks at what is stored, then writes) and
+ * meets a write committed by another connection in between (lib/sqlite.ts's, or another process's) fails
+ * with SQLITE_BUSY at once: in WAL mode its snapshot is stale, so no busy timeout can help. The soak suite's
+ * POST /rates/ answered 503 "database is busy" this way under load. BEGIN IMMEDIATE takes the lock first, waiting
+ * out a writer within the busy timeout, so the transaction's reads and writes see one state.
+ */
+function beginTransactionsImmediately(connection: Database.Database) {
+  const prepare = connection.prepare.bind(connection) as (source: string) => Database.Statement;
+  (connection as unknown as { prepare: (source: string) => Database.Statement }).prepare = (source: string) =>
+    prepare(source === "BEGIN" ? "BEGIN IMMEDIATE" : source);
 }

@@ -4,18 +4,11 @@ import { databaseFilePath } from "./database-url";
 import { getEnv } from "./env";
 
 /**
-<<<<<<< HEAD
- * A connection of our own to the app's SQLite file, beside Prisma's, for the few queries that run on every
- * request or every stage (the session check, the builds' queue and status). As prepared statements they
- * cost microseconds; through Prisma, even as raw SQL, each costs 0.2–1.5 ms of CPU in its query interpreter and
- * a fresh `prepare` (docs/performance.md). Prisma keeps the schema, the migrations and every other query.
-=======
  * SQLite's side of lib/hot-sql.ts: a connection of our own to the app's SQLite file, beside Prisma's, for the
  * few queries that run on every request or every stage (the session check, the builds' queue and status). As
  * prepared statements they cost microseconds; through Prisma, even as raw SQL, each costs 0.2–1.5 ms of CPU in
  * its query interpreter and a fresh `prepare` (docs/performance.md). Prisma keeps the schema, the migrations
  * and every other query. Use lib/hot-sql.ts, which runs the same queries on PostgreSQL, rather than this.
->>>>>>> 74d9768 (Hot queries written once for both databases (lib/hot-sql.ts): prepared on SQLite, named prepared statements on PostgreSQL; the queue and login throttle serialised by advisory locks there; the rates version read per request on either)
  *
  * Two connections to one file in WAL mode: reads never wait for a writer, and each connection sees what the
  * other committed. Writes here are synchronous transactions, so this connection never holds the write lock
