@@ -55,10 +55,11 @@ describe("the capping log writer", () => {
     expect(result.log).toBe("from-the-shell\nfrom-the-background\n");
   });
 
-  it("in exit mode ends a second after the command, though a background process still holds its output", async () => {
+  it("in exit mode ends a second after the command, though a background process still holds its output", { timeout: 30_000 }, async () => {
     const started = Date.now();
     const result = await runLogged("sleep 30 & echo from-the-shell", 1_000);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Far below the background's 30 s, with room for a loaded machine's slow start of the writer.
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(result).toMatchObject({ code: 0, signal: null, log: "from-the-shell\n" });
     process.kill(-result.pid, "SIGKILL");
   });
