@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseDialect, databaseFilePath, resolveDatabaseUrl } from "./database-url";
@@ -23,6 +24,9 @@ const timeZone = z.string().refine(
   { message: "must be an IANA time zone such as America/Caracas" },
 );
 
+/** An instance's name: what a host name and a port make, nothing a path or a URL would read differently. */
+export const INSTANCE_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._:-]{0,98}[A-Za-z0-9])?$/;
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   DATABASE_URL: z
@@ -40,6 +44,15 @@ const envSchema = z.object({
   // default the SQLite file's folder, or ./data on PostgreSQL.
   DATA_DIR: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  // This instance's name among those sharing one database: a build's `host`, the owner of its runtime. By default
+  // the machine's host name and PORT ("build-1:3000"), unique as long as two instances do not share both.
+  INSTANCE_NAME: z
+    .string()
+    .regex(INSTANCE_NAME_PATTERN, "must be 1-100 letters, digits, dots, dashes, underscores or colons, such as build-1:3000")
+    .optional(),
+  // An instance whose heartbeat is older than this is lost: another fails the builds it was running. Small
+  // values are for tests; an instance beats six times within it.
+  INSTANCE_LOST_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NEXTAUTH_URL: z.url().optional(),
   // The address people reach this app at, for links it sends elsewhere (a build's page in a commit status on
@@ -116,8 +129,10 @@ const envSchema = z.object({
   BENCH_ROUTES: z.enum(["0", "1"]).default("0"),
 });
 
-export type Env = Omit<z.infer<typeof envSchema>, "DATA_DIR"> & {
+export type Env = Omit<z.infer<typeof envSchema>, "DATA_DIR" | "INSTANCE_NAME"> & {
   NEXTAUTH_SECRET: string;
+  /** INSTANCE_NAME, or the machine's host name and PORT. */
+  INSTANCE_NAME: string;
   /** The folder that holds the pid file and, on SQLite, the database file and the generated secret. */
   DATA_DIR: string;
 };
@@ -143,8 +158,16 @@ export function getEnv(): Env {
       "Invalid environment:\n  NEXTAUTH_SECRET: required when DATABASE_URL is PostgreSQL (every instance must use the same one)",
     );
   }
+  const instanceName = parsed.data.INSTANCE_NAME ?? `${os.hostname()}:${parsed.data.PORT}`;
+  if (!INSTANCE_NAME_PATTERN.test(instanceName)) {
+    throw new InvalidEnvironmentError(
+      `Invalid environment:\n  INSTANCE_NAME: the default made of this machine's host name and PORT ("${instanceName}") is not a valid ` +
+        "instance name; set INSTANCE_NAME to 1-100 letters, digits, dots, dashes, underscores or colons",
+    );
+  }
   cached = {
     ...parsed.data,
+    INSTANCE_NAME: instanceName,
     DATA_DIR: dataDir,
     NEXTAUTH_SECRET: parsed.data.NEXTAUTH_SECRET ?? readOrCreateSecret(dataDir),
   };

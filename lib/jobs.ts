@@ -3,12 +3,14 @@
  * Started from instrumentation.ts when the server boots.
  */
 import { buildJobs } from "./builds/jobs";
+import { instanceJobs } from "./cluster/instances";
 import { rateJobs } from "./rates/jobs";
 import { webhookJobs } from "./rates/webhooks/dispatcher";
 
 type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> | void };
 
-const jobs: Job[] = [...buildJobs, ...rateJobs, ...webhookJobs];
+// The instance registers first: the build executor's claims name it as their host.
+const jobs: Job[] = [...instanceJobs, ...buildJobs, ...rateJobs, ...webhookJobs];
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
 

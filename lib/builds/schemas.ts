@@ -75,6 +75,10 @@ export const buildSummarySchema = z
     expires_at: timestamp.nullable().describe("Null until the build reaches running: the time to live starts there"),
     queue_position: z.number().int().nullable().describe("1 for the next build to run; null unless queued"),
     preview_url: z.string().nullable().describe("Null unless running"),
+    host: z
+      .string()
+      .nullable()
+      .describe("The instance (INSTANCE_NAME) that claimed the build and runs its runtime; null while queued"),
     failure_stage: z.string().nullable().describe("A stage name, `recovery` for a build a restart interrupted, or `wake` for a runtime that did not come back from sleep"),
     failure_message: z.string().nullable(),
     created_by: z.string().describe("The display name of the user who asked for the build (never the email); `build service` for automatic builds"),

@@ -30,6 +30,7 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
       status === "running" && build.port != null && build.runtimeHandle != null
         ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port)
         : null,
+    host: build.host,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,
     created_by: build.createdBy,

@@ -34,6 +34,19 @@ describe("lib/env", () => {
     });
   });
 
+  it("names the instance after the machine's host name and PORT unless INSTANCE_NAME says otherwise", () => {
+    process.env.PORT = "3100";
+    expect(getEnv().INSTANCE_NAME).toBe(`${os.hostname()}:3100`);
+    resetEnvCache();
+    process.env.INSTANCE_NAME = "builder-2:3000";
+    expect(getEnv().INSTANCE_NAME).toBe("builder-2:3000");
+  });
+
+  it.each(["build/1", "build 1", "-build", "", "x".repeat(101)])("refuses the instance name %j, naming INSTANCE_NAME", (name) => {
+    process.env.INSTANCE_NAME = name;
+    expect(() => getEnv()).toThrow(/INSTANCE_NAME: must be 1-100 letters/);
+  });
+
   it("resolves the default database to ./data/app.db under the working directory", () => {
     delete process.env.DATABASE_URL;
     expect(getEnv().DATABASE_URL).toBe(`file:${path.resolve("data/app.db")}`);

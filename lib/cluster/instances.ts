@@ -1,0 +1,183 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import { getDialect } from "../db";
+import { getEnv } from "../env";
+import { execute, queryAll, queryOne } from "../hot-sql";
+import { getBuildsConfig, type BuildsConfig } from "../builds/config";
+
+/**
+ * The instances sharing one database (issue 19). Each registers itself at start in the Instance table under its
+ * name (INSTANCE_NAME) and moves its heartbeat every few seconds; a build's `host` is the name of the instance
+ * that claimed it. Times are the database's clock on PostgreSQL, where instances run on several machines whose
+ * clocks may differ; on SQLite there is one machine.
+ */
+export interface InstanceRecord {
+  name: string;
+  url: string | null;
+  startedAt: Date;
+  heartbeatAt: Date;
+  builderSlots: number;
+  buildsSettings: string;
+  buildsFingerprint: string;
+}
+
+/** This instance's name (INSTANCE_NAME, or host name and port): the `host` of the builds it claims. */
+export function thisInstanceName(): string {
+  return getEnv().INSTANCE_NAME;
+}
+
+/** The host part of an instance name ("build-1:3000" gives "build-1"): what `{host}` is in preview_url. */
+export function hostPartOf(instanceName: string): string {
+  return instanceName.replace(/:\d+$/, "");
+}
+
+/** The current time by the database's clock (PostgreSQL), or this machine's (SQLite). */
+export async function databaseNow(): Promise<Date> {
+  if (getDialect() === "sqlite") return new Date();
+  // As Prisma keeps DateTime: timestamp(3) without time zone, in UTC; the pool reads it as UTC (lib/postgresql.ts).
+  const row = await queryOne<{ now: Date }>(`SELECT CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP(3)) AS "now"`);
+  return row!.now;
+}
+
+/**
+ * The builds settings that every instance must share, as a plain object with sorted keys: a build may be created
+ * through one instance and run by another, so both must read its repositories, time to live and runtime alike.
+ * Left out are what each host keeps for itself (builds_root, ports, max_concurrent_builds, max_awake_builds, the
+ * uids it runs builds as, how often its reaper looks) and secrets (webhook secrets, which only their names stand
+ * for). The Compose template is compared by its content, which may live at another path on each machine.
+ */
+export function sharedBuildsSettings(config: BuildsConfig): Record<string, unknown> {
+  const { run_as_uids: _ownUids, compose, ...runtime } = config.runtime;
+  return sortKeys({
+    repositories: config.repositories.map(({ webhook_secret, webhookSecret: _secret, url: _asWritten, ...repository }) => ({
+      ...repository,
+      webhook_secret: webhook_secret === undefined ? undefined : "(set)",
+    })),
+    ttl: config.ttl,
+    runtime: {
+      ...runtime,
+      compose: compose && { ...compose, template: `sha256:${sha256(readOrEmpty(compose.template))}` },
+    },
+    preview_url: config.preview_url,
+    stage_timeout_seconds: config.stage_timeout_seconds,
+    stage_log_limit_mb: config.stage_log_limit_mb,
+    max_queued_builds: config.max_queued_builds,
+    limits: config.limits,
+    retention_days: config.retention_days,
+  }) as Record<string, unknown>;
+}
+
+/** The SHA-256 of the shared settings' canonical JSON. */
+export function fingerprintOf(settings: Record<string, unknown>): string {
+  return sha256(JSON.stringify(settings));
+}
+
+/**
+ * Records this instance as started now (a restart under the same name replaces its row), with its slots and its
+ * shared settings. The cluster's other work (INSTANCE_URL, lib/cluster) completes the row.
+ */
+export async function registerInstance(config: BuildsConfig, url: string | null = null): Promise<void> {
+  const settings = JSON.stringify(sharedBuildsSettings(config));
+  const now = await databaseNow();
+  const values = [url, now, now, config.max_concurrent_builds, settings, sha256(settings)];
+  const updated = await execute(
+    `UPDATE "Instance" SET "url" = ?, "startedAt" = ?, "heartbeatAt" = ?, "builderSlots" = ?, "buildsSettings" = ?, "buildsFingerprint" = ?
+     WHERE "name" = ?`,
+    [...values, thisInstanceName()],
+  );
+  if (updated === 1) return;
+  await execute(
+    `INSERT INTO "Instance" ("url", "startedAt", "heartbeatAt", "builderSlots", "buildsSettings", "buildsFingerprint", "name")
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [...values, thisInstanceName()],
+  );
+}
+
+/** Moves this instance's heartbeat to now; false when its row is gone (then it registers again). */
+export async function beatHeart(): Promise<boolean> {
+  return (await execute(`UPDATE "Instance" SET "heartbeatAt" = ? WHERE "name" = ?`, [await databaseNow(), thisInstanceName()])) === 1;
+}
+
+/** Every registered instance, this one included, by name. */
+export async function listInstances(): Promise<InstanceRecord[]> {
+  const rows = await queryAll<InstanceRecord>(`SELECT * FROM "Instance" ORDER BY "name"`);
+  return rows.map((row) => ({ ...row, startedAt: new Date(row.startedAt), heartbeatAt: new Date(row.heartbeatAt) }));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, entry]) => entry !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, entry]) => [key, sortKeys(entry)]),
+  );
+}
+
+function sha256(text: string): string {
+  return crypto.createHash("sha256").update(text).digest("hex");
+}
+
+function readOrEmpty(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+// The heartbeat job: on globalThis, as every job (Next bundles instrumentation apart from the route handlers).
+const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: NodeJS.Timeout };
+
+/** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
+export function heartbeatIntervalMs(): number {
+  return (getEnv().INSTANCE_LOST_AFTER_SECONDS * 1000) / 6;
+}
+
+/** Registers this instance, then keeps its heartbeat (lib/jobs.ts starts it before any other job). */
+export async function startInstanceHeartbeat(config: BuildsConfig): Promise<void> {
+  await registerInstance(config);
+  const beat = () =>
+    void beatHeart()
+      .then((alive) => (alive ? undefined : registerInstance(config)))
+      .catch((error) => console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`));
+  globalForHeartbeat.instanceHeartbeat = setInterval(beat, heartbeatIntervalMs());
+  globalForHeartbeat.instanceHeartbeat.unref();
+}
+
+export function stopInstanceHeartbeat(): void {
+  clearInterval(globalForHeartbeat.instanceHeartbeat);
+  globalForHeartbeat.instanceHeartbeat = undefined;
+}
+
+/** Registered in lib/jobs.ts, before every other job. */
+export const instanceJobs = [
+  { name: "instance heartbeat", start: () => startInstanceHeartbeat(getBuildsConfig()), stop: stopInstanceHeartbeat },
+];
+
+/**
+ * The first setting where two instances' shared settings differ, as a key path ("ttl.max_seconds",
+ * "repositories[0].default_ref"), with each side's value; null when they agree.
+ */
+export function firstDifference(
+  mine: unknown,
+  theirs: unknown,
+  at = "",
+): { setting: string; mine: unknown; theirs: unknown } | null {
+  if (JSON.stringify(mine) === JSON.stringify(theirs)) return null;
+  const bothObjects = (a: unknown, b: unknown) =>
+    a !== null && b !== null && typeof a === "object" && typeof b === "object" && Array.isArray(a) === Array.isArray(b);
+  if (!bothObjects(mine, theirs)) return { setting: at || "(all)", mine, theirs };
+  const a = mine as Record<string, unknown>;
+  const b = theirs as Record<string, unknown>;
+  if (Array.isArray(a) && a.length !== (b as unknown as unknown[]).length) {
+    return { setting: `${at || "(all)"} (${a.length} entries here, ${(b as unknown as unknown[]).length} there)`, mine, theirs };
+  }
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const path = Array.isArray(a) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
+    const difference = firstDifference(a[key], b[key], path);
+    if (difference) return difference;
+  }
+  return null;
+}
