@@ -75,7 +75,7 @@ async function main() {
     ? paths
     : ["/rates/", `/rates/${shiftDate(today, -100)}`, "/rates/history", `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`];
   const profileDir = fs.mkdtempSync(path.join(dataDir, "profile-"));
-  const app = await startApp({ databaseFile, env: { BENCH_ROUTES: "1" }, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] });
+  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BENCH_ROUTES: "1" }, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] });
   try {
     for (const target of targets) {
       const result = await measureLoad(app.baseUrl + target, { durationSeconds: Number(process.env.BENCH_SECONDS ?? 8) });

@@ -8,6 +8,9 @@
  * - the app's four rate reads on a database of 3,700 daily rates, straight and through nginx
  *   (deploy/nginx/bcv-rates.conf, cache hits), and the 10-year history again while another connection writes a
  *   table other than the rates every 10 ms (as running builds do), which must not empty the read cache;
+ * - the same four reads from a second instance of the app on PostgreSQL (a throwaway local cluster, as the
+ *   tests start; Debian's postgresql-15 or later), each against its SQLite twin in the same round: what the
+ *   bigger database costs a read (issue 19 asks for 0.9× at least). BENCH_POSTGRESQL=0 leaves it out;
  * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
  *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client.
  * Prints a table with ratios and writes bench/results/latest.json. The machine is usually shared: compare
@@ -22,6 +25,7 @@
  * summarise it with `npm run bench:profile -- --summarise <file>`), BENCH_NODE_ARGS (more options for the
  * app's node, e.g. "--max-semi-space-size=32").
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,8 +33,9 @@ import Database from "better-sqlite3";
 import { startNginx, type NginxServer } from "../tests/support/nginx";
 import { makeBuildsBench } from "./support/builds";
 import { measureLoad, type LoadResult } from "./support/load";
-import { SEEDED_DAYS, seedDailyRates, shiftDate } from "./support/seed";
-import { assertBuilt, makeDatabase, projectRoot, startApp, startNodeHttp, type Server } from "./support/servers";
+import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../scripts/throwaway-postgresql";
+import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
+import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp, startNodeHttp, type Server } from "./support/servers";
 
 const settings = {
   // 8 s: long enough that every round of the app holds full garbage collections (lib/http/bench-gc.ts), which
@@ -42,7 +47,9 @@ const settings = {
   builds: Number(process.env.BENCH_BUILDS ?? 100),
   burst: Number(process.env.BENCH_BURST ?? 40),
   only: process.env.BENCH_ONLY as "reads" | "builds" | undefined,
+  postgresql: process.env.BENCH_POSTGRESQL !== "0",
 };
+const POSTGRESQL_SECRET = "bench-secret-bench-secret-bench-secret-1234";
 
 const FLOOR_BODY = JSON.stringify({ dollar: 236.4587, date: "2026-11-23" });
 
@@ -66,6 +73,8 @@ interface ReadRow extends LoadResult {
   cpuRatioToFloor?: number;
   /** Full garbage collections of the app per 10,000 requests answered, over all rounds. */
   fullGcsPer10kRequests?: number;
+  /** On PostgreSQL: against the same read on SQLite (req/s). */
+  ratioToSqlite?: number;
 }
 
 type GcCounts = { full: number; fullPauseMs: number };
@@ -95,7 +104,7 @@ function writeOtherTableEvery10Ms(databaseFile: string): () => void {
   };
 }
 
-async function measureReads(app: Server, nginx: NginxServer, today: string, databaseFile: string) {
+async function measureReads(app: Server, nginx: NginxServer, today: string, databaseFile: string, postgresqlApp?: Server) {
   const longHistory = `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`;
   const longHistoryBytes = (await (await fetch(app.baseUrl + longHistory)).arrayBuffer()).byteLength;
   const limitServer = await startNodeHttp(FLOOR_BODY);
@@ -125,6 +134,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       appUrl?: string;
       /** Started before each round of this target, stopped after it. */
       during?: () => () => void;
+      /** On PostgreSQL: the name of the same read on SQLite. */
+      sqliteTwin?: string;
     };
     const appTarget = (name: string, pathname: string, kind: Target["kind"] = "app"): Target => ({
       name,
@@ -159,6 +170,15 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         ...appTarget("app /rates/history (10 years), another table written every 10 ms", longHistory),
         during: () => writeOtherTableEvery10Ms(databaseFile),
       },
+      ...(postgresqlApp
+        ? reads.map(([name, pathname]): Target => ({
+            ...appTarget(`app on PostgreSQL ${name}`, pathname),
+            url: postgresqlApp.baseUrl + pathname,
+            pgid: postgresqlApp.child.pid!,
+            appUrl: postgresqlApp.baseUrl,
+            sqliteTwin: `app ${name}`,
+          }))
+        : []),
       ...reads.map(
         ([name, pathname]): Target => ({
           name: `nginx cache ${name}`,
@@ -212,8 +232,9 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       }
     }
     const median = (values: number[]) => percentile(values, 50);
-    const measured = targets.map(({ name, url, kind, sized, segment, rounds }) => ({
+    const measured = targets.map(({ name, url, kind, sized, segment, rounds, sqliteTwin }) => ({
       name,
+      sqliteTwin,
       kind,
       sized: sized ?? false,
       segment: segment ?? false,
@@ -251,7 +272,7 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
     const pairedRatio = (rounds: Round[], base: Round[], figure: (round: Round) => number) =>
       round(median(rounds.map((r, index) => figure(r) / figure(base[index]))), 2);
     const requestsPerSecond = (r: Round) => r.requestsPerSecond;
-    return measured.map(({ name, result, kind, sized, segment, rounds }): ReadRow => {
+    return measured.map(({ name, result, kind, sized, segment, rounds, sqliteTwin }): ReadRow => {
       const limit = reference("limit", sized).rounds;
       const floor = reference("floor", sized, segment).rounds;
       const toFloor = kind === "app" || kind === "floor";
@@ -264,6 +285,7 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         p99RatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.latencyP99Ms) : undefined,
         ratioToLimit: round(median(rounds.map((r, index) => r.requestsPerSecond / limit[index].requestsPerSecond)), 3),
         cpuRatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.cpuMicrosPerRequest ?? NaN) : undefined,
+        ratioToSqlite: sqliteTwin ? pairedRatio(rounds, measured.find((m) => m.name === sqliteTwin)!.rounds, requestsPerSecond) : undefined,
       };
     });
   } finally {
@@ -414,6 +436,16 @@ function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typ
         ` /rates/{date} is compared with the floor of a route with a path parameter, itself at ${againstSmallFloor("Next.js route with a path parameter")}×` +
         ` the small floor; against the small floor /rates/{date} is at ${againstSmallFloor("app /rates/{date}")}×.`,
     );
+    const onPostgresql = reads.filter((row) => row.ratioToSqlite !== undefined);
+    if (onPostgresql.length > 0) {
+      // The app's CPU column leaves out PostgreSQL's own processes: compare req/s, which pays for both.
+      lines.push(
+        "",
+        "On PostgreSQL against SQLite, the same read in the same round (req/s): " +
+          onPostgresql.map((row) => `${row.name.replace("app on PostgreSQL ", "")} ${row.ratioToSqlite}×`).join(", ") +
+          ". The CPU column of the PostgreSQL rows counts the app's processes only, not the database server's.",
+      );
+    }
   }
   if (builds) {
     lines.push("", "| build service | p50 ms | p99 ms | max ms |", "|---|---:|---:|---:|");
@@ -441,18 +473,29 @@ async function main() {
   const { configFile } = makeBuildsBench(buildsDir);
   const profileDir = process.env.BENCH_CPU_PROF;
   const app = await startApp({
-    databaseFile,
+    databaseUrl: `file:${databaseFile}`,
     env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile },
     nodeArgs: [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
   });
   let nginx: NginxServer | undefined;
+  let cluster: ThrowawayPostgresql | undefined;
+  let postgresqlApp: Server | undefined;
   try {
     let reads: ReadRow[] | undefined;
     let builds: Awaited<ReturnType<typeof measureBuilds>> | undefined;
     if (settings.only !== "builds") {
+      if (settings.postgresql) {
+        cluster = await startThrowawayPostgresql();
+        execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
+        const databaseUrl = cluster.urlOf("bench");
+        const env = { NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, "postgresql-instance") };
+        migrateDatabase({ DATABASE_URL: databaseUrl, ...env });
+        await seedDailyRatesPostgresql(databaseUrl, today);
+        postgresqlApp = await startApp({ databaseUrl, env: { ...env, BENCH_ROUTES: "1" } });
+      }
       nginx = await startNginx({ appPort: app.port, workers: "auto" });
       console.error(`reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`);
-      reads = await measureReads(app, nginx, today, databaseFile);
+      reads = await measureReads(app, nginx, today, databaseFile, postgresqlApp);
       await nginx.stop();
       nginx = undefined;
     }
@@ -470,6 +513,8 @@ async function main() {
   } finally {
     await nginx?.stop();
     await app.stop();
+    await postgresqlApp?.stop();
+    cluster?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(buildsDir, { recursive: true, force: true });
   }

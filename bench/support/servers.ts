@@ -15,15 +15,20 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** A fresh, migrated database file in a temp folder (the same migration `npm start` runs). */
+/** Applies the migrations `npm start` applies to the database `env` names. */
+export function migrateDatabase(env: Record<string, string>): void {
+  execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/** A fresh, migrated database file in a temp folder. */
 export function makeDatabase(): { dataDir: string; databaseFile: string } {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-app-"));
   const databaseFile = path.join(dataDir, "app.db");
-  execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
-    cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: `file:${databaseFile}` },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  migrateDatabase({ DATABASE_URL: `file:${databaseFile}` });
   return { dataDir, databaseFile };
 }
 
@@ -34,7 +39,7 @@ export function assertBuilt(): void {
 }
 
 /** `next start` of the built app; `nodeOptions` e.g. `--cpu-prof` for a profile. */
-export async function startApp(options: { databaseFile: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<Server> {
+export async function startApp(options: { databaseUrl: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<Server> {
   const port = await freePort();
   const next = path.join(projectRoot, "node_modules", "next", "dist", "bin", "next");
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), next, "start", "-p", String(port), "-H", "127.0.0.1"], {
@@ -43,7 +48,7 @@ export async function startApp(options: { databaseFile: string; env?: Record<str
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: `file:${options.databaseFile}`,
+      DATABASE_URL: options.databaseUrl,
       NEXTAUTH_URL: undefined,
       NEXTAUTH_SECRET: undefined,
       PORT: String(port),
