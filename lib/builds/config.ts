@@ -142,7 +142,9 @@ const configSchema = z
   .strictObject({
     // Outside the data folder: builds running as runtime.run_as_uids must enter the builds but not the data folder.
     builds_root: z.string().min(1).default("./builds"),
-    max_concurrent_builds: z.number().int("must be an integer").min(1, "must be at least 1").max(64).default(2),
+    // How many builds this instance runs at once; 0: none, an instance that only serves the API while others
+    // (sharing its PostgreSQL database) run the builds.
+    max_concurrent_builds: z.number().int("must be an integer").min(0, "must be at least 0").max(64).default(2),
     max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
     // At most this many previews run at once: past it, the one awake longest without a wake or an extension
     // is put to sleep (lib/builds/sleep.ts). Unset: no limit.

@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import PQueue from "p-queue";
 import { getBuildsConfig, type BuildsConfig } from "./config";
 import { buildProcessBaseEnv } from "../env";
 import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver, type StageResult } from "./driver";
@@ -11,6 +10,7 @@ import { encodeProcessHandle } from "./process-handles";
 import { holdPort, leasePort, releasePort } from "./ports";
 import { runToCompletion, sleep } from "./processes";
 import {
+  claimQueuedBuild,
   closeOpenStages,
   findBuild,
   listBuildsAwaitingDestroy,
@@ -19,19 +19,29 @@ import {
   updateBuildRuntime,
   updateStage,
   type BuildRecord,
+  type HostScope,
 } from "./repository";
 import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "./status";
 import { removeRuntimeFiles, workspacePaths } from "./workspace";
 import { checkStageUser } from "./run-as";
 import { getEnv } from "../env";
+import { getDialect } from "../db";
+import { thisInstanceName } from "../cluster/instances";
+import { listenToInstances, notifyInstances } from "../cluster/notifications";
 import { whenNoRequestsInFlight } from "../http/requests-in-flight";
 import { storageFault } from "../http/problem";
 
 /**
- * The executor: a p-queue bounded by max_concurrent_builds runs each build's stages in order. Queued builds
- * live in the database, so a restart loses none (`startExecutor` re-queues them). Its state is kept on
- * globalThis: Next bundles instrumentation.ts (which starts it) apart from the route handlers (which enqueue
- * and cancel), and both must reach the same queue and the same table of running builds.
+ * The executor. The queue is the database: queued builds wait there, and an instance with a free slot (fewer
+ * builds claimed than its max_concurrent_builds) claims the oldest (`claimQueuedBuild`: the build becomes
+ * checking_out with this instance as its `host`), then runs its stages in order. Claims are tried when a build is
+ * created here, when another instance announces one (PostgreSQL's NOTIFY), when a slot frees, and every
+ * CLAIM_POLL_MS in case a notice was lost. `max_concurrent_builds: 0` makes an instance that accepts builds and
+ * never claims one. A restart loses no queued build; what a host leaves in progress its recovery fails, or,
+ * when it does not come back, another instance does (lib/cluster/lost-hosts.ts).
+ *
+ * Its state is kept on globalThis: Next bundles instrumentation.ts (which starts it) apart from the route
+ * handlers (which enqueue and cancel), and both must reach the same slots and the same table of running builds.
  */
 interface ActiveBuild {
   controller: AbortController;
@@ -42,8 +52,18 @@ interface ActiveBuild {
 }
 
 interface ExecutorState {
-  queue: PQueue;
+  /** max_concurrent_builds: how many builds this instance runs at once. */
+  slots: number;
+  /** Builds claimed and not yet over (a slot each); `active` holds those whose run has begun. */
+  claimed: number;
   active: Map<string, ActiveBuild>;
+  /** Claims wait for the recovery: it must not take a fresh claim for a build a previous process left. */
+  started: boolean;
+  /** A claim loop runs; `wanted` asks it to look again once more (a wake-up arrived meanwhile). */
+  claiming: boolean;
+  wanted: boolean;
+  poll: NodeJS.Timeout | null;
+  stopListening: (() => void) | null;
   stopping: boolean;
 }
 
@@ -52,13 +72,34 @@ const globalForExecutor = globalThis as unknown as { buildExecutor?: ExecutorSta
 /** How long a stage start waits at most for the API requests in flight to be answered (runStage). */
 const STAGE_START_GIVES_WAY_MS = 250;
 
+/** How often an instance with a free slot looks for queued builds without being told of one. */
+const CLAIM_POLL_MS = 10_000;
+
 function executor(): ExecutorState {
   globalForExecutor.buildExecutor ??= {
-    queue: new PQueue({ concurrency: getBuildsConfig().max_concurrent_builds }),
+    slots: getBuildsConfig().max_concurrent_builds,
+    claimed: 0,
     active: new Map(),
+    started: false,
+    claiming: false,
+    wanted: false,
+    poll: null,
+    stopListening: null,
     stopping: false,
   };
   return globalForExecutor.buildExecutor;
+}
+
+/**
+ * The builds this instance looks after (their runtime, port and workspace are here): on SQLite every build,
+ * since one server owns the data folder (and may have been renamed); on PostgreSQL those it claimed.
+ */
+export function buildsOfThisHost(): HostScope {
+  return getDialect() === "sqlite" ? undefined : thisInstanceName();
+}
+
+function isOfThisHost(build: Pick<BuildRecord, "host">, here: HostScope): boolean {
+  return here === undefined || build.host === null || build.host === here;
 }
 
 /** The driver a build was created with: its stages, handles and runtime are that driver's. */
@@ -66,23 +107,70 @@ function driverOf(build: Pick<BuildRecord, "driver">): RuntimeDriver {
   return getDriver(build.driver);
 }
 
+/** A build was queued through this instance: claim it here if a slot is free, and tell the other instances. */
 export function enqueueBuild(buildId: string): void {
   buildEvents().emit("queued", buildId);
-  void executor().queue.add(() => runBuild(buildId));
+  wakeClaims();
+  notifyInstances("build_queued").catch((error) => console.error(`builds: could not announce build ${buildId}: ${(error as Error).message}`));
+}
+
+/** Claims queued builds while slots are free; one loop at a time, run again when woken meanwhile. */
+export function wakeClaims(): void {
+  const state = executor();
+  state.wanted = true;
+  if (state.claiming || !state.started || state.stopping) return;
+  state.claiming = true;
+  void claimWhileFree(state).finally(() => {
+    state.claiming = false;
+    if (state.wanted) wakeClaims();
+  });
+}
+
+async function claimWhileFree(state: ExecutorState): Promise<void> {
+  while (state.wanted && !state.stopping) {
+    state.wanted = false;
+    while (!state.stopping && state.claimed < state.slots) {
+      let buildId: string | null;
+      try {
+        buildId = await claimQueuedBuild(thisInstanceName(), new Date());
+      } catch (error) {
+        // The poll tries again.
+        console.error(`builds: could not claim a queued build: ${(error as Error).message}`);
+        return;
+      }
+      if (buildId === null) break;
+      state.claimed++;
+      void runBuild(buildId)
+        .catch((error) => console.error(`builds: build ${buildId} failed unexpectedly:`, error))
+        .finally(() => {
+          state.claimed--;
+          wakeClaims();
+        });
+    }
+  }
 }
 
 /**
- * Starts the executor: syncs the mirrors in the background, recovers what a previous process left behind,
- * then queues the builds that were waiting.
+ * Starts the executor: syncs the mirrors in the background, recovers what a previous process of this host
+ * left behind, then claims the builds that are waiting, and listens for more.
  */
 export async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
   for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
+  if (config.max_concurrent_builds === 0 && getDialect() === "sqlite") {
+    console.warn("builds: max_concurrent_builds is 0 and no other instance can share a SQLite database: queued builds will wait for ever");
+  }
   for (const repository of config.repositories) void syncMirror(config, repository);
   await recoverBuilds(config);
   await removeLeftovers(config);
-  for (const build of await listBuildsWithStatus(["queued"])) enqueueBuild(build.id);
+  const state = executor();
+  state.started = true;
+  if (state.slots === 0) return;
+  state.stopListening = listenToInstances("build_queued", wakeClaims);
+  state.poll = setInterval(wakeClaims, CLAIM_POLL_MS);
+  state.poll.unref();
+  wakeClaims();
 }
 
 /**
@@ -92,8 +180,8 @@ export async function startExecutor(): Promise<void> {
 export async function stopExecutor(): Promise<void> {
   const state = executor();
   state.stopping = true;
-  state.queue.pause();
-  state.queue.clear();
+  clearInterval(state.poll ?? undefined);
+  state.stopListening?.();
   // abort() sends SIGTERM synchronously, before Next's own SIGTERM handling can end the process.
   for (const [buildId, active] of state.active) {
     active.controller.abort();
@@ -156,11 +244,11 @@ class StageFailed extends Error {
   }
 }
 
+/** Runs a build this instance just claimed (checking_out); a cancel that came first leaves nothing to do. */
 async function runBuild(buildId: string): Promise<void> {
   const state = executor();
-  if (state.stopping) return;
   const build = await findBuild(buildId);
-  if (!build || build.status !== "queued") return;
+  if (!build || build.status !== "checking_out") return;
   const controller = new AbortController();
   let finish!: () => void;
   state.active.set(buildId, { controller, done: new Promise<void>((resolve) => (finish = resolve)), driver: driverOf(build) });
@@ -222,13 +310,13 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   const driver = driverOf(build);
   const paths = workspacePaths(config, build.id);
   for (const folder of [paths.sources, paths.logs, paths.runtime]) fs.mkdirSync(folder, { recursive: true });
-  let status: BuildStatus = "queued";
+  // The claim moved the build to checking_out.
+  let status: BuildStatus = "checking_out";
   const advance = async (to: BuildStatus, data: Parameters<typeof moveBuild>[3] = {}) => {
     if (executor().stopping || !(await moveBuild(build.id, status, to, data))) throw new Interrupted();
     status = to;
   };
 
-  await advance("checking_out", { startedAt: new Date() });
   buildEvents().emit("dequeued", build.id);
   const repositories = build.repositories.map((repository) => {
     const configured = config.repositories.find((candidate) => candidate.alias === repository.alias);
@@ -385,7 +473,7 @@ async function destroyOrLeaveForLater(buildId: string): Promise<void> {
  */
 export async function failBuildsWithDeadRuntimes(): Promise<void> {
   const config = getBuildsConfig();
-  for (const build of await listBuildsWithStatus(["running"])) {
+  for (const build of await listBuildsWithStatus(["running"], buildsOfThisHost())) {
     // A build without a runtime (no `start` command: install and test only) has none that could have exited.
     if (build.runtimeHandle === null) continue;
     if ((await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead") continue;
@@ -399,7 +487,7 @@ export async function failBuildsWithDeadRuntimes(): Promise<void> {
  */
 export async function retryUnfinishedDestroys(): Promise<void> {
   const active = executor().active;
-  for (const build of await listBuildsAwaitingDestroy()) {
+  for (const build of await listBuildsAwaitingDestroy(buildsOfThisHost())) {
     if (active.has(build.id)) continue;
     await destroyRuntime(build.id);
     if (build.status === "destroying") await moveBuild(build.id, "destroying", "destroyed");
@@ -412,7 +500,7 @@ export async function retryUnfinishedDestroys(): Promise<void> {
  * held again); half-destroyed builds are finished off.
  */
 async function recoverBuilds(config: BuildsConfig): Promise<void> {
-  const recovered = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"]);
+  const recovered = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"], buildsOfThisHost());
   for (const build of recovered) {
     const status = build.status as BuildStatus;
     // A sleeping build keeps its port for its wake, and its stopped runtime for the driver to start again.
@@ -443,10 +531,13 @@ async function recoverBuilds(config: BuildsConfig): Promise<void> {
 
 /**
  * After the recovery, each driver removes what it finds of builds that are no longer active (a crash
- * between starting a container and recording it). The running builds are the only ones active now.
+ * between starting a container and recording it). This host's running builds are the only ones active here
+ * now; the live builds of other hosts are kept too, in case they share this host's Docker engine.
  */
 async function removeLeftovers(config: BuildsConfig): Promise<void> {
-  const keep = new Set((await listBuildsWithStatus(["running", "sleeping"])).map((build) => build.id));
+  const here = buildsOfThisHost();
+  const live = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"]);
+  const keep = new Set(live.filter((build) => build.status === "running" || build.status === "sleeping" || !isOfThisHost(build, here)).map((build) => build.id));
   const driver = getDriver(config.runtime.driver);
   const readiness = await driver.readiness(config);
   if (!readiness.ready) {

@@ -1,17 +1,18 @@
 import { getBuildsConfig } from "./config";
-import { destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
+import { buildsOfThisHost, destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
 import { listExpiredRunningBuilds, moveBuild } from "./repository";
 import { purgeExpiredRetention } from "./retention";
 
 /**
- * The reaper: independent of requests, it moves running builds past their expiry to `expired` and destroys
+ * The reaper of each host: independent of requests, it moves running builds past their expiry to `expired` and destroys
  * their runtime, fails running builds whose runtime died, and purges builds past their retention. Its
  * first pass runs at start, which catches builds that expired while the server was down.
  */
 const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> } };
 
 export async function reapExpiredBuilds(now = new Date()): Promise<void> {
-  for (const build of await listExpiredRunningBuilds(now)) {
+  // Each host reaps its own builds: their runtimes run there.
+  for (const build of await listExpiredRunningBuilds(now, buildsOfThisHost())) {
     // A destroy that fails now is tried again by retryUnfinishedDestroys: the port stays recorded until then.
     if (await moveBuild(build.id, build.status as "running" | "sleeping", "expired")) await destroyRuntime(build.id).catch(() => {});
   }

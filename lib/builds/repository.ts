@@ -143,18 +143,30 @@ export async function findBuildSeq(id: string): Promise<number | null> {
   return row?.seq ?? null;
 }
 
-export function listBuildsWithStatus(statuses: readonly BuildStatus[]): Promise<BuildRecord[]> {
+/**
+ * Which builds a host looks after (their runtime, port, workspace and logs are on it): `undefined`, every build
+ * (SQLite: one instance); a name, the builds that instance claimed and those claimed by none (made before builds
+ * had a host).
+ */
+export type HostScope = string | undefined;
+
+function onHost(host: HostScope): Prisma.BuildWhereInput {
+  return host === undefined ? {} : { OR: [{ host }, { host: null }] };
+}
+
+export function listBuildsWithStatus(statuses: readonly BuildStatus[], host?: HostScope): Promise<BuildRecord[]> {
   return getDb().build.findMany({
-    where: { status: { in: [...statuses] } },
+    where: { status: { in: [...statuses] }, ...onHost(host) },
     orderBy: { seq: "asc" },
     include: withDetails,
   });
 }
 
 /** Builds that are over but still hold a port or a runtime handle (a destroy that could not finish), and DELETEs left halfway. */
-export function listBuildsAwaitingDestroy(): Promise<BuildRecord[]> {
+export function listBuildsAwaitingDestroy(host?: HostScope): Promise<BuildRecord[]> {
   return getDb().build.findMany({
     where: {
+      AND: [onHost(host)],
       OR: [
         { status: { in: ["failed", "canceled", "expired"] }, OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }] },
         { status: "destroying" },
@@ -166,8 +178,8 @@ export function listBuildsAwaitingDestroy(): Promise<BuildRecord[]> {
 }
 
 /** Running and sleeping builds past their expiry: a sleeping build's time to live goes on counting. */
-export function listExpiredRunningBuilds(now: Date): Promise<BuildRecord[]> {
-  return getDb().build.findMany({ where: { status: { in: ["running", "sleeping"] }, expiresAt: { lte: now } }, include: withDetails });
+export function listExpiredRunningBuilds(now: Date, host?: HostScope): Promise<BuildRecord[]> {
+  return getDb().build.findMany({ where: { status: { in: ["running", "sleeping"] }, expiresAt: { lte: now }, ...onHost(host) }, include: withDetails });
 }
 
 /** The seq of every queued build, oldest first: a queued build's position is its index here plus one. */
@@ -227,6 +239,35 @@ export async function moveBuild(id: string, from: BuildStatus, to: BuildStatus, 
     buildEvents().emit("moved", id, to);
   }
   return count === 1;
+}
+
+/**
+ * Claims the oldest queued build for `host`: moves it to checking_out, with `host` and its start time, in one
+ * statement, and returns its id; null when none is queued. On PostgreSQL the row is locked by the claim and
+ * skipped by the others (FOR UPDATE SKIP LOCKED), so instances claiming together take different builds without
+ * waiting for each other; SQLite runs one write at a time, so the same statement is atomic there as it is.
+ * A cancel of a queued build moves it only from queued: whichever of the two comes first wins.
+ */
+export async function claimQueuedBuild(host: string, now: Date): Promise<string | null> {
+  const claimed = await transaction("write", function* () {
+    return yield* get<{ id: string }>(
+      {
+        sqlite: `
+          UPDATE "Build" SET "status" = 'checking_out', "host" = ?, "startedAt" = ?
+          WHERE "id" = (SELECT "id" FROM "Build" WHERE "status" = 'queued' ORDER BY "seq" LIMIT 1) AND "status" = 'queued'
+          RETURNING "id"`,
+        postgresql: `
+          UPDATE "Build" SET "status" = 'checking_out', "host" = ?, "startedAt" = CAST(? AS TIMESTAMP(3))
+          WHERE "id" = (SELECT "id" FROM "Build" WHERE "status" = 'queued' ORDER BY "seq" LIMIT 1 FOR UPDATE SKIP LOCKED) AND "status" = 'queued'
+          RETURNING "id"`,
+      },
+      [host, now],
+    );
+  });
+  if (!claimed) return null;
+  notifyBuildChanged(claimed.id);
+  buildEvents().emit("moved", claimed.id, "checking_out");
+  return claimed.id;
 }
 
 const RUNTIME_COLUMNS = ["port", "runtimeHandle"] as const;
@@ -289,10 +330,11 @@ export function listAutomaticBuildsOfBranch(alias: string, branch: string, trigg
  * Builds that are over and ended before `cutoff`. Rows made before endedAt existed fall back to when the
  * build stopped working, then to when it was created.
  */
-export function listBuildsEndedBefore(cutoff: Date, limit: number) {
+export function listBuildsEndedBefore(cutoff: Date, limit: number, host?: HostScope) {
   return getDb().build.findMany({
     where: {
       status: { in: [...ENDED_STATUSES] },
+      AND: [onHost(host)],
       OR: [
         { endedAt: { lt: cutoff } },
         { endedAt: null, finishedAt: { lt: cutoff } },

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { getBuildsConfig } from "./config";
+import { buildsOfThisHost } from "./executor";
 import { deleteBuildRow, listBuildsEndedBefore } from "./repository";
 import { removeFolders, workspacePaths } from "./workspace";
 
@@ -15,7 +16,8 @@ export async function purgeExpiredRetention(now = new Date()): Promise<string[]>
   const config = getBuildsConfig();
   const cutoff = new Date(now.getTime() - config.retention_days * DAY_MS);
   const purged: string[] = [];
-  for (const build of await listBuildsEndedBefore(cutoff, PURGE_BATCH)) {
+  // Each host purges its own builds: their logs are in its builds_root.
+  for (const build of await listBuildsEndedBefore(cutoff, PURGE_BATCH, buildsOfThisHost())) {
     // A runtime still recorded is not over: the reaper's other passes finish it first.
     if (build.port !== null || build.runtimeHandle !== null) continue;
     // The row goes first, only from the status just read: a build moved meanwhile is left for the next pass.

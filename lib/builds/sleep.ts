@@ -4,7 +4,7 @@ import { getBuildsConfig } from "./config";
 import { RuntimeUnavailableError, type BuildContext, type StageControl, type StageResult } from "./driver";
 import { getDriver } from "./drivers";
 import { buildEvents } from "./events";
-import { destroyRuntime } from "./executor";
+import { buildsOfThisHost, destroyRuntime } from "./executor";
 import { assertCanActOnBuild, type Actor } from "./permissions";
 import { listBuildsWithStatus, moveBuild, updateBuildRuntime, type BuildRecord } from "./repository";
 import type { BuildView } from "./schemas";
@@ -117,7 +117,8 @@ function awakeSince(build: BuildRecord): number {
 export async function putExcessBuildsToSleep(): Promise<void> {
   const max = getBuildsConfig().max_awake_builds;
   if (max === undefined) return;
-  const awake = (await listBuildsWithStatus(["running"])).filter((build) => build.runtimeHandle !== null);
+  // max_awake_builds is each host's own: the memory it bounds is that host's.
+  const awake = (await listBuildsWithStatus(["running"], buildsOfThisHost())).filter((build) => build.runtimeHandle !== null);
   if (awake.length <= max) return;
   const oldestFirst = awake.sort((a, b) => awakeSince(a) - awakeSince(b));
   for (const build of oldestFirst.slice(0, awake.length - max)) {

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -35,6 +36,8 @@ describe("POST /builds → running → DELETE /builds/{build_id}", () => {
       ttl_seconds: 3600,
       created_at: expect.stringMatching(ISO),
       preview_url: null,
+      // Null while queued; the claiming instance's name once claimed.
+      host: build.status === "queued" ? null : expect.any(String),
       failure_stage: null,
       created_by: expect.stringMatching(/^user-[0-9a-f-]+$/),
       trigger: "manual",
@@ -61,6 +64,8 @@ describe("POST /builds → running → DELETE /builds/{build_id}", () => {
     // finished_at is when it reached running: its life is counted from there.
     expect(new Date(running.expires_at as string).getTime() - new Date(running.finished_at as string).getTime()).toBe(3600_000);
     expect(running.preview_url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${builds.fixture.ports.start}/$`));
+    // The instance that claimed and ran it: by default the machine's host name and the server's port.
+    expect(running.host).toBe(`${os.hostname()}:${new URL(builds.app.baseUrl).port}`);
     const preview = await fetch(running.preview_url!);
     expect(await preview.text()).toBe(`build ${running.build_id} modules feature_mod,base_mod`);
   });

@@ -174,3 +174,25 @@ describe("the app's own connection beside Prisma's (lib/hot-sql.ts)", () => {
     expect(await prisma.build.count({ where: { id: { in: ["held", "waiting"] } } })).toBe(2);
   });
 });
+
+describe("the queue's claims (lib/builds/repository.ts claimQueuedBuild)", () => {
+  it("give each queued build to one claimer, oldest first, however many instances claim at once", async () => {
+    const queued = await prisma.build.findMany({ where: { status: "queued" }, orderBy: { seq: "asc" }, select: { id: true } });
+    expect(queued.length).toBeGreaterThan(2);
+    const at = new Date("2026-11-23T11:00:00.000Z");
+    // Eight claimers at once, more than there are builds: on PostgreSQL each its own connection of the pool.
+    const claims = await Promise.all(Array.from({ length: queued.length + 3 }, (_, index) => repository.claimQueuedBuild(`host-${index % 2}:3000`, at)));
+    const claimed = claims.filter((id): id is string => id !== null);
+    expect(claimed.sort()).toEqual(queued.map((build) => build.id).sort());
+    expect(claims.filter((id) => id === null)).toHaveLength(3);
+    const rows = await prisma.build.findMany({ where: { id: { in: claimed } } });
+    for (const row of rows) expect(row).toMatchObject({ status: "checking_out", host: expect.stringMatching(/^host-[01]:3000$/), startedAt: at });
+
+    await repository.insertQueuedBuild(newBuild("older"), 100);
+    await repository.insertQueuedBuild(newBuild("newer"), 100);
+    expect(await repository.claimQueuedBuild("host-0:3000", at)).toBe("older");
+    // A cancel first: the build is no longer queued, and nobody claims it.
+    expect(await repository.moveBuild("newer", "queued", "canceled")).toBe(true);
+    expect(await repository.claimQueuedBuild("host-0:3000", at)).toBeNull();
+  });
+});
