@@ -14,6 +14,16 @@ const POSTGRESQL_SUITES = [
   "rates-read-cache",
   "postgresql-instances",
   "health",
+  "users",
+  "security-auth",
+  "security-build-limits",
+  "rates-fetch",
+  "rates-import",
+  "rates-export",
+  "rates-currencies",
+  "builds-actions",
+  "builds-cancel",
+  "builds-logs",
 ];
 
 export default defineConfig({

@@ -1,4 +1,4 @@
-import { Prisma } from "@prisma/client";
+import { prismaErrorCode } from "../prisma-errors";
 import { z } from "zod";
 
 /** One field that failed validation: where it is (`body.email`, `query.start_date`) and what is wrong. */
@@ -102,10 +102,9 @@ export function problemResponse(problem: HttpProblem): Response {
 export function toProblem(error: unknown): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof z.ZodError) return invalidRequest(error, "body");
-  if (error instanceof Prisma.PrismaClientKnownRequestError) {
-    if (error.code === "P2002") return conflict("A record with the same unique value already exists.");
-    if (error.code === "P2025") return notFound("The record does not exist.");
-  }
+  const prismaCode = prismaErrorCode(error);
+  if (prismaCode === "P2002") return conflict("A record with the same unique value already exists.");
+  if (prismaCode === "P2025") return notFound("The record does not exist.");
   const storage = storageFault(error);
   if (storage === "full") {
     console.error("Storage full:", error);

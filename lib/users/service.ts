@@ -1,4 +1,4 @@
-import { Prisma } from "@prisma/client";
+import { prismaErrorCode } from "../prisma-errors";
 import { getEnv } from "../env";
 import { conflict, forbidden, notFound, unauthorized } from "../http/problem";
 import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail, updateUserRoleById, type StoredRole } from "./repository";
@@ -42,7 +42,7 @@ export async function registerUser(input: RegisterUser): Promise<UserView> {
     const user = await insertUser(email, passwordHash, (shownNames) => chooseDisplayName(input.display_name, email, shownNames));
     return toUserView(withEffectiveRole(user));
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+    if (prismaErrorCode(error) === "P2002") {
       throw conflict(`A user with the email ${email} already exists.`);
     }
     if (error instanceof DisplayNameTakenError) throw conflict(error.message);

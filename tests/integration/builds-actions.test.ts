@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryDatabase, testDatabase } from "../support/database";
 import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
@@ -176,20 +176,32 @@ describe("retention_days", () => {
     for (const id of [oldFailed, recentFailed, oldDestroyed]) expect(fs.existsSync(path.join(folder(id), "logs"))).toBe(true);
 
     // Fifteen days pass for two of them (the default retention is 14 days).
-    const database = new Database(builds.app.databaseFile);
-    try {
-      const current = database.prepare("SELECT endedAt FROM Build WHERE id = ?").get(oldFailed) as { endedAt: unknown };
-      const then = Date.now() - 15 * 24 * 3600 * 1000;
-      // Written in the form the app itself stored.
-      const value = typeof current.endedAt === "number" ? then : new Date(then).toISOString().replace("Z", "+00:00");
-      const age = database.prepare("UPDATE Build SET endedAt = ?, createdAt = ?, finishedAt = ? WHERE id = ?");
-      for (const id of [oldFailed, oldDestroyed]) age.run(value, value, value, id);
-    } finally {
-      database.close();
+    const then = Date.now() - 15 * 24 * 3600 * 1000;
+    // On SQLite, written in the form the app itself stored (Prisma writes milliseconds, the raw queries text).
+    const [current] = queryDatabase<{ endedAt: unknown }>(
+      builds.app,
+      { sqlite: `SELECT "endedAt" FROM "Build" WHERE "id" = ?`, postgresql: `SELECT "endedAt" FROM "Build" WHERE "id" = :'params'::json ->> 0` },
+      [oldFailed],
+    );
+    const value = typeof current.endedAt === "number" ? then : new Date(then).toISOString().replace("Z", "+00:00");
+    const stored = testDatabase() === "postgresql" ? new Date(then).toISOString() : value;
+    for (const id of [oldFailed, oldDestroyed]) {
+      const at = `CAST(:'params'::json ->> 0 AS TIMESTAMPTZ) AT TIME ZONE 'UTC'`;
+      queryDatabase(
+        builds.app,
+        {
+          sqlite: `UPDATE "Build" SET "endedAt" = ?, "createdAt" = ?, "finishedAt" = ? WHERE "id" = ?`,
+          postgresql: `UPDATE "Build" SET "endedAt" = ${at}, "createdAt" = ${at}, "finishedAt" = ${at} WHERE "id" = :'params'::json ->> 3`,
+        },
+        [stored, stored, stored, id],
+      );
     }
     for (const id of [oldFailed, oldDestroyed]) {
       const deadline = Date.now() + 10_000;
-      while ((await builds.get(`/builds/${id}`)).status !== 404 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      // The row goes first, then the folder (lib/builds/retention.ts): wait for both.
+      while (((await builds.get(`/builds/${id}`)).status !== 404 || fs.existsSync(folder(id))) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
       expect((await builds.get(`/builds/${id}`)).status).toBe(404);
       expect(fs.existsSync(folder(id))).toBe(false);
     }

@@ -1,8 +1,7 @@
 import http from "node:http";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
-import { shiftDate } from "../support/rates";
+import { seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
 // Ten years of every currency the bank publishes, every calendar day: 3,661 value dates x 21 currencies.
@@ -18,19 +17,13 @@ let app: AppServer;
 const seeded = new Map<string, string[]>();
 beforeAll(async () => {
   app = await startAppServer();
-  const database = new Database(app.databaseFile);
-  const insert = database.prepare(
-    `INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, updatedAt) VALUES (?, ?, ?, 'workbook', 0, 0)`,
-  );
-  database.transaction(() => {
-    for (let day = 0; day <= 3660; day++) {
-      const date = shiftDate(START, day);
-      const values = CODES.map((_, column) => valueOf(day, column));
-      seeded.set(date, values);
-      values.forEach((value, column) => insert.run(date, CODES[column], value));
-    }
-  })();
-  database.close();
+  const rows = Array.from({ length: 3661 }, (_, day) => {
+    const date = shiftDate(START, day);
+    const values = CODES.map((_, column) => valueOf(day, column));
+    seeded.set(date, values);
+    return { date, dollar: values[0], others: Object.fromEntries(CODES.slice(1).map((code, index) => [code, values[index + 1]])) };
+  });
+  seedRates(app, rows);
 });
 afterAll(() => app?.stop());
 

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import Database from "better-sqlite3";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { commandEnvironment, startAppServer, type AppServer } from "../support/app-server";
+import { queryDatabase } from "../support/database";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
 import { deleteAllRates, readAllStoredRates, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
@@ -80,16 +80,15 @@ function streamUntilAnswered(pathname: string, total: number): Promise<{ status:
 
 /** Who imported each stored value of `date`, by currency (null: not imported by a user). */
 function importersOn(date: string): Record<string, number | null> {
-  const database = new Database(app.databaseFile, { readonly: true });
-  try {
-    const rows = database.prepare("SELECT currency, importedById FROM CurrencyRate WHERE date = ?").all(date) as {
-      currency: string;
-      importedById: number | null;
-    }[];
-    return Object.fromEntries(rows.map((row) => [row.currency, row.importedById]));
-  } finally {
-    database.close();
-  }
+  const rows = queryDatabase<{ currency: string; importedById: number | null }>(
+    app,
+    {
+      sqlite: `SELECT "currency", "importedById" FROM "CurrencyRate" WHERE "date" = ?`,
+      postgresql: `SELECT "currency", "importedById" FROM "CurrencyRate" WHERE "date" = :'params'::json ->> 0`,
+    },
+    [date],
+  );
+  return Object.fromEntries(rows.map((row) => [row.currency, row.importedById]));
 }
 
 async function ratesOn(date: string, currencies: string) {
@@ -348,7 +347,7 @@ describe("npm run rates:import", { timeout: 240_000 }, () => {
   const run = (...files: string[]) =>
     spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/import-rates.ts", ...files], {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: `file:${app.databaseFile}` },
+      env: { ...process.env, ...commandEnvironment(app) },
       encoding: "utf8",
       timeout: 120_000,
     });

@@ -9,7 +9,7 @@ import { importWithCommand, Q2_2025 } from "../support/workbooks";
 let app: AppServer;
 beforeAll(async () => {
   app = await startAppServer();
-  importWithCommand(app.databaseFile, Q2_2025);
+  importWithCommand(app, Q2_2025);
 });
 afterAll(() => app?.stop());
 

@@ -3,10 +3,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { sessionSecret, startAppServer, type AppServer } from "../support/app-server";
+import { queryDatabase } from "../support/database";
 import { requestFrom, signInWithCookie, signOutWithCookie } from "../support/sessions";
 import { registerAndGetToken, requestToken } from "../support/users";
 
@@ -123,10 +123,12 @@ describe("credentials", () => {
     let secret: string;
     beforeAll(async () => {
       const { email } = await registerAndGetToken(app);
-      const database = new Database(app.databaseFile, { readonly: true });
-      userId = (database.prepare("SELECT id FROM User WHERE email = ?").get(email) as { id: number }).id;
-      database.close();
-      secret = fs.readFileSync(path.join(app.dataDir, "nextauth-secret"), "utf8");
+      [{ id: userId }] = queryDatabase<{ id: number }>(
+        app,
+        { sqlite: `SELECT "id" FROM "User" WHERE "email" = ?`, postgresql: `SELECT "id" FROM "User" WHERE "email" = :'params'::json ->> 0` },
+        [email],
+      );
+      secret = sessionSecret(app);
     });
     const me = (token: string) => app.fetch("/users/me", { headers: { Authorization: `Bearer ${token}` } });
     const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");

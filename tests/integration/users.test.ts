@@ -1,9 +1,9 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import Database from "better-sqlite3";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { sessionSecret, startAppServer, type AppServer } from "../support/app-server";
+import { queryDatabase, testDatabase } from "../support/database";
 import { registerAndGetToken, requestToken } from "../support/users";
 
 let app: AppServer;
@@ -37,11 +37,7 @@ describe("POST /users/", () => {
 
   it("stores a slow salted hash, not the password", async () => {
     await postJson("/users/", { email: "hash@example.com", password: "long enough" });
-    const database = new Database(app.databaseFile, { readonly: true });
-    const row = database.prepare("SELECT passwordHash FROM User WHERE email = ?").get("hash@example.com") as {
-      passwordHash: string;
-    };
-    database.close();
+    const [row] = queryDatabase<{ passwordHash: string }>(app, `SELECT "passwordHash" FROM "User" WHERE "email" = 'hash@example.com'`);
     expect(row.passwordHash).toMatch(/^\$2[aby]\$12\$/);
   });
 
@@ -169,11 +165,10 @@ describe("GET /users/me", () => {
 
   it("answers 401 once the user is deactivated or deleted", async () => {
     const { email, authorization } = await registerAndGetToken(app);
-    const database = new Database(app.databaseFile);
-    database.prepare("UPDATE User SET isActive = 0 WHERE email = ?").run(email);
+    const byEmail = (statement: string) => ({ sqlite: `${statement} ?`, postgresql: `${statement} :'params'::json ->> 0` });
+    queryDatabase(app, byEmail(`UPDATE "User" SET "isActive" = false WHERE "email" =`), [email]);
     expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(401);
-    database.prepare("DELETE FROM User WHERE email = ?").run(email);
-    database.close();
+    queryDatabase(app, byEmail(`DELETE FROM "User" WHERE "email" =`), [email]);
     expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(401);
   });
 });
@@ -181,10 +176,12 @@ describe("GET /users/me", () => {
 describe("tokens", () => {
   it("are rejected once expired, though correctly signed", async () => {
     const { email } = await registerAndGetToken(app);
-    const database = new Database(app.databaseFile, { readonly: true });
-    const { id } = database.prepare("SELECT id FROM User WHERE email = ?").get(email) as { id: number };
-    database.close();
-    const secret = fs.readFileSync(`${app.dataDir}/nextauth-secret`, "utf8");
+    const [{ id }] = queryDatabase<{ id: number }>(
+      app,
+      { sqlite: `SELECT "id" FROM "User" WHERE "email" = ?`, postgresql: `SELECT "id" FROM "User" WHERE "email" = :'params'::json ->> 0` },
+      [email],
+    );
+    const secret = sessionSecret(app);
     const expired = await encode({ token: { sub: String(id), sid: "expired-session", email }, secret, maxAge: -60 });
     const response = await app.fetch("/users/me", { headers: { Authorization: `Bearer ${expired}` } });
     expect(response.status).toBe(401);
@@ -192,7 +189,8 @@ describe("tokens", () => {
     expect((await app.fetch("/users/me", { headers: { Authorization: `Bearer ${fresh}` } })).status).toBe(200);
   });
 
-  it("survive a restart: the secret generated on first start is kept with mode 0600", async () => {
+  // PostgreSQL takes the secret from NEXTAUTH_SECRET, which every instance must share: nothing is generated.
+  it.skipIf(testDatabase() === "postgresql")("survive a restart: the secret generated on first start is kept with mode 0600", async () => {
     const { authorization } = await registerAndGetToken(app);
     const secretFile = `${app.dataDir}/nextauth-secret`;
     expect(fs.readFileSync(secretFile, "utf8").length).toBeGreaterThanOrEqual(32);

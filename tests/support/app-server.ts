@@ -30,6 +30,21 @@ export interface AppServer {
 
 
 /**
+ * The secret the server signs its sessions with: on SQLite the one it generated in its data folder, on
+ * PostgreSQL the one every test server shares (required there).
+ */
+export function sessionSecret(app: AppServer): string {
+  return app.databaseUrl.startsWith("file:") ? fs.readFileSync(path.join(app.dataDir, "nextauth-secret"), "utf8") : TEST_NEXTAUTH_SECRET;
+}
+
+/** The environment an operator's command (scripts/, run by tsx) needs to act on a test server's database. */
+export function commandEnvironment(app: AppServer): Record<string, string> {
+  return app.databaseUrl.startsWith("file:")
+    ? { DATABASE_URL: app.databaseUrl }
+    : { DATABASE_URL: app.databaseUrl, NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: app.dataDir };
+}
+
+/**
  * Starts the built app (`next start`) on a free loopback port with a fresh copy of the migrated template
  * database (a file on SQLite, a database of the suite's cluster on PostgreSQL). Extra environment
  * (BCV_URL, BUILDS_CONFIG, ...) is passed through; a DATABASE_URL there reuses another server's database.

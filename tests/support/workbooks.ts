@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import * as XLSX from "@e965/xlsx";
+import { commandEnvironment, type AppServer } from "./app-server";
 
 /** The central bank's own quarterly workbooks of 2025 (first, second and fourth quarters). */
 export const WORKBOOKS_DIR = path.resolve(import.meta.dirname, "..", "fixtures", "bcv-workbooks");
@@ -63,11 +64,11 @@ export function makeLargeWorkbook(): Uint8Array {
  * Imports workbooks into a test server's database with `npm run rates:import` (the operator's command), as
  * the bank's record for tests that read rates. Throws with the command's output when it fails.
  */
-export function importWithCommand(databaseFile: string, ...files: string[]): void {
+export function importWithCommand(app: AppServer, ...files: string[]): void {
   const projectRoot = path.resolve(import.meta.dirname, "..", "..");
   const result = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/import-rates.ts", ...files], {
     cwd: projectRoot,
-    env: { ...process.env, DATABASE_URL: `file:${databaseFile}` },
+    env: { ...process.env, ...commandEnvironment(app) },
     encoding: "utf8",
     timeout: 120_000,
   });

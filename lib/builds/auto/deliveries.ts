@@ -1,4 +1,4 @@
-import { Prisma } from "@prisma/client";
+import { prismaErrorCode } from "../../prisma-errors";
 import { getDb } from "../../db";
 
 /**
@@ -28,7 +28,7 @@ export async function claimDelivery(alias: string, deliveryId: string): Promise<
   try {
     await db.webhookDelivery.create({ data: { key } });
   } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") return { fresh: false, release: async () => {} };
+    if (prismaErrorCode(error) === "P2002") return { fresh: false, release: async () => {} };
     throw error;
   }
   return { fresh: true, release: async () => void (await db.webhookDelivery.deleteMany({ where: { key } })) };
