@@ -12,7 +12,9 @@
  *   tests start; Debian's postgresql-15 or later), each against its SQLite twin in the same round: what the
  *   bigger database costs a read (issue 19 asks for 0.9× at least). BENCH_POSTGRESQL=0 leaves it out;
  * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
- *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client.
+ *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client; then the
+ *   same (but the log line) across two builder instances of one PostgreSQL database with a slot each, the
+ *   POSTs taking turns between them.
  * Prints a table with ratios and writes bench/results/latest.json. The machine is usually shared: compare
  * ratios within one run, not absolute figures across runs.
  *
@@ -304,7 +306,14 @@ type BuildJson = {
   stages: { name: string; started_at: string | null }[];
 };
 
-async function measureBuilds(app: Server) {
+/**
+ * The build service through `apps`: one instance, or several builder instances of one PostgreSQL database,
+ * each POST going to the next instance in turn (the builds are claimed by whichever has a free slot).
+ */
+async function measureBuilds(apps: Server[], options: { sseLines: boolean }) {
+  const [app] = apps;
+  let turn = 0;
+  const nextApp = () => apps[turn++ % apps.length];
   const email = `bench-${Date.now()}@example.com`;
   const password = "a long bench password";
   const registered = await fetch(`${app.baseUrl}/users/`, {
@@ -317,7 +326,7 @@ async function measureBuilds(app: Server) {
   const { access_token } = (await token.json()) as { access_token: string };
   const headers = { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" };
   const post = async (modules: string[]) => {
-    const response = await fetch(`${app.baseUrl}/builds`, {
+    const response = await fetch(`${nextApp().baseUrl}/builds`, {
       method: "POST",
       headers,
       body: JSON.stringify({ repositories: [{ repository: "demo" }], modules }),
@@ -375,7 +384,22 @@ async function measureBuilds(app: Server) {
   if (failed.length > 0) throw new Error(`${failed.length} burst builds did not reach running: ${failed[0].status}`);
   const drainMs = Math.max(...finished.map((build) => Date.parse(build.finished_at!))) - burstStart;
 
-  // A log line's delay, from the stage's output to an SSE client: lines carry the time they were printed.
+  const burstHosts = new Set(finished.map((build) => (build as BuildJson & { host?: string }).host));
+  const sseLineDelayMs = options.sseLines ? await measureLogLineDelays(app, post) : undefined;
+
+  const summary = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values), count: values.length });
+  return {
+    instances: apps.length,
+    postToFirstStageMs: summary(toFirstStage),
+    createdToFirstStageMs: summary(createdToFirstStage),
+    postAnswerMs: summary(postAnswer),
+    burst: { builds: settings.burst, answerMs: summary(burstAnswers), drainMs, perBuildMs: round(drainMs / settings.burst, 1), hosts: burstHosts.size, hostNames: [...burstHosts] },
+    sseLineDelayMs: sseLineDelayMs && summary(sseLineDelayMs),
+  };
+}
+
+/** A log line's delay, from the stage's output to an SSE client: lines carry the time they were printed. */
+async function measureLogLineDelays(app: Server, post: (modules: string[]) => Promise<BuildJson>): Promise<number[]> {
   const { build_id } = await post(["lines"]);
   const stream = await fetch(`${app.baseUrl}/builds/${build_id}/logs/stream?stage=install`);
   const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -395,15 +419,7 @@ async function measureBuilds(app: Server) {
     if (/^event: end$/m.test(value)) break;
   }
   await reader.cancel().catch(() => undefined);
-
-  const summary = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values), count: values.length });
-  return {
-    postToFirstStageMs: summary(toFirstStage),
-    createdToFirstStageMs: summary(createdToFirstStage),
-    postAnswerMs: summary(postAnswer),
-    burst: { builds: settings.burst, answerMs: summary(burstAnswers), drainMs, perBuildMs: round(drainMs / settings.burst, 1) },
-    sseLineDelayMs: summary(lineDelays),
-  };
+  return lineDelays;
 }
 
 function machine() {
@@ -416,7 +432,9 @@ function machine() {
   };
 }
 
-function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typeof measureBuilds>> | undefined) {
+type BuildsResult = Awaited<ReturnType<typeof measureBuilds>>;
+
+function printTable(reads: ReadRow[] | undefined, builds: BuildsResult | undefined, buildsOnPostgresql: BuildsResult | undefined) {
   const lines: string[] = [];
   if (reads) {
     lines.push(
@@ -447,14 +465,20 @@ function printTable(reads: ReadRow[] | undefined, builds: Awaited<ReturnType<typ
       );
     }
   }
-  if (builds) {
-    lines.push("", "| build service | p50 ms | p99 ms | max ms |", "|---|---:|---:|---:|");
+  for (const [where, result] of [
+    ["SQLite, one instance with 2 slots", builds],
+    ["PostgreSQL, two builder instances with 1 slot each", buildsOnPostgresql],
+  ] as const) {
+    if (!result) continue;
+    lines.push("", `| build service (${where}) | p50 ms | p99 ms | max ms |`, "|---|---:|---:|---:|");
     const row = (name: string, s: { p50: number; p99: number; max: number }) => lines.push(`| ${name} | ${s.p50} | ${s.p99} | ${s.max} |`);
-    row(`POST /builds to first stage, free slot (${builds.postToFirstStageMs.count} builds)`, builds.postToFirstStageMs);
-    row("created to first stage (server clock)", builds.createdToFirstStageMs);
-    row(`POST /builds answer, burst of ${builds.burst.builds} at once`, builds.burst.answerMs);
-    row(`log line to SSE client (${builds.sseLineDelayMs.count} lines)`, builds.sseLineDelayMs);
-    lines.push(`| queue drain, ${builds.burst.builds} builds on 2 slots | ${builds.burst.drainMs} ms total, ${builds.burst.perBuildMs} ms a build | | |`);
+    row(`POST /builds to first stage, free slot (${result.postToFirstStageMs.count} builds)`, result.postToFirstStageMs);
+    row("created to first stage (server clock)", result.createdToFirstStageMs);
+    row(`POST /builds answer, burst of ${result.burst.builds} at once`, result.burst.answerMs);
+    if (result.sseLineDelayMs) row(`log line to SSE client (${result.sseLineDelayMs.count} lines)`, result.sseLineDelayMs);
+    lines.push(
+      `| queue drain, ${result.burst.builds} builds on 2 slots (${result.burst.hosts} host${result.burst.hosts === 1 ? "" : "s"} used) | ${result.burst.drainMs} ms total, ${result.burst.perBuildMs} ms a build | | |`,
+    );
   }
   return lines.join("\n");
 }
@@ -470,7 +494,7 @@ async function main() {
   // that user can enter.
   const buildsDir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-builds-"));
   fs.chmodSync(buildsDir, 0o755);
-  const { configFile } = makeBuildsBench(buildsDir);
+  const { configFile, repository } = makeBuildsBench(buildsDir);
   const profileDir = process.env.BENCH_CPU_PROF;
   const app = await startApp({
     databaseUrl: `file:${databaseFile}`,
@@ -479,20 +503,28 @@ async function main() {
   });
   let nginx: NginxServer | undefined;
   let cluster: ThrowawayPostgresql | undefined;
-  let postgresqlApp: Server | undefined;
+  let postgresqlApps: Server[] = [];
   try {
     let reads: ReadRow[] | undefined;
-    let builds: Awaited<ReturnType<typeof measureBuilds>> | undefined;
-    if (settings.only !== "builds") {
-      if (settings.postgresql) {
-        cluster = await startThrowawayPostgresql();
-        execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
-        const databaseUrl = cluster.urlOf("bench");
-        const env = { NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, "postgresql-instance") };
-        migrateDatabase({ DATABASE_URL: databaseUrl, ...env });
-        await seedDailyRatesPostgresql(databaseUrl, today);
-        postgresqlApp = await startApp({ databaseUrl, env: { ...env, BENCH_ROUTES: "1" } });
+    let builds: BuildsResult | undefined;
+    let buildsOnPostgresql: BuildsResult | undefined;
+    if (settings.postgresql) {
+      cluster = await startThrowawayPostgresql();
+      execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
+      const databaseUrl = cluster.urlOf("bench");
+      migrateDatabase({ DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, "postgresql-migrate") });
+      await seedDailyRatesPostgresql(databaseUrl, today);
+      // Two builder instances of one database, one slot each, each with its own builds_root, ports and uids.
+      for (const name of ["postgresql-1", "postgresql-2"]) {
+        const root = path.join(buildsDir, name);
+        fs.mkdirSync(root, { mode: 0o755 });
+        const builderConfig = makeBuildsBench(root, { slots: 1, repository }).configFile;
+        const env = { NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, name), BENCH_ROUTES: "1", BUILDS_CONFIG: builderConfig };
+        postgresqlApps.push(await startApp({ databaseUrl, env }));
       }
+    }
+    const [postgresqlApp] = postgresqlApps;
+    if (settings.only !== "builds") {
       nginx = await startNginx({ appPort: app.port, workers: "auto" });
       console.error(`reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`);
       reads = await measureReads(app, nginx, today, databaseFile, postgresqlApp);
@@ -501,19 +533,20 @@ async function main() {
     }
     if (settings.only !== "reads") {
       console.error("build service...");
-      builds = await measureBuilds(app);
+      builds = await measureBuilds([app], { sseLines: true });
+      if (postgresqlApps.length > 0) buildsOnPostgresql = await measureBuilds(postgresqlApps, { sseLines: false });
     }
-    const table = printTable(reads, builds);
+    const table = printTable(reads, builds, buildsOnPostgresql);
     console.log(`\nnpm run bench, ${started.toISOString()}, ${host.cores} cores (${host.cpuModel}), Node ${process.version}, ${SEEDED_DAYS} daily rates\n`);
     console.log(table);
-    const result = { time: started.toISOString(), machine: host, settings: { ...settings, seededDays: SEEDED_DAYS }, reads, builds, table };
+    const result = { time: started.toISOString(), machine: host, settings: { ...settings, seededDays: SEEDED_DAYS }, reads, builds, buildsOnPostgresql, table };
     const file = path.join(projectRoot, "bench", "results", "latest.json");
     fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`\nwritten: ${path.relative(projectRoot, file)}`);
   } finally {
     await nginx?.stop();
     await app.stop();
-    await postgresqlApp?.stop();
+    for (const instance of postgresqlApps) await instance.stop();
     cluster?.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(buildsDir, { recursive: true, force: true });
