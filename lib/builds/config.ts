@@ -173,20 +173,22 @@ const configSchema = z
       .strictObject({ start: port.default(18000), end: port.default(19999) })
       .prefault({})
       .refine((ports) => ports.start <= ports.end, { path: ["end"], message: "must not be less than ports.start" }),
-    // Where a running build is reached; {build_id} and {port} are filled in. Previews must live on other host
-    // names than the dashboard, or the dashboard's cookies reach them (cookies ignore ports): for example
+    // Where a running build is reached; {build_id}, {port} and {host} are filled in. {host} is the host part of
+    // the name of the instance running it (INSTANCE_NAME without its ":port"), for several builder hosts:
+    // "http://{build_id}.{host}.preview.example.com:{port}/". Previews must live on other host names than the
+    // dashboard, or the dashboard's cookies reach them (cookies ignore ports): for example
     // "http://{build_id}.preview.localhost:{port}/". The default, 127.0.0.1, is the demo's and is unsafe.
     preview_url: z
       .string()
       .default("http://127.0.0.1:{port}/")
       .refine((template) => {
         try {
-          const url = new URL(fillPreviewTemplate(template, "0123456789abcdef", 18000));
+          const url = new URL(fillPreviewTemplate(template, "0123456789abcdef", 18000, "build-1"));
           return url.protocol === "http:" || url.protocol === "https:";
         } catch {
           return false;
         }
-      }, "must be an http(s) URL template using {build_id} and {port}, e.g. http://{build_id}.preview.localhost:{port}/"),
+      }, "must be an http(s) URL template using {build_id}, {port} and {host}, e.g. http://{build_id}.preview.localhost:{port}/"),
     stage_timeout_seconds: positiveSeconds.default(1800),
     // What one stage (or a runtime) may write to its log; past it the log says so and the output is dropped.
     stage_log_limit_mb: z.number().positive("must be a positive number of megabytes").max(100_000).default(50),
@@ -300,8 +302,8 @@ export type BuildsConfig = Omit<ParsedConfig, "repositories" | "builds_root"> & 
 export class InvalidBuildsConfigError extends Error {}
 
 /** The preview URL of a build from the configured template. */
-export function fillPreviewTemplate(template: string, buildId: string, port: number): string {
-  return template.replaceAll("{build_id}", buildId).replaceAll("{port}", String(port));
+export function fillPreviewTemplate(template: string, buildId: string, port: number, host: string): string {
+  return template.replaceAll("{build_id}", buildId).replaceAll("{port}", String(port)).replaceAll("{host}", host);
 }
 
 /** Reads and validates a builds configuration file. Throws InvalidBuildsConfigError naming the key. */

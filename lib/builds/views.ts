@@ -2,6 +2,7 @@ import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/cl
 import type { BuildStatus, StageName, StageStatus } from "./status";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { fillPreviewTemplate, getBuildsConfig } from "./config";
+import { hostPartOf, thisInstanceName } from "../cluster/instances";
 
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -28,7 +29,7 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
     // Only a build with a runtime has something to preview (without a `start` command it runs install and test only).
     preview_url:
       status === "running" && build.port != null && build.runtimeHandle != null
-        ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port)
+        ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port, hostPartOf(build.host ?? thisInstanceName()))
         : null,
     host: build.host,
     failure_stage: build.failureStage,

@@ -49,7 +49,10 @@ describe("preview_url", () => {
   it("defaults to the demo's 127.0.0.1 and fills a host template", () => {
     expect(loadBuildsConfig(write("")).preview_url).toBe("http://127.0.0.1:{port}/");
     const template = loadBuildsConfig(write('preview_url: "http://{build_id}.preview.localhost:{port}/"')).preview_url;
-    expect(fillPreviewTemplate(template, "abc", 18001)).toBe("http://abc.preview.localhost:18001/");
+    expect(fillPreviewTemplate(template, "abc", 18001, "build-1")).toBe("http://abc.preview.localhost:18001/");
+    // {host}: the host part of the instance running the build, for several builder hosts.
+    const perHost = loadBuildsConfig(write('preview_url: "http://{build_id}.{host}.preview.localhost:{port}/"')).preview_url;
+    expect(fillPreviewTemplate(perHost, "abc", 18001, "build-2")).toBe("http://abc.build-2.preview.localhost:18001/");
   });
   it("refuses a template that is not an http(s) URL", () => {
     expect(() => loadBuildsConfig(write('preview_url: "javascript:alert({port})"'))).toThrow(/preview_url/);
