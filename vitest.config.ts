@@ -13,6 +13,7 @@ const POSTGRESQL_SUITES = [
   "rates-history",
   "rates-read-cache",
   "postgresql-instances",
+  "postgresql-builder-hosts",
   "health",
   "users",
   "security-auth",

@@ -3,7 +3,7 @@
  * Started from instrumentation.ts when the server boots.
  */
 import { buildJobs } from "./builds/jobs";
-import { instanceJobs } from "./cluster/instances";
+import { instanceJobs } from "./cluster/heartbeat";
 import { rateJobs } from "./rates/jobs";
 import { webhookJobs } from "./rates/webhooks/dispatcher";
 

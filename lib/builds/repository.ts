@@ -4,7 +4,7 @@ import { all, asPrismaRow, execute, get, lockStep, queryOne, run, transaction } 
 import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
-import { canMove, type BuildStatus, type StageName, type StageStatus } from "./status";
+import { canMove, IN_PROGRESS_STATUSES, type BuildStatus, type StageName, type StageStatus } from "./status";
 
 /**
  * Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves.
@@ -268,6 +268,35 @@ export async function claimQueuedBuild(host: string, now: Date): Promise<string 
   notifyBuildChanged(claimed.id);
   buildEvents().emit("moved", claimed.id, "checking_out");
   return claimed.id;
+}
+
+const IN_PROGRESS_SQL = IN_PROGRESS_STATUSES.map((status) => `'${status}'`).join(", ");
+
+/**
+ * Fails the builds a lost host had in progress (lib/cluster/lost-hosts.ts), in one conditional UPDATE: two
+ * instances noticing the loss together fail each build once, and a host that came back first (its recovery)
+ * leaves nothing to fail. Their open stages are closed; the stages' handles, the port and the runtime handle
+ * stay recorded for that host to stop and free when it comes back. Returns the builds failed.
+ */
+export async function failInProgressBuildsOfHost(host: string, message: string, now: Date): Promise<string[]> {
+  const failed = await transaction("write", function* () {
+    const rows = yield* all<{ id: string }>(
+      `UPDATE "Build" SET "status" = 'failed', "failureStage" = 'recovery', "failureMessage" = ?, "finishedAt" = ?, "endedAt" = ?
+       WHERE "host" = ? AND "status" IN (${IN_PROGRESS_SQL})
+       RETURNING "id"`,
+      [message, now, now, host],
+    );
+    for (const { id } of rows) {
+      yield* run(`UPDATE "BuildStage" SET "status" = 'failed', "finishedAt" = ? WHERE "buildId" = ? AND "status" = 'running'`, [now, id]);
+      yield* run(`UPDATE "BuildStage" SET "status" = 'skipped' WHERE "buildId" = ? AND "status" = 'pending'`, [id]);
+    }
+    return rows.map((row) => row.id);
+  });
+  for (const id of failed) {
+    notifyBuildChanged(id);
+    buildEvents().emit("moved", id, "failed");
+  }
+  return failed;
 }
 
 const RUNTIME_COLUMNS = ["port", "runtimeHandle"] as const;

@@ -1,9 +1,10 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import { getDialect } from "../db";
 import { getEnv } from "../env";
 import { execute, queryAll, queryOne } from "../hot-sql";
-import { getBuildsConfig, type BuildsConfig } from "../builds/config";
+import type { BuildsConfig } from "../builds/config";
 
 /**
  * The instances sharing one database (issue 19). Each registers itself at start in the Instance table under its
@@ -127,35 +128,6 @@ function readOrEmpty(file: string): string {
   }
 }
 
-// The heartbeat job: on globalThis, as every job (Next bundles instrumentation apart from the route handlers).
-const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: NodeJS.Timeout };
-
-/** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
-export function heartbeatIntervalMs(): number {
-  return (getEnv().INSTANCE_LOST_AFTER_SECONDS * 1000) / 6;
-}
-
-/** Registers this instance, then keeps its heartbeat (lib/jobs.ts starts it before any other job). */
-export async function startInstanceHeartbeat(config: BuildsConfig): Promise<void> {
-  await registerInstance(config);
-  const beat = () =>
-    void beatHeart()
-      .then((alive) => (alive ? undefined : registerInstance(config)))
-      .catch((error) => console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`));
-  globalForHeartbeat.instanceHeartbeat = setInterval(beat, heartbeatIntervalMs());
-  globalForHeartbeat.instanceHeartbeat.unref();
-}
-
-export function stopInstanceHeartbeat(): void {
-  clearInterval(globalForHeartbeat.instanceHeartbeat);
-  globalForHeartbeat.instanceHeartbeat = undefined;
-}
-
-/** Registered in lib/jobs.ts, before every other job. */
-export const instanceJobs = [
-  { name: "instance heartbeat", start: () => startInstanceHeartbeat(getBuildsConfig()), stop: stopInstanceHeartbeat },
-];
-
 /**
  * The first setting where two instances' shared settings differ, as a key path ("ttl.max_seconds",
  * "repositories[0].default_ref"), with each side's value; null when they agree.
@@ -178,6 +150,39 @@ export function firstDifference(
     const path = Array.isArray(a) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
     const difference = firstDifference(a[key], b[key], path);
     if (difference) return difference;
+  }
+  return null;
+}
+
+/** The time after which an instance without a heartbeat is lost (INSTANCE_LOST_AFTER_SECONDS). */
+export function lostAfterMs(): number {
+  return getEnv().INSTANCE_LOST_AFTER_SECONDS * 1000;
+}
+
+/** The other instances whose heartbeat is recent: alive, as far as anyone can tell. */
+export async function listLiveInstances(): Promise<InstanceRecord[]> {
+  const since = (await databaseNow()).getTime() - lostAfterMs();
+  return (await listInstances()).filter((instance) => instance.name !== thisInstanceName() && instance.heartbeatAt.getTime() >= since);
+}
+
+/**
+ * Why this instance may not join the live ones: the first shared builds setting where its configuration differs
+ * from a live instance's, named with both values; null when they all agree.
+ */
+export async function describeDisagreement(config: BuildsConfig): Promise<string | null> {
+  // One instance per SQLite database: another name there is this server's own past.
+  if (getDialect() === "sqlite") return null;
+  const mine = sharedBuildsSettings(config);
+  const fingerprint = fingerprintOf(mine);
+  for (const other of await listLiveInstances()) {
+    if (other.buildsFingerprint === fingerprint) continue;
+    const difference = firstDifference(mine, JSON.parse(other.buildsSettings)) ?? { setting: "(all)", mine, theirs: "?" };
+    return (
+      `${path.basename(config.file)}: ${difference.setting} differs from the live instance ${other.name}'s ` +
+      `(here ${JSON.stringify(difference.mine) ?? "unset"}, there ${JSON.stringify(difference.theirs) ?? "unset"}). ` +
+      "Repositories, ttl, the runtime and the other shared builds settings must be the same on every instance " +
+      "(each keeps its own builds_root, ports and max_concurrent_builds)."
+    );
   }
   return null;
 }

@@ -164,13 +164,17 @@ describe("the app's own connection beside Prisma's (lib/hot-sql.ts)", () => {
     const insert = repository.insertQueuedBuild(newBuild("waiting"), 100);
     let ticks = 0;
     const ticking = setInterval(() => ticks++, 5);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(ticks).toBeGreaterThan(5);
-    expect(await prisma.build.count({ where: { id: "waiting" } })).toBe(0);
-    release();
-    await transaction;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(ticks).toBeGreaterThan(5);
+      expect(await prisma.build.count({ where: { id: "waiting" } })).toBe(0);
+    } finally {
+      // Released whatever the checks said, or the lock would stall every later test of this file.
+      release();
+      await transaction;
+      clearInterval(ticking);
+    }
     expect(await insert).toMatchObject({ id: "waiting", status: "queued" });
-    clearInterval(ticking);
     expect(await prisma.build.count({ where: { id: { in: ["held", "waiting"] } } })).toBe(2);
   });
 });
@@ -194,5 +198,37 @@ describe("the queue's claims (lib/builds/repository.ts claimQueuedBuild)", () =>
     // A cancel first: the build is no longer queued, and nobody claims it.
     expect(await repository.moveBuild("newer", "queued", "canceled")).toBe(true);
     expect(await repository.claimQueuedBuild("host-0:3000", at)).toBeNull();
+  });
+});
+
+describe("a lost host's builds (lib/builds/repository.ts failInProgressBuildsOfHost)", () => {
+  it("fail the host's builds in progress once, closing their stages and keeping what the host must stop", async () => {
+    const at = new Date("2026-11-23T12:00:00.000Z");
+    await repository.insertQueuedBuild(newBuild("lost-1"), 100);
+    await repository.insertQueuedBuild(newBuild("elsewhere"), 100);
+    await repository.insertQueuedBuild(newBuild("still-queued"), 100);
+    await prisma.build.updateMany({ where: { id: { in: ["lost-1", "elsewhere"] } }, data: { status: "installing" } });
+    await prisma.build.update({ where: { id: "lost-1" }, data: { host: "gone:3000", port: 41001 } });
+    await prisma.build.update({ where: { id: "elsewhere" }, data: { host: "alive:3000" } });
+    await repository.updateStage("lost-1", "checkout", { status: "succeeded" });
+    await repository.updateStage("lost-1", "install", { status: "running", handle: "pgid-handle" });
+
+    // Two instances noticing at once: the build fails once.
+    const [first, second] = await Promise.all([
+      repository.failInProgressBuildsOfHost("gone:3000", "lost", at),
+      repository.failInProgressBuildsOfHost("gone:3000", "lost", at),
+    ]);
+    expect([...first, ...second]).toEqual(["lost-1"]);
+    const lost = await prisma.build.findUnique({ where: { id: "lost-1" }, include: withDetails });
+    expect(lost).toMatchObject({ status: "failed", failureStage: "recovery", failureMessage: "lost", finishedAt: at, endedAt: at, port: 41001 });
+    expect(lost!.stages.map((stage) => [stage.name, stage.status, stage.handle])).toEqual([
+      ["checkout", "succeeded", null],
+      ["install", "failed", "pgid-handle"],
+      ["test", "skipped", null],
+    ]);
+    expect(await prisma.build.findMany({ where: { id: { in: ["elsewhere", "still-queued"] } }, select: { status: true }, orderBy: { seq: "asc" } })).toEqual([
+      { status: "installing" },
+      { status: "queued" },
+    ]);
   });
 });

@@ -1,0 +1,48 @@
+import { getBuildsConfig, type BuildsConfig } from "../builds/config";
+import { beatHeart, describeDisagreement, lostAfterMs, registerInstance, thisInstanceName } from "./instances";
+import { failBuildsOfLostHosts } from "./lost-hosts";
+
+/**
+ * The instance's own background work, started before every other job (lib/jobs.ts): it refuses to start when its
+ * shared builds settings differ from a live instance's, registers itself, then every sixth of
+ * INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails the builds of instances that lost
+ * theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
+ */
+const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: { timer: NodeJS.Timeout; beat: Promise<void> } };
+
+/** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
+export function heartbeatIntervalMs(): number {
+  return lostAfterMs() / 6;
+}
+
+export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsConfig()): Promise<void> {
+  const disagreement = await describeDisagreement(config);
+  if (disagreement !== null) {
+    // Next would log an error thrown from instrumentation and serve anyway: a builder that reads builds
+    // differently from the instance that accepted them must not start.
+    console.error(`Refusing to start: ${disagreement}`);
+    process.exit(1);
+  }
+  await registerInstance(config);
+  const state = { timer: setInterval(() => void beat(), heartbeatIntervalMs()), beat: Promise.resolve() };
+  state.timer.unref();
+  globalForHeartbeat.instanceHeartbeat = state;
+  // One beat at a time: a slow database must not pile them up.
+  const beat = () =>
+    (state.beat = state.beat
+      .then(async () => {
+        if (!(await beatHeart())) await registerInstance(config);
+        const failed = await failBuildsOfLostHosts();
+        if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
+      })
+      .catch((error) => console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`)));
+  await beat();
+}
+
+export function stopInstanceHeartbeat(): void {
+  clearInterval(globalForHeartbeat.instanceHeartbeat?.timer);
+  globalForHeartbeat.instanceHeartbeat = undefined;
+}
+
+/** Registered in lib/jobs.ts, before every other job: the executor's claims name this instance as their host. */
+export const instanceJobs = [{ name: "instance heartbeat", start: () => startInstanceHeartbeat(), stop: stopInstanceHeartbeat }];
