@@ -258,9 +258,15 @@ async function revParseCommit(config: BuildsConfig, alias: string, name: string)
  * into the mirror, and returns its commit; null when the host does not have that ref (or cannot be reached).
  * The mirror's own syncs leave these refs alone: they fetch and prune branches and tags only.
  */
-export async function fetchPullRef(config: BuildsConfig, repository: RepositoryConfig, ref: string): Promise<string | null> {
+export async function fetchPullRef(
+  config: BuildsConfig,
+  repository: RepositoryConfig,
+  ref: string,
+  options: { mirrorSynced?: boolean } = {},
+): Promise<string | null> {
   if (!PULL_REF_PATTERN.test(ref)) throw new Error(`not a pull request ref: ${ref}`);
-  if (!(await syncMirror(config, repository))) return null;
+  // A poll that has just synced the mirror fetches each pull request's ref without another full sync.
+  if (!options.mirrorSynced && !(await syncMirror(config, repository))) return null;
   try {
     await git([`--git-dir=${mirrorPath(config, repository.alias)}`, "fetch", "--quiet", "--", repository.resolvedUrl, `+${ref}:${ref}`]);
   } catch (error) {

@@ -147,6 +147,10 @@ describe("POST /hooks/{alias} with pull request events", () => {
     const texts = [posted[0], ...edits].map((r) => String(r.body.body));
     expect(texts.some((text) => /the preview is running — \[build [0-9a-f]{16}\]\(https:\/\/runbot\.example\.test\/builds\/[0-9a-f]{16}\)/.test(text))).toBe(true);
     for (const request of [posted[0], ...edits]) expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    // The pull request was merged (its close event came last): the comment ends saying so, and nothing overwrites it.
+    const lastEdit = () => github.requests.filter((r) => r.method === "PATCH" && r.path.startsWith("/repos/acme/hub/issues/comments/")).at(-1)!;
+    await waitFor("the comment edited for the merge", async () => String(lastEdit().body.body).includes("pull request #7 was merged, so its preview was destroyed"));
+    expect(lastEdit().path).toBe(edits[0].path);
     // Statuses went to the pull request's head commits too.
     expect(github.requests.some((r) => r.path.startsWith("/repos/acme/hub/statuses/"))).toBe(true);
   });

@@ -4,11 +4,13 @@ import type { AddressInfo } from "node:net";
 /**
  * A stand-in for a git host's API (GitHub, GitLab, Gitea: parties outside the project), on loopback. It
  * records every request it is sent, in order, and answers 201 with a small JSON body, unless the test
- * scripts other answers (`answerNext`) or tells it never to answer (`hang`).
+ * scripts other answers (`answerNext`), serves a path with answers of its own (`serve`: the host's lists, such
+ * as its open pull requests) or tells it never to answer (`hang`).
  */
 export interface ForgeRequest {
   method: string;
   path: string;
+  query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
   raw: string;
@@ -24,6 +26,8 @@ export interface ForgeServer {
   requestsTo(fragment: string): ForgeRequest[];
   /** The next requests (one answer each, in order) get these answers; then 201 again. */
   answerNext(...answers: ForgeAnswer[]): void;
+  /** GET requests to exactly this path (under the prefix, without the query) are answered by `answer`. */
+  serve(path: string, answer: (query: URLSearchParams) => ForgeAnswer): void;
   /** Never answer anything from now on (requests are still recorded). */
   hang(): void;
   close(): Promise<void>;
@@ -32,6 +36,7 @@ export interface ForgeServer {
 export async function startForgeServer(prefix = ""): Promise<ForgeServer> {
   const requests: ForgeRequest[] = [];
   const scripted: ForgeAnswer[] = [];
+  const served = new Map<string, (query: URLSearchParams) => ForgeAnswer>();
   let hanging = false;
   let nextId = 1000;
   const open = new Set<http.ServerResponse>();
@@ -47,8 +52,10 @@ export async function startForgeServer(prefix = ""): Promise<ForgeServer> {
         body = { unparsable: raw };
       }
       const url = new URL(request.url ?? "/", "http://forge.invalid");
-      requests.push({ method: request.method ?? "", path: decodeURI(url.pathname.slice(prefix.length)), headers: request.headers, body, raw });
-      const answer = hanging ? "hang" : (scripted.shift() ?? { status: 201, body: { id: nextId++, ...body } });
+      const path = decodeURI(url.pathname.slice(prefix.length));
+      requests.push({ method: request.method ?? "", path, query: url.searchParams, headers: request.headers, body, raw });
+      const serve = request.method === "GET" ? served.get(path) : undefined;
+      const answer = hanging ? "hang" : serve ? serve(url.searchParams) : (scripted.shift() ?? { status: 201, body: { id: nextId++, ...body } });
       if (answer === "hang") {
         open.add(response);
         return;
@@ -64,6 +71,7 @@ export async function startForgeServer(prefix = ""): Promise<ForgeServer> {
     requests,
     requestsTo: (fragment) => requests.filter((request) => request.path.includes(fragment)),
     answerNext: (...answers) => scripted.push(...answers),
+    serve: (path, answer) => served.set(path, answer),
     hang: () => {
       hanging = true;
     },

@@ -88,3 +88,41 @@ export function giteaPullRequest(action: string, number: number, headSha: string
     sender: { id: 3, login: "anaperez", username: "anaperez" },
   };
 }
+
+/**
+ * An open pull request as the hosts list them (GitHub and Gitea GET /repos/{o}/{r}/pulls?state=open, GitLab
+ * GET /projects/{id}/merge_requests?state=opened), trimmed to their usual fields. `fork`: the head lives in
+ * another repository (GitLab: another project).
+ */
+export function listedPullRequest(host: "github" | "gitlab" | "gitea", number: number, headSha: string, options: { fork?: boolean } = {}) {
+  const fork = options.fork ?? false;
+  if (host === "gitlab") {
+    return {
+      id: 500 + number,
+      iid: number,
+      project_id: 15,
+      title: "Invoices: print the due date",
+      state: "opened",
+      source_branch: "feature/invoices",
+      target_branch: "main",
+      source_project_id: fork ? 4242 : 15,
+      target_project_id: 15,
+      author: { id: 1, username: "anaperez", name: "Ana Pérez" },
+      sha: headSha,
+      draft: false,
+      web_url: `https://gitlab.example.com/acme/lab/-/merge_requests/${number}`,
+    };
+  }
+  const base = host === "github" ? REPOSITORY : { id: 7, name: "tea", full_name: "acme/tea", fork: false, owner: { login: "acme" } };
+  const headRepo = fork ? { id: 4242, name: base.name, full_name: `stranger/${base.name}`, fork: true, owner: { login: "stranger" } } : base;
+  return {
+    id: 1_000_000 + number,
+    number,
+    state: "open",
+    title: "Invoices: print the due date",
+    user: { login: "anaperez", id: 583231 },
+    draft: false,
+    head: { label: `${headRepo.owner.login}:feature/invoices`, ref: "feature/invoices", sha: headSha, repo: headRepo, ...(host === "gitea" ? { repo_id: headRepo.id } : {}) },
+    base: { label: "acme:main", ref: "main", sha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", repo: base, ...(host === "gitea" ? { repo_id: base.id } : {}) },
+  };
+}

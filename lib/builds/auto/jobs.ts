@@ -3,6 +3,7 @@ import { buildEvents } from "../events";
 import { git, mirrorPath, syncMirror } from "../mirrors";
 import { refProblem } from "../names";
 import { listHeads } from "./heads";
+import { pollPullRequests } from "./pull-request-poll";
 import { pullNumberOf } from "./pull-refs";
 import { drainPendingNotices, followsBranch, forgetBranch, noticeBranchHead, retireSupersededBuilds } from "./service";
 
@@ -24,7 +25,10 @@ function logFailure(what: string) {
   return (error: unknown) => console.error(`builds: ${what} failed:`, error);
 }
 
-/** One poll: fetch, then notice every followed branch's head and forget followed branches that are gone. */
+/**
+ * One poll: fetch, then notice every followed branch's head and forget followed branches that are gone; then,
+ * where the host is configured, the same for its open pull requests.
+ */
 export async function pollRepository(config: BuildsConfig, repository: RepositoryConfig): Promise<void> {
   if (!(await syncMirror(config, repository))) return;
   const out = await git([`--git-dir=${mirrorPath(config, repository.alias)}`, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/"]);
@@ -39,6 +43,7 @@ export async function pollRepository(config: BuildsConfig, repository: Repositor
     if (pullNumberOf(known.branch) !== null) continue;
     if (!heads.has(known.branch) && followsBranch(repository, known.branch)) await (await forgetBranch(repository, known.branch)).done;
   }
+  await pollPullRequests(config, repository);
 }
 
 export async function startAutoBuilds(): Promise<void> {

@@ -1,5 +1,8 @@
 import { badRequest, serviceUnavailable } from "../../http/problem";
 import { getBuildsConfig, type RepositoryConfig } from "../config";
+import { closePullRequestComment, type PullRequestEnd } from "../forge/comments";
+import { isForkHead } from "../forge/pull-requests";
+import { reportsSettled } from "../forge/statuses";
 import { fetchPullRef } from "../mirrors";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";
@@ -24,6 +27,8 @@ export interface PullRequestEvent {
   action: string;
   fromFork: boolean;
   sender: string | null;
+  /** For a close: whether the request was merged or just closed. */
+  closedAs: "closed" | "merged";
 }
 
 const RETRY_AFTER_SECONDS = 30;
@@ -52,8 +57,8 @@ export async function receivePullRequest(repository: RepositoryConfig, host: Hos
   if (event.intent === "ignore") return nothing(`The pull request action "${event.action}" changes no code; ignored.`);
 
   if (event.intent === "close") {
-    const { buildIds, done } = await forgetBranch(repository, ref);
-    void done;
+    const { buildIds, done } = await closePullRequest(repository, host, event.number, event.closedAs);
+    void done.catch((error: unknown) => console.error(`builds: closing pull request #${event.number} of "${repository.alias}" failed:`, error));
     if (buildIds.length === 0) return nothing(`Pull request #${event.number} was ${event.action}; it had no live preview.`);
     return { status: 202, result: "destroying", detail: `Pull request #${event.number} was ${event.action}: destroying its preview.`, extra: { ...about, build_ids: buildIds } };
   }
@@ -79,6 +84,27 @@ export async function receivePullRequest(repository: RepositoryConfig, host: Hos
     case "nothing_to_do":
       return { status: 200, result: "nothing_to_do", detail: outcome.detail, extra: { ...noticed, build_ids: outcome.buildIds } };
   }
+}
+
+/**
+ * A pull request is closed, merged or otherwise no longer open: its head is forgotten and its live previews
+ * destroyed (in the background: `done` settles once they are).
+ */
+export async function closePullRequest(
+  repository: RepositoryConfig,
+  host: Host,
+  number: number,
+  how: PullRequestEnd,
+): Promise<{ buildIds: string[]; done: Promise<void> }> {
+  const ref = pullRef(host, number);
+  const { buildIds, done } = await forgetBranch(repository, ref);
+  const forge = repository.forge;
+  if (!forge?.comment) return { buildIds, done };
+  // The comment last: after the previews are gone and their own last reports (canceled, say) are written.
+  const commented = done
+    .then(() => reportsSettled(buildIds))
+    .then(() => closePullRequestComment(forge, repository.alias, ref, number, how));
+  return { buildIds, done: commented };
 }
 
 const BUILD_ACTIONS: Record<Host, readonly string[]> = {
@@ -113,7 +139,8 @@ export function readPullRequestEvent(host: Host, payload: Record<string, unknown
       throw field("object_attributes.source_project_id", "and target_project_id must be project ids");
     }
     const user = object(payload.user);
-    return { number, intent, action: action || "(none)", fromFork: source !== target, sender: text(user?.username) ?? text(user?.name) };
+    const closedAs = action === "merge" || attributes.state === "merged" ? "merged" : "closed";
+    return { number, intent, action: action || "(none)", fromFork: source !== target, sender: text(user?.username) ?? text(user?.name), closedAs };
   }
 
   const pull = object(payload.pull_request);
@@ -122,12 +149,9 @@ export function readPullRequestEvent(host: Host, payload: Record<string, unknown
   if (typeof number !== "number" || !Number.isInteger(number) || number < 1) throw field("number", "must be a positive integer");
   const action = typeof payload.action === "string" ? payload.action : "";
   const intent = BUILD_ACTIONS[host].includes(action) ? "build" : CLOSE_ACTIONS[host].includes(action) ? "close" : "ignore";
-  const headRepo = object(object(pull.head)?.repo);
-  const baseRepo = object(object(pull.base)?.repo);
-  // A fork's head repository is another repository; a deleted fork has none at all (null): not ours either.
-  const idOf = (repo: Record<string, unknown> | undefined) => repo?.id ?? repo?.full_name ?? null;
-  const fromFork = headRepo === undefined || baseRepo === undefined || idOf(headRepo) !== idOf(baseRepo);
-  if (intent === "build" && baseRepo === undefined) throw field("pull_request.base.repo", "must be an object");
+  const fromFork = isForkHead(pull);
+  if (intent === "build" && object(object(pull.base)?.repo) === undefined) throw field("pull_request.base.repo", "must be an object");
   const sender = object(payload.sender);
-  return { number, intent, action: action || "(none)", fromFork, sender: text(sender?.login) ?? text(sender?.username) };
+  const closedAs = pull.merged === true ? "merged" : "closed";
+  return { number, intent, action: action || "(none)", fromFork, sender: text(sender?.login) ?? text(sender?.username), closedAs };
 }

@@ -8,7 +8,9 @@ import type { ForgeConfig, ForgeKind } from "../config";
  *   comments at /repos/{owner}/{repo}/issues/{n}/comments, edited with PATCH /issues/comments/{id};
  * - GitLab: POST {api}/projects/{id or url-encoded path}/statuses/{sha} (state pending|running|success|failed|
  *   canceled, `name` for the context), notes at /merge_requests/{iid}/notes, edited with PUT .../notes/{id};
- * - Gitea and Forgejo: GitHub's paths under /api/v1, token in `Authorization: token ...`.
+ * - Gitea and Forgejo: GitHub's paths under /api/v1, token in `Authorization: token ...`;
+ * - open pull requests: GitHub GET /repos/{o}/{r}/pulls?state=open, GitLab GET /projects/{id}/merge_requests?
+ *   state=opened, Gitea GET /repos/{o}/{r}/pulls?state=open (lib/builds/forge/pull-requests.ts).
  * Timeouts, network errors, 429 and 5xx are tried again with backoff, a bounded number of times; any other
  * answer is final. The token is read from its variable when a call is made, and every message that leaves
  * this module has it blanked out, whatever the host echoes back.
@@ -28,9 +30,11 @@ export function hostState(kind: ForgeKind, state: ForgeState): string {
 }
 
 export interface ForgeRequest {
-  method: "POST" | "PATCH" | "PUT";
+  method: "GET" | "POST" | "PATCH" | "PUT";
+  /** The path under api_url, with its query string. */
   path: string;
-  body: Record<string, unknown>;
+  /** The JSON body; none for GET. */
+  body?: Record<string, unknown>;
 }
 
 export interface ForgeResult {
@@ -94,8 +98,12 @@ export async function callForge(forge: ForgeConfig, request: ForgeRequest): Prom
         try {
           answer = await fetch(url, {
             method: request.method,
-            headers: { ...authorization(forge.kind, token), "Content-Type": "application/json", "User-Agent": USER_AGENT },
-            body: JSON.stringify(request.body),
+            headers: {
+              ...authorization(forge.kind, token),
+              ...(request.body ? { "Content-Type": "application/json" } : {}),
+              "User-Agent": USER_AGENT,
+            },
+            body: request.body ? JSON.stringify(request.body) : undefined,
             signal: AbortSignal.timeout(forge.timeout_seconds * 1000),
             redirect: "error",
           });

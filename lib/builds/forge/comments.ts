@@ -40,9 +40,14 @@ export function commentText(subject: CommentSubject, state: ForgeState, link: st
 
 /** Writes the pull request's comment for this build's state, one pull request's comments at a time. */
 export function updatePullRequestComment(forge: ForgeConfig, subject: CommentSubject, state: ForgeState, link: string | null): Promise<void> {
+  return inCommentOrder(subject.alias, subject.number, () => writeComment(forge, subject, state, link));
+}
+
+/** Runs `work` after the writes to the pull request's comment queued before it. Never rejects. */
+function inCommentOrder(alias: string, number: number, work: () => Promise<void>): Promise<void> {
   const chains = (globalForComments.pullRequestCommentChains ??= new Map<string, Promise<void>>());
-  const key = `${subject.alias}#${subject.number}`;
-  const next = (chains.get(key) ?? Promise.resolve()).then(() => writeComment(forge, subject, state, link)).catch((error: unknown) => {
+  const key = `${alias}#${number}`;
+  const next = (chains.get(key) ?? Promise.resolve()).then(work).catch((error: unknown) => {
     console.error(`builds: the comment on ${key} could not be written:`, error);
   });
   chains.set(key, next);
@@ -50,6 +55,40 @@ export function updatePullRequestComment(forge: ForgeConfig, subject: CommentSub
     if (chains.get(key) === next) chains.delete(key);
   });
   return next;
+}
+
+/** How a pull request stopped being open: the host's event says closed or merged; a poll only sees it gone. */
+export type PullRequestEnd = "closed" | "merged" | "no longer open";
+
+export function closedCommentText(number: number, how: PullRequestEnd): string {
+  const said = how === "no longer open" ? "is no longer open" : `was ${how}`;
+  return `**Preview**: 🗑️ pull request #${number} ${said}, so its preview was destroyed.\n\n<sub>bcv-runbot: a new preview is built if it is reopened.</sub>`;
+}
+
+/**
+ * The pull request was closed or merged and its previews are destroyed: its comment, if it has one, is edited
+ * to say so (never added: a request that never had a preview gets no message). Queued after the comment writes
+ * of its builds' last reports, so a late "canceled" cannot overwrite it. What it came to is recorded on the
+ * request's newest build, when it has one.
+ */
+export function closePullRequestComment(forge: ForgeConfig, alias: string, ref: string, number: number, how: PullRequestEnd): Promise<void> {
+  return inCommentOrder(alias, number, async () => {
+    const known = await findPullRequestComment(alias, number);
+    if (known === null) return;
+    const result = await callForge(forge, editCommentRequest(forge, number, known, closedCommentText(number, how)));
+    const newest = (await listAutomaticBuildsOfBranch(alias, ref, AUTOMATIC_TRIGGERS, BUILD_STATUSES)).at(-1);
+    if (!newest) return;
+    await recordForgeReport({
+      buildId: newest.id,
+      alias,
+      kind: "comment",
+      state: "closed",
+      description: `comment on #${number}: pull request ${how}, preview destroyed`,
+      outcome: result.ok ? "sent" : "failed",
+      attempts: result.attempts,
+      error: result.error,
+    });
+  });
 }
 
 async function writeComment(forge: ForgeConfig, subject: CommentSubject, state: ForgeState, link: string | null): Promise<void> {

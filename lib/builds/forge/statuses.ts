@@ -123,6 +123,12 @@ function forgetLater(key: string) {
   timer.unref();
 }
 
+/** Settles once the reports already queued for these builds are sent or given up. */
+export async function reportsSettled(buildIds: readonly string[]): Promise<void> {
+  const chains = reporter().chains;
+  await Promise.all(buildIds.map((buildId) => chains.get(buildId) ?? Promise.resolve()));
+}
+
 /** Follows every build's status changes; started with the other background jobs (lib/builds/jobs.ts). */
 export function startForgeReports(): void {
   const state = reporter();
