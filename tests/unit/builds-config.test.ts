@@ -215,3 +215,21 @@ repositories:
     }
   });
 });
+
+describe("max_awake_builds in the configuration", () => {
+  it("is unset (no limit) by default, and read as a whole number of builds", () => {
+    expect(loadBuildsConfig(configFile("repositories: [{ alias: demo, url: . }]")).max_awake_builds).toBeUndefined();
+    expect(loadBuildsConfig(configFile("max_awake_builds: 3\nrepositories: [{ alias: demo, url: . }]")).max_awake_builds).toBe(3);
+    expect(loadBuildsConfig(configFile("max_awake_builds: 1\nrepositories: [{ alias: demo, url: . }]")).max_awake_builds).toBe(1);
+  });
+
+  it.each([
+    ["max_awake_builds: 0", /builds\.config\.yaml: max_awake_builds: must be at least 1/],
+    ["max_awake_builds: -2", /max_awake_builds: must be at least 1/],
+    ["max_awake_builds: 1.5", /max_awake_builds: must be an integer/],
+    ["max_awake_builds: three", /max_awake_builds: /],
+    ["max_awake_builds: null", /max_awake_builds: /],
+  ])("rejects %s naming the key", (yaml, message) => {
+    expect(errorOf(yaml)).toMatch(message);
+  });
+});
