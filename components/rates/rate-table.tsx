@@ -57,8 +57,3 @@ export function RateTable({ rates }: { rates: Rate[] }) {
     </div>
   );
 }
-
-/** The rates as CSV (date,dollar; date,EUR for another currency), newest first like the table; every decimal kept. */
-export function ratesToCsv(rates: Rate[], column = "dollar"): string {
-  return [`date,${column}`, ...rates.map((rate) => `${rate.date},${rate.dollar}`)].join("\n") + "\n";
-}

@@ -28,6 +28,11 @@ export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   busy?: boolean;
 }
 
+/** A button's look, for a link that acts as one (a download). */
+export function buttonClassName(variant: Variant = "secondary", size: Size = "md"): string {
+  return `inline-flex items-center justify-center gap-2 rounded-md font-medium whitespace-nowrap transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed dark:focus-visible:outline-indigo-400 ${variants[variant]} ${sizes[size]}`;
+}
+
 export function Button({ variant = "secondary", size = "md", busy = false, className = "", children, ...props }: ButtonProps) {
   return (
     <button
@@ -35,7 +40,7 @@ export function Button({ variant = "secondary", size = "md", busy = false, class
       {...props}
       disabled={props.disabled || busy}
       aria-busy={busy || undefined}
-      className={`inline-flex items-center justify-center gap-2 rounded-md font-medium whitespace-nowrap transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed dark:focus-visible:outline-indigo-400 ${variants[variant]} ${sizes[size]} ${className}`}
+      className={`${buttonClassName(variant, size)} ${className}`}
     >
       {busy && <Spinner />}
       {children}

@@ -2,7 +2,7 @@ import { getEnv } from "../env";
 import { badRequest } from "../http/problem";
 import { DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { todayIn } from "./dates";
-import { listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";
+import { findDateBounds, listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";
 import { resolveHistoryRange } from "./service";
 import { RATE_SOURCE_HEADERS } from "./source";
 import type { RateHistoryQuery } from "./schemas";
@@ -80,6 +80,8 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
   }
   const { start, end } = resolveHistoryRange(query, todayIn(getEnv().RATES_TIMEZONE));
   const columns = asked === undefined ? [] : asked === "all" ? await storedCurrencies() : asked;
+  const bounds = await findDateBounds(start, end);
+  const fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
   const lines = format === "csv" ? csvLines(start, end, columns) : ndjsonLines(start, end, asked === undefined ? undefined : columns);
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>(
@@ -100,11 +102,21 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
     headers: {
       ...RATE_SOURCE_HEADERS,
       "Content-Type": MEDIA_TYPES[format],
-      "Content-Disposition": `attachment; filename="bcv-rates-${start}-${end}.${format === "csv" ? "csv" : "ndjson"}"`,
+      "Content-Disposition": `attachment; filename="${fileName}"`,
       "Cache-Control": `public, max-age=${getEnv().RATES_CACHE_MAX_AGE_SECONDS}`,
       Vary: "Accept",
     },
   });
+}
+
+/**
+ * "bcv-rates_EUR_2025-10-02_2025-10-14.csv": what was asked (USD without `currencies`, the codes joined by "-",
+ * or "all") and the first and last value dates in the file, not the range asked (which may start years before
+ * the first stored rate); the range asked when it holds none.
+ */
+export function exportFileName(asked: string[] | "all" | undefined, first: string, last: string, format: ExportFormat): string {
+  const label = asked === undefined ? DOLLAR : asked === "all" ? "all" : asked.join("-");
+  return `bcv-rates_${label}_${first}_${last}.${format}`;
 }
 
 /** Every currency with a stored rate, in the order of `currencies=all`. */

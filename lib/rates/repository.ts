@@ -78,6 +78,16 @@ export async function listRatesPage(start: string, end: string, before: string |
   return rows.map(toStoredRate);
 }
 
+/** The oldest and newest value dates of the dollar from `start` to `end`; null when there is none. */
+export async function findDateBounds(start: string, end: string): Promise<{ first: string; last: string } | null> {
+  const where = { currency: DOLLAR, date: { gte: start, lte: end } };
+  const [first, last] = await Promise.all([
+    getDb().currencyRate.findFirst({ where, orderBy: { date: "asc" }, select: { date: true } }),
+    getDb().currencyRate.findFirst({ where, orderBy: { date: "desc" }, select: { date: true } }),
+  ]);
+  return first && last ? { first: first.date, last: last.date } : null;
+}
+
 export type CurrencyValue = { date: string; currency: string; rate: string };
 
 /** The rates of the given currencies (every one for "all") on the dates from `start` to `end`. */

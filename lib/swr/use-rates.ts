@@ -14,6 +14,14 @@ export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
 }
 
 /**
+ * The same range as a file, streamed by the server (GET /rates/history?format=csv): the dollar's column, and
+ * the currency's after it; the server names the file after the currency and its first and last dates.
+ */
+export function ratesCsvUrl(range: DateRange, currency = "USD"): string {
+  return `${ratesHistoryKey(range, currency)}&format=csv`;
+}
+
+/**
  * A rate with `dollar` replaced by another currency's rate of the same date (read with `currencies`), so the
  * card, chart and table draw any currency as they draw the dollar; null when that date has none for it.
  */

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import type { Locator } from "@playwright/test";
 import { expect, registerThroughHeader, signInThroughHeader, signOutThroughHeader, test } from "./fixtures";
 import { Q4_2025 } from "../support/workbooks";
@@ -52,8 +53,14 @@ test.describe("Currencies on the dashboard", () => {
     await expect(table).toContainText("Bs per EUR");
     await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
     // The CSV names the currency and the first and last dates it holds, not the range asked for.
-    const [download] = await Promise.all([page.waitForEvent("download"), history.getByRole("button", { name: "Download CSV" }).click()]);
+    const [download] = await Promise.all([page.waitForEvent("download"), history.getByRole("link", { name: "Download CSV" }).click()]);
     expect(download.suggestedFilename()).toBe("bcv-rates_EUR_2025-10-02_2025-10-14.csv");
+    // The server's export: the dollar's column, then the euro's, newest first, as stored.
+    const rows = fs.readFileSync((await download.path())!, "utf8").split("\r\n");
+    expect(rows[0]).toBe("date,USD,EUR");
+    expect(rows[1]).toBe("2025-10-14,197.2456,228.09086692");
+    expect(rows.at(-2)!.startsWith("2025-10-02,")).toBe(true);
+    expect(rows).toHaveLength(1 + 9 + 1);
 
     // The converter converts as it is typed: no button to press.
     const converter = page.getByRole("region", { name: "Converter" });

@@ -56,14 +56,18 @@ test.describe("Rates on the dashboard", () => {
     await lastDot.hover();
     await expect(history.locator(".recharts-tooltip-wrapper")).toContainText("251.25");
 
-    // The CSV is the table's range, newest first, every decimal kept.
-    const [download] = await Promise.all([page.waitForEvent("download"), history.getByRole("button", { name: "Download CSV" }).click()]);
+    // The CSV is the table's range, streamed by the server (format=csv), newest first, every decimal kept.
+    const link = history.getByRole("link", { name: "Download CSV" });
+    await expect(link).toHaveAttribute("href", /^\/rates\/history\?start_date=\d{4}-\d{2}-\d{2}&end_date=\d{4}-\d{2}-\d{2}&format=csv$/);
+    const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
     // Named after the currency and the first and last dates in the file.
-    expect(download.suggestedFilename()).toMatch(new RegExp(`^bcv-rates_USD_\\d{4}-\\d{2}-\\d{2}_${later}\\.csv$`));
-    const csv = fs.readFileSync((await download.path())!, "utf8").trim().split("\n");
-    expect(csv[0]).toBe("date,dollar");
-    expect(csv[1]).toBe(`${later},251.25`);
-    expect(csv).toContain(`${earlier},240.12345678`);
+    const csv = fs.readFileSync((await download.path())!, "utf8");
+    const lines = csv.split("\r\n");
+    expect(lines.pop()).toBe("");
+    expect(lines[0]).toBe("date,USD");
+    expect(lines[1]).toBe(`${later},251.25`);
+    expect(lines).toContain(`${earlier},240.12345678`);
+    expect(download.suggestedFilename()).toBe(`bcv-rates_USD_${lines.at(-1)!.split(",")[0]}_${later}.csv`);
   });
 
   test("range buttons and a custom range change what the chart and table show", async ({ page }) => {

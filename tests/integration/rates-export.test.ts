@@ -71,7 +71,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     const response = await app.fetch(`/rates/history?${TEN_YEARS}&currencies=all&format=csv`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
-    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="bcv-rates-${START}-${END}.csv"`);
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="bcv-rates_all_${START}_${END}.csv"`);
     expect(response.headers.get("link")).toContain("https://www.bcv.org.ve/");
     const text = await response.text();
     const rows = parseCsv(text);
@@ -96,6 +96,23 @@ describe("GET /rates/history as CSV and NDJSON", () => {
         return [date, values[0], values[CODES.indexOf("EUR")], values[CODES.indexOf("CNY")]];
       }),
     ]);
+  });
+
+  it("names the file after what was asked and the first and last dates in it, not the range asked", async () => {
+    const fileName = async (query: string) =>
+      /filename="([^"]+)"/.exec((await app.fetch(`/rates/history?${query}`)).headers.get("content-disposition") ?? "")?.[1];
+    // The range starts 30 days before the first stored date: the file starts at that date.
+    expect(await fileName(`start_date=${shiftDate(START, -30)}&end_date=${shiftDate(START, 9)}&currencies=EUR&format=csv`)).toBe(
+      `bcv-rates_EUR_${START}_${shiftDate(START, 9)}.csv`,
+    );
+    expect(await fileName(`start_date=${shiftDate(END, -5)}&end_date=${shiftDate(END, 3)}&format=csv`)).toBe(`bcv-rates_USD_${shiftDate(END, -5)}_${END}.csv`);
+    expect(await fileName(`start_date=${shiftDate(END, -5)}&end_date=${END}&currencies=EUR,CNY&format=ndjson`)).toBe(
+      `bcv-rates_EUR-CNY_${shiftDate(END, -5)}_${END}.ndjson`,
+    );
+    // Nothing stored in the range: a header only, named after the range asked.
+    expect(await fileName(`start_date=${shiftDate(START, -40)}&end_date=${shiftDate(START, -31)}&format=csv`)).toBe(
+      `bcv-rates_USD_${shiftDate(START, -40)}_${shiftDate(START, -31)}.csv`,
+    );
   });
 
   it("NDJSON (asked with Accept): each line exactly an item of the JSON history", async () => {

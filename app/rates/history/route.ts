@@ -70,7 +70,12 @@ import { getRateHistory } from "@/lib/rates/service";
  *           ETag: { schema: { type: string } }
  *           Cache-Control: { schema: { type: string } }
  *           Vary: { schema: { type: string } }
- *           Content-Disposition: { description: "csv and ndjson: attachment; filename=bcv-rates-START-END.csv", schema: { type: string } }
+ *           Content-Disposition:
+ *             description: >
+ *               csv and ndjson: attachment; filename="bcv-rates_<asked>_<first>_<last>.csv": what was asked (USD, the
+ *               codes joined by "-", or all) and the first and last value dates in the file (the range asked when it
+ *               holds none)
+ *             schema: { type: string }
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/RateHistory" }
