@@ -14,6 +14,7 @@ const POSTGRESQL_SUITES = [
   "rates-read-cache",
   "postgresql-instances",
   "postgresql-builder-hosts",
+  "postgresql-cluster-jobs",
   "health",
   "users",
   "security-auth",

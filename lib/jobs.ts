@@ -1,16 +1,20 @@
 /**
  * The one place background work starts and stops: each job is a small module with a start and a stop.
- * Started from instrumentation.ts when the server boots.
+ * Started from instrumentation.ts when the server boots. The rate webhook dispatcher runs on every instance: its
+ * deliveries are claimed one by one in the database (lib/rates/webhooks/repository.ts), never sent twice.
  */
 import { buildJobs } from "./builds/jobs";
 import { instanceJobs } from "./cluster/heartbeat";
+import { thisInstanceName } from "./cluster/instances";
+import { runOnceAcrossCluster, type Job } from "./cluster/leases";
 import { rateJobs } from "./rates/jobs";
 import { webhookJobs } from "./rates/webhooks/dispatcher";
 
-type Job = { name: string; start: () => Promise<void> | void; stop: () => Promise<void> | void };
-
-// The instance registers first: the build executor's claims name it as their host.
-const jobs: Job[] = [...instanceJobs, ...buildJobs, ...rateJobs, ...webhookJobs];
+// The instance registers first: the build executor's claims name it as their host. A job marked `once` runs on
+// one instance of the cluster at a time, the holder of its lease.
+const jobs: Job[] = [...instanceJobs, ...buildJobs, ...rateJobs, ...webhookJobs].map((job: Job & { once?: boolean }) =>
+  job.once ? runOnceAcrossCluster(job, thisInstanceName) : job,
+);
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
 

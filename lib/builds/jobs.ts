@@ -1,4 +1,4 @@
-import { startAutoBuilds, stopAutoBuilds } from "./auto/jobs";
+import { startAutoBuilds, startRepositoryPolling, stopAutoBuilds, stopRepositoryPolling } from "./auto/jobs";
 import { startExecutor, stopExecutor } from "./executor";
 import { startForgeReports, stopForgeReports } from "./forge/statuses";
 import { startReaper, stopReaper } from "./reaper";
@@ -6,7 +6,8 @@ import { startSleepPolicy, stopSleepPolicy } from "./sleep";
 
 /**
  * The build service's background work, registered in lib/jobs.ts. The reaper starts after the recovery;
- * automatic builds (polling, remembered notices) after both.
+ * automatic builds (polling, remembered notices) after both. A job marked `once` runs on one instance of the
+ * cluster at a time.
  */
 export const buildJobs = [
   // First: the executor's recovery moves builds, and the git hosts hear of those moves too.
@@ -14,5 +15,7 @@ export const buildJobs = [
   { name: "build executor", start: startExecutor, stop: stopExecutor },
   { name: "build reaper", start: startReaper, stop: stopReaper },
   { name: "automatic builds", start: startAutoBuilds, stop: stopAutoBuilds },
+  // Once across the cluster (lib/cluster/leases.ts): two instances polling would notice each head twice.
+  { name: "repository polling", start: startRepositoryPolling, stop: stopRepositoryPolling, once: true },
   { name: "sleep policy", start: startSleepPolicy, stop: stopSleepPolicy },
 ];

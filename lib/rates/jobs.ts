@@ -57,4 +57,5 @@ export function nextScheduledFetch(now = Date.now()): Date | undefined {
   return new Date(schedule.startedAt + ticks * schedule.intervalMs);
 }
 
-export const rateJobs = [{ name: "rate schedule", start: startRateSchedule, stop: stopRateSchedule }];
+// Once across the cluster (lib/cluster/leases.ts): two instances with the schedule on fetch the bank once per interval.
+export const rateJobs = [{ name: "rate schedule", start: startRateSchedule, stop: stopRateSchedule, once: true }];

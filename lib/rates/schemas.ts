@@ -272,7 +272,9 @@ export const rateStatusSchema = z
       .describe("The newest fetch that failed (recorded for 90 days); null when none did"),
     next_fetch_at: instant
       .nullable()
-      .describe("When the schedule fetches next; null when it is off (RATES_FETCH_INTERVAL_SECONDS=0)"),
+      .describe(
+        "When the schedule fetches next (whichever instance of a cluster runs it); null when it is off (RATES_FETCH_INTERVAL_SECONDS=0)",
+      ),
   })
   .meta({ id: "RateStatus" });
 

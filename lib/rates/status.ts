@@ -36,6 +36,21 @@ export async function getRateStatus(now = new Date()): Promise<RateStatusView> {
       kind: failure.failureKind ?? "internal",
       detail: failure.detail ?? "",
     },
-    next_fetch_at: nextScheduledFetch(now.getTime())?.toISOString() ?? null,
+    next_fetch_at: nextFetch(now, env.RATES_FETCH_INTERVAL_SECONDS, [success, failure])?.toISOString() ?? null,
   };
+}
+
+/**
+ * When the schedule fetches next: from this instance's timer when it runs the schedule; else, when another
+ * instance of the cluster does (it holds the schedule's lease, lib/cluster/leases.ts), the first of that one's
+ * ticks after now, which fall every interval after the last scheduled fetch started.
+ */
+function nextFetch(now: Date, intervalSeconds: number, lastFetches: (FetchRecord | null)[]): Date | undefined {
+  const here = nextScheduledFetch(now.getTime());
+  if (here || intervalSeconds === 0) return here;
+  const started = lastFetches.filter((record) => record?.trigger === "schedule").map((record) => record!.startedAt.getTime());
+  if (started.length === 0) return undefined;
+  const last = Math.max(...started);
+  const intervalMs = intervalSeconds * 1000;
+  return new Date(last + Math.max(1, Math.ceil((now.getTime() - last) / intervalMs)) * intervalMs);
 }

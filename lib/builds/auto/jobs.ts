@@ -46,16 +46,37 @@ export async function pollRepository(config: BuildsConfig, repository: Repositor
   await pollPullRequests(config, repository);
 }
 
+/**
+ * What every instance does for automatic builds: builds remembered notices when a build leaves the queue here,
+ * and retires older automatic builds when one reaches running here (the events are this process's own).
+ */
 export async function startAutoBuilds(): Promise<void> {
-  const config = getBuildsConfig();
   const state: WatchState = (globalForWatch.autoBuildWatch ??= { timers: [], listeners: null, polling: new Set() });
   const drain = () => void drainPendingNotices().catch(logFailure("building remembered notices"));
   const running = (buildId: string) => void retireSupersededBuilds(buildId).catch(logFailure("retiring older automatic builds"));
   state.listeners = { dequeued: drain, running };
   buildEvents().on("dequeued", drain);
   buildEvents().on("running", running);
-  // Notices remembered before a restart, and a safety net for room made by a cancel.
+  // Notices remembered before a restart.
   drain();
+}
+
+export function stopAutoBuilds(): void {
+  const state = globalForWatch.autoBuildWatch;
+  if (!state?.listeners) return;
+  buildEvents().off("dequeued", state.listeners.dequeued);
+  buildEvents().off("running", state.listeners.running);
+  state.listeners = null;
+}
+
+/**
+ * What runs on one instance of the cluster (lib/cluster/leases.ts): polling the repositories with
+ * watch_interval_seconds, and a periodic drain of remembered notices, a safety net for room made elsewhere.
+ */
+export async function startRepositoryPolling(): Promise<void> {
+  const config = getBuildsConfig();
+  const state: WatchState = (globalForWatch.autoBuildWatch ??= { timers: [], listeners: null, polling: new Set() });
+  const drain = () => void drainPendingNotices().catch(logFailure("building remembered notices"));
   const drainTimer = setInterval(drain, config.reaper_interval_seconds * 1000);
   drainTimer.unref();
   state.timers.push(drainTimer);
@@ -76,14 +97,9 @@ export async function startAutoBuilds(): Promise<void> {
   }
 }
 
-export function stopAutoBuilds(): void {
+export function stopRepositoryPolling(): void {
   const state = globalForWatch.autoBuildWatch;
   if (!state) return;
   for (const timer of state.timers) clearInterval(timer);
   state.timers = [];
-  if (state.listeners) {
-    buildEvents().off("dequeued", state.listeners.dequeued);
-    buildEvents().off("running", state.listeners.running);
-    state.listeners = null;
-  }
 }

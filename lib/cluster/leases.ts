@@ -1,0 +1,171 @@
+import { getDialect } from "../db";
+import { getEnv } from "../env";
+import { execute, queryAll } from "../hot-sql";
+
+/**
+ * Work that must run once across the cluster (the scheduled bank fetch, repository polling) runs on the
+ * instance that holds its lease: a row of JobLease naming the holder and when the lease ends unless renewed.
+ * Every instance with the job configured tries to take the lease three times per lease time; the holder's try
+ * renews it. The lease time is INSTANCE_LOST_AFTER_SECONDS (30 s by default), the time after which the
+ * cluster counts a silent instance as lost (lib/cluster/instances.ts): its jobs and its builds go on elsewhere alike.
+ * An instance that dies stops renewing, and the first other one to try after the expiry takes the job over.
+ * An instance that stops cleanly (SIGTERM) gives its leases back, so another takes over at its next try.
+ *
+ * Times are the database's (its clock, not each instance's), so instances with skewed clocks still agree on
+ * when a lease has ended. A holder stops its job by itself once TTL_MS have passed since its last successful
+ * renewal was sent, which is before the database can see the lease end: a holder cut off from the database
+ * does not run beside its successor (the jobs under a lease do nothing that doing twice would spoil, should a
+ * stalled process overrun by a moment).
+ *
+ * On SQLite there is one instance by construction (one server per data folder, lib/server-pid.ts): the job
+ * simply starts, and no lease is written.
+ */
+function leaseTtlMs(): number {
+  return getEnv().INSTANCE_LOST_AFTER_SECONDS * 1000;
+}
+
+/**
+ * Takes or renews a lease in one statement: inserted when nobody holds it, updated when this holder has it or
+ * its holder let it expire, left alone otherwise (then no row changes). `acquiredAt` moves only with a new holder.
+ */
+export const TAKE_LEASE_SQL = {
+  sqlite: `INSERT INTO "JobLease" ("name", "holder", "acquiredAt", "expiresAt")
+    VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', printf('%+.3f seconds', ?)))
+    ON CONFLICT ("name") DO UPDATE SET
+      "acquiredAt" = CASE WHEN "JobLease"."holder" = excluded."holder" THEN "JobLease"."acquiredAt" ELSE excluded."acquiredAt" END,
+      "holder" = excluded."holder",
+      "expiresAt" = excluded."expiresAt"
+    WHERE "JobLease"."holder" = excluded."holder" OR "JobLease"."expiresAt" <= strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')`,
+  postgresql: `INSERT INTO "JobLease" AS lease ("name", "holder", "acquiredAt", "expiresAt")
+    VALUES (?, ?, now() AT TIME ZONE 'UTC', (now() AT TIME ZONE 'UTC') + make_interval(secs => ?))
+    ON CONFLICT ("name") DO UPDATE SET
+      "acquiredAt" = CASE WHEN lease."holder" = excluded."holder" THEN lease."acquiredAt" ELSE excluded."acquiredAt" END,
+      "holder" = excluded."holder",
+      "expiresAt" = excluded."expiresAt"
+    WHERE lease."holder" = excluded."holder" OR lease."expiresAt" <= now() AT TIME ZONE 'UTC'`,
+} as const;
+
+export const RELEASE_LEASE_SQL = `DELETE FROM "JobLease" WHERE "name" = ? AND "holder" = ?`;
+
+const LIST_LEASES_SQL = `SELECT "name", "holder", "acquiredAt", "expiresAt" FROM "JobLease" ORDER BY "name"`;
+
+/** Takes the lease `name` for `holder`, or renews it; false when another holder has it and it has not expired. */
+export async function takeLease(name: string, holder: string, ttlMs = leaseTtlMs()): Promise<boolean> {
+  return (await execute(TAKE_LEASE_SQL, [name, holder, ttlMs / 1000])) === 1;
+}
+
+/** Gives the lease back (only when `holder` has it), so that another instance takes it at its next try. */
+export async function releaseLease(name: string, holder: string): Promise<void> {
+  await execute(RELEASE_LEASE_SQL, [name, holder]);
+}
+
+export interface LeaseRecord {
+  name: string;
+  holder: string;
+  acquiredAt: Date;
+  expiresAt: Date;
+}
+
+/** Every lease, expired or not: which instance runs which job. */
+export async function listLeases(): Promise<LeaseRecord[]> {
+  const rows = await queryAll<Record<string, string | Date>>(LIST_LEASES_SQL);
+  return rows.map((row) => ({
+    name: String(row.name),
+    holder: String(row.holder),
+    acquiredAt: new Date(row.acquiredAt),
+    expiresAt: new Date(row.expiresAt),
+  }));
+}
+
+export interface Job {
+  name: string;
+  start: () => Promise<void> | void;
+  stop: () => Promise<void> | void;
+}
+
+interface LeaseKeeper {
+  timer: NodeJS.Timeout | null;
+  /** The job runs here. */
+  running: boolean;
+  /** A try (and the start or stop it leads to) is under way: the next tick waits its turn. */
+  busy: Promise<void>;
+  /** Local time after which this holder no longer counts on the lease (its last renewal's send time + TTL). */
+  heldUntil: number;
+  /** The last failure logged, so that a database that stays down is logged once, not at every try. */
+  lastFailure: string | null;
+}
+
+/**
+ * The job, started only while this instance holds its lease (the lease is named after the job). The returned
+ * job's start waits for the first try, so that on a lone instance the job has started when start returns.
+ */
+export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
+  if (getDialect() === "sqlite") return job;
+  const ttlMs = leaseTtlMs();
+  const renewMs = ttlMs / 3;
+  const keeper: LeaseKeeper = { timer: null, running: false, busy: Promise.resolve(), heldUntil: 0, lastFailure: null };
+
+  const startJob = async () => {
+    keeper.running = true;
+    console.info(`cluster: ${holder()} runs "${job.name}"`);
+    await job.start();
+  };
+  const stopJob = async (why: string) => {
+    keeper.running = false;
+    console.warn(`cluster: ${holder()} stops "${job.name}": ${why}`);
+    await job.stop();
+  };
+
+  const tryOnce = async () => {
+    const sentAt = Date.now();
+    let held: boolean;
+    try {
+      // A try that hangs (a connection stuck on a cut network) counts as failed once the next is due.
+      held = await withTimeout(takeLease(job.name, holder(), ttlMs), renewMs);
+      keeper.lastFailure = null;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (keeper.lastFailure !== message) console.warn(`cluster: the lease of "${job.name}" could not be renewed: ${message}`);
+      keeper.lastFailure = message;
+      // Still ours until heldUntil: a short database hiccup must not stop and restart the job.
+      if (keeper.running && Date.now() >= keeper.heldUntil) await stopJob("its lease ran out while the database was unreachable");
+      return;
+    }
+    if (held) {
+      keeper.heldUntil = sentAt + ttlMs;
+      if (!keeper.running) await startJob();
+    } else if (keeper.running) {
+      await stopJob("another instance holds its lease");
+    }
+  };
+  const tick = () => {
+    keeper.busy = keeper.busy.then(tryOnce).catch((error) => console.error(`cluster: "${job.name}" failed to start or stop:`, error));
+    return keeper.busy;
+  };
+
+  return {
+    name: job.name,
+    async start() {
+      await tick();
+      keeper.timer = setInterval(tick, renewMs);
+      keeper.timer.unref();
+    },
+    async stop() {
+      if (keeper.timer) clearInterval(keeper.timer);
+      keeper.timer = null;
+      await keeper.busy;
+      if (!keeper.running) return;
+      keeper.running = false;
+      await job.stop();
+      await releaseLease(job.name, holder()).catch(() => undefined);
+    },
+  };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the database within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
