@@ -53,6 +53,17 @@ const envSchema = z.object({
   // An instance whose heartbeat is older than this is lost: another fails the builds it was running. Small
   // values are for tests; an instance beats six times within it.
   INSTANCE_LOST_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
+  // Where the other instances reach this one (http://10.0.0.11:3000): they forward to it the requests about the
+  // builds it runs (their logs, cancel, DELETE...). An origin only: scheme, host and port. Unset: none can.
+  INSTANCE_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((value) => {
+      if (!URL.canParse(value)) return true; // z.url() has named the problem already
+      const url = new URL(value);
+      return !url.username && !url.password && !url.search && !url.hash && url.pathname === "/";
+    }, "must be an origin only, such as http://10.0.0.11:3000 (no path, query or credentials)")
+    .transform((value) => (URL.canParse(value) ? new URL(value).origin : value))
+    .optional(),
   NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   NEXTAUTH_URL: z.url().optional(),
   // The address people reach this app at, for links it sends elsewhere (a build's page in a commit status on

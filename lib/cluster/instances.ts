@@ -77,7 +77,7 @@ export function fingerprintOf(settings: Record<string, unknown>): string {
  * Records this instance as started now (a restart under the same name replaces its row), with its slots and its
  * shared settings. The cluster's other work (INSTANCE_URL, lib/cluster) completes the row.
  */
-export async function registerInstance(config: BuildsConfig, url: string | null = null): Promise<void> {
+export async function registerInstance(config: BuildsConfig, url: string | null = getEnv().INSTANCE_URL ?? null): Promise<void> {
   const settings = JSON.stringify(sharedBuildsSettings(config));
   const now = await databaseNow();
   const values = [url, now, now, config.max_concurrent_builds, settings, sha256(settings)];

@@ -47,6 +47,21 @@ describe("lib/env", () => {
     expect(() => getEnv()).toThrow(/INSTANCE_NAME: must be 1-100 letters/);
   });
 
+  it("keeps INSTANCE_URL, where peers reach this instance, as an origin", () => {
+    expect(getEnv().INSTANCE_URL).toBeUndefined();
+    resetEnvCache();
+    process.env.INSTANCE_URL = "http://10.0.0.11:3000/";
+    expect(getEnv().INSTANCE_URL).toBe("http://10.0.0.11:3000");
+  });
+
+  it.each(["10.0.0.11:3000", "ftp://10.0.0.11/", "http://10.0.0.11:3000/app", "http://user:pw@10.0.0.11/", "http://10.0.0.11/?a=1"])(
+    "refuses the instance URL %j, naming INSTANCE_URL",
+    (url) => {
+      process.env.INSTANCE_URL = url;
+      expect(() => getEnv()).toThrow(/INSTANCE_URL: /);
+    },
+  );
+
   it("resolves the default database to ./data/app.db under the working directory", () => {
     delete process.env.DATABASE_URL;
     expect(getEnv().DATABASE_URL).toBe(`file:${path.resolve("data/app.db")}`);
