@@ -15,6 +15,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-instances",
   "postgresql-builder-hosts",
   "postgresql-cluster-jobs",
+  "postgresql-cluster-builds",
   "health",
   "users",
   "security-auth",

@@ -62,7 +62,8 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
     fs.copyFileSync(inject("templateDatabase"), databaseFile);
     databaseUrl = env.DATABASE_URL ?? `file:${databaseFile}`;
   }
-  const port = await freePort();
+  // A PORT given (a test that must know it before the start, for INSTANCE_URL) is used; else a free one.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   // The keep-alive timeout of `npm start` (package.json): see the README.
   const args = ["start", "-p", String(port), "--keepAliveTimeout", "65000"];
   const child = spawn(path.join(projectRoot, "node_modules", ".bin", "next"), args, {

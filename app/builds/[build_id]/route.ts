@@ -1,4 +1,5 @@
-import { requireUser, viewerOf } from "@/lib/auth/guard";
+import { viewerOf } from "@/lib/auth/guard";
+import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { parseParams } from "@/lib/http/request";
 import { prefersHtml } from "@/lib/http/negotiate";
 import { dashboardWithBuild, json, route } from "@/lib/http/route";
@@ -66,7 +67,7 @@ export const GET = route<Context>(async (request, { params }) => {
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const DELETE = route<Context>(async (request, { params }) => {
-  const user = await requireUser(request);
+  const caller = await requireCaller(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await destroyBuild(build_id, user));
+  return (await forwardToBuildHost(request, build_id, caller)) ?? json(await destroyBuild(build_id, caller.user));
 });

@@ -1,4 +1,4 @@
-import { requireUser } from "@/lib/auth/guard";
+import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
@@ -29,9 +29,10 @@ type Context = { params: Promise<{ build_id: string }> };
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const POST = route<Context>(async (request, { params }) => {
-  const user = await requireUser(request);
+  const caller = await requireCaller(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await cancelBuild(build_id, user));
+  return (await forwardToBuildHost(request, build_id, caller)) ?? json(await cancelBuild(build_id, caller.user));
 });

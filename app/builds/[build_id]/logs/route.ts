@@ -1,6 +1,7 @@
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { readBuildLog } from "@/lib/builds/logs";
+import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { buildIdParamsSchema, buildLogQuerySchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -13,7 +14,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *     summary: A window of at most 100,000 bytes of a build's log
  *     description: >
  *       Without `offset`, the last 100,000 bytes; with it, the bytes from there. Without `stage`, all stages,
- *       each under a `== <stage> ==` heading.
+ *       each under a `== <stage> ==` heading. Through any instance of a cluster: the one that ran the build
+ *       serves it (another passes the request on; 503 when that one does not answer).
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string } }
  *       - { in: query, name: stage, schema: { type: string, enum: [checkout, install, test, start, healthcheck] } }
@@ -27,9 +29,12 @@ type Context = { params: Promise<{ build_id: string }> };
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const query = parseQuery(request, buildLogQuerySchema);
+  const forwarded = await forwardToBuildHost(request, build_id, readerOf(request));
+  if (forwarded) return forwarded;
   return json(await readBuildLog(build_id, query), { headers: { "Cache-Control": "no-store" } });
 });

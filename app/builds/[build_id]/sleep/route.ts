@@ -1,4 +1,4 @@
-import { requireUser } from "@/lib/auth/guard";
+import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { sleepBuild } from "@/lib/builds/sleep";
@@ -34,7 +34,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const POST = route<Context>(async (request, { params }) => {
-  const user = await requireUser(request);
+  const caller = await requireCaller(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await sleepBuild(user, build_id));
+  return (await forwardToBuildHost(request, build_id, caller)) ?? json(await sleepBuild(caller.user, build_id));
 });

@@ -1,4 +1,4 @@
-import { requireUser } from "@/lib/auth/guard";
+import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { wakeBuild } from "@/lib/builds/sleep";
@@ -32,9 +32,10 @@ type Context = { params: Promise<{ build_id: string }> };
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const POST = route<Context>(async (request, { params }) => {
-  const user = await requireUser(request);
+  const caller = await requireCaller(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return json(await wakeBuild(user, build_id));
+  return (await forwardToBuildHost(request, build_id, caller)) ?? json(await wakeBuild(caller.user, build_id));
 });

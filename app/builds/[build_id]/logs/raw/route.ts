@@ -1,6 +1,7 @@
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { rawBuildLog } from "@/lib/builds/logs";
+import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -14,7 +15,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *     description: >
  *       Every byte the stage wrote so far (ANSI colour codes included, as written), or every stage under its
  *       `== <stage> ==` heading without `stage`; served as an attachment named after the build and the stage.
- *       Public, as the log windows are.
+ *       Public, as the log windows are. Through any instance of a cluster, as the log windows.
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
  *       - { in: query, name: stage, schema: { type: string }, example: install }
@@ -26,10 +27,13 @@ type Context = { params: Promise<{ build_id: string }> };
  *             schema: { type: string }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
+ *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema.partial());
+  const forwarded = await forwardToBuildHost(request, build_id, readerOf(request));
+  if (forwarded) return forwarded;
   const log = await rawBuildLog(build_id, stage);
   return new Response(log.body, {
     headers: {

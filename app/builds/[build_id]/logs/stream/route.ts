@@ -3,7 +3,7 @@ import { route } from "@/lib/http/route";
 import { streamBuildLog } from "@/lib/builds/logs";
 import { acquireStreamSlot } from "@/lib/builds/log-streams";
 import { getEnv } from "@/lib/env";
-import { clientAddress } from "@/lib/http/client-address";
+import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -18,7 +18,9 @@ type Context = { params: Promise<{ build_id: string }> };
  *       Each event's `data` lines are the log's next bytes and its `id` the byte offset after them; send
  *       `Last-Event-ID` to resume from there. A `: ping` comment every 15 s; an `end` event once the stage is over.
  *       Events are made as the client reads them. Open streams are limited per client address and in all
- *       (LOG_STREAMS_PER_CLIENT, LOG_STREAMS_MAX): past either, a 503 with Retry-After.
+ *       (LOG_STREAMS_PER_CLIENT, LOG_STREAMS_MAX): past either, a 503 with Retry-After. Through any instance of a
+ *       cluster: the one that runs the build serves the events, passed on unbuffered by the one asked (503 when the
+ *       former does not answer).
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string } }
  *       - { in: query, name: stage, required: true, schema: { type: string, enum: [checkout, install, test, start, healthcheck] } }
@@ -32,7 +34,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       404: { $ref: "#/components/responses/NotFound" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  *       503:
- *         description: Too many log streams are open, for this client or in all; try again after Retry-After seconds
+ *         description: Too many log streams are open, for this client or in all (try again after Retry-After seconds), or the instance that runs the build does not answer
  *         headers:
  *           Retry-After: { schema: { type: integer } }
  *         content:
@@ -42,8 +44,12 @@ type Context = { params: Promise<{ build_id: string }> };
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema);
+  const reader = readerOf(request);
+  // Another instance's build: its host serves the stream and counts it against the client's limit there.
+  const forwarded = await forwardToBuildHost(request, build_id, reader);
+  if (forwarded) return forwarded;
   const { LOG_STREAMS_MAX, LOG_STREAMS_PER_CLIENT } = getEnv();
-  const release = acquireStreamSlot(clientAddress(request.headers), { total: LOG_STREAMS_MAX, perClient: LOG_STREAMS_PER_CLIENT });
+  const release = acquireStreamSlot(reader.client, { total: LOG_STREAMS_MAX, perClient: LOG_STREAMS_PER_CLIENT });
   let stream: ReadableStream<Uint8Array>;
   try {
     stream = await streamBuildLog(build_id, stage, request.headers.get("last-event-id"), request.signal, release);
