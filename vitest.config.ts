@@ -16,6 +16,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-builder-hosts",
   "postgresql-cluster-jobs",
   "postgresql-cluster-builds",
+  "postgresql-cluster-nginx",
   "health",
   "users",
   "security-auth",

@@ -28,12 +28,13 @@ export function findNginx(): string {
 }
 
 /** The shipped site configuration with the marked lines pointed at this run's ports and folders. */
-export function templateSiteConfig(options: { appPort: number; listenPort: number; cacheFolder: string; hopPort: number }): string {
+export function templateSiteConfig(options: { appPorts: number[]; listenPort: number; cacheFolder: string; hopPort: number }): string {
   // Each marked line must exist as often as the file has it (the compressing hop's port: its listen and its
   // upstream), or the test would run some other configuration than the shipped one.
   const replacements: [RegExp, string, number][] = [
     [/proxy_cache_path \/var\/cache\/nginx\/bcv-rates /, `proxy_cache_path ${options.cacheFolder} `, 1],
-    [/server 127\.0\.0\.1:3000;/, `server 127.0.0.1:${options.appPort};`, 1],
+    // Several instances: one server line each, as the comment below that line in the file shows.
+    [/server 127\.0\.0\.1:3000;/, options.appPorts.length === 1 ? `server 127.0.0.1:${options.appPorts[0]};` : options.appPorts.map((port) => `server 127.0.0.1:${port} max_fails=1 fail_timeout=10s;`).join("\n    "), 1],
     [/listen 80;/, `listen 127.0.0.1:${options.listenPort};`, 1],
     [/127\.0\.0\.1:8081;/, `127.0.0.1:${options.hopPort};`, 2],
   ];
@@ -47,13 +48,15 @@ export function templateSiteConfig(options: { appPort: number; listenPort: numbe
   return text;
 }
 
-export async function startNginx(options: { appPort: number; workers?: number | "auto"; accessLog?: boolean }): Promise<NginxServer> {
+/** nginx in front of one app (`appPort`) or several instances of it (`appPorts`). */
+export async function startNginx(options: { appPort?: number; appPorts?: number[]; workers?: number | "auto"; accessLog?: boolean }): Promise<NginxServer> {
+  const appPorts = options.appPorts ?? [options.appPort!];
   const executable = findNginx();
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "nginx-"));
   const listenPort = await freePort();
   const hopPort = await freePort();
   const site = path.join(folder, "bcv-rates.conf");
-  fs.writeFileSync(site, templateSiteConfig({ appPort: options.appPort, listenPort, cacheFolder: path.join(folder, "cache"), hopPort }));
+  fs.writeFileSync(site, templateSiteConfig({ appPorts, listenPort, cacheFolder: path.join(folder, "cache"), hopPort }));
   const temp = (name: string) => path.join(folder, "temp", name);
   for (const name of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) fs.mkdirSync(temp(name), { recursive: true });
   // As root, nginx would run its workers as `nobody`, who cannot write these folders: keep our own user.
