@@ -136,6 +136,8 @@ const envSchema = z.object({
   // The max-age of the public rate reads: how long a browser or the HTTP cache in front (deploy/nginx/) may
   // serve a rate without asking again, so the bound on how late a new rate shows through them.
   RATES_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  // A history export (format=csv|ndjson) whose reader takes nothing for this long is cut off (lib/rates/export.ts).
+  RATES_EXPORT_IDLE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   // "1" serves the benchmark's constant route (/bench/floor, the framework's floor); never set in production.
   BENCH_ROUTES: z.enum(["0", "1"]).default("0"),
 });

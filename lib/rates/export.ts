@@ -1,5 +1,6 @@
 import { getEnv } from "../env";
 import { badRequest } from "../http/problem";
+import { streamPulledText } from "../http/pulled-stream";
 import { DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { todayIn } from "./dates";
 import { findDateBounds, listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";
@@ -83,21 +84,7 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
   const bounds = await findDateBounds(start, end);
   const fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
   const lines = format === "csv" ? csvLines(start, end, columns) : ndjsonLines(start, end, asked === undefined ? undefined : columns);
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const next = await lines.next();
-        if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
-      },
-      async cancel() {
-        await lines.return(undefined);
-      },
-    },
-    // One page waits at most: the stream asks for the next only once the client took the last.
-    { highWaterMark: 1 },
-  );
+  const stream = streamPulledText(lines, getEnv().RATES_EXPORT_IDLE_SECONDS * 1000);
   return new Response(stream, {
     headers: {
       ...RATE_SOURCE_HEADERS,

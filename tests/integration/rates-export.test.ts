@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
 import { seedRates, shiftDate } from "../support/rates";
@@ -13,10 +14,12 @@ const TEN_YEARS = `start_date=${START}&end_date=${END}`;
 const valueOf = (day: number, column: number) =>
   `${(day * 31 + column * 977) % 5000}.${String((day * 7919 + column * 104_729) % 100_000_000).padStart(8, "0")}`;
 
+const IDLE_SECONDS = 3;
 let app: AppServer;
 const seeded = new Map<string, string[]>();
 beforeAll(async () => {
-  app = await startAppServer();
+  // A reader that takes nothing for 3 s is cut off (the default is 60 s).
+  app = await startAppServer({ RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS) });
   const rows = Array.from({ length: 3661 }, (_, day) => {
     const date = shiftDate(START, day);
     const values = CODES.map((_, column) => valueOf(day, column));
@@ -46,6 +49,33 @@ function parseCsv(text: string): string[][] {
   }
   if (field !== "" || row.length > 0) throw new Error("the last row has no CRLF");
   return rows;
+}
+
+/**
+ * A raw connection that sends `count` requests for `path` at once (HTTP/1.1 pipelining, the last one closing the
+ * connection) and then reads nothing: its receive buffer fills, then the server's send buffer, then the server's
+ * responses wait. `resume` reads what arrives until the connection closes.
+ */
+async function openStalledPipeline(path: string, count: number) {
+  const socket = net.connect(Number(new URL(app.baseUrl).port), "127.0.0.1");
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  const requests = Array.from({ length: count }, (_, index) =>
+    `GET ${path}&copy=${index} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === count - 1 ? "Connection: close\r\n" : ""}\r\n`,
+  );
+  socket.write(requests.join(""));
+  socket.pause();
+  return {
+    /** Reads until the server closes the connection (or resets it); the bytes as latin1 text. */
+    resume: () =>
+      new Promise<string>((resolve) => {
+        const chunks: Buffer[] = [];
+        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+        socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+        socket.on("error", () => undefined);
+        socket.resume();
+      }),
+    destroy: () => socket.destroy(),
+  };
 }
 
 /** Reads `path` to its end slowly: a pause after every chunk, as a client on a slow link would. */
@@ -181,5 +211,44 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     // collector's pace dominates what RSS shows (+55 MB in a run on the busy test machine), so the bound is
     // coarse: 24 MB a client, less than holding a whole range (77,000 rows and the text) for each of them.
     expect(growth).toBeLessThan(4 * 24 * MB);
+  });
+
+  it("readers that stop reading do not hold the server, and are cut off after RATES_EXPORT_IDLE_SECONDS", async () => {
+    // Ten years of every currency is 1 MB: six of them on one connection fill what the sockets buffer (a few MB),
+    // so the server really has responses waiting for a reader that never comes.
+    const path = `/rates/history?${TEN_YEARS}&currencies=all&format=csv`;
+    const copies = 6;
+    const before = residentBytes(app.pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 25);
+    const stalled = await Promise.all([1, 2, 3].map((reader) => openStalledPipeline(`${path}&reader=${reader}`, copies)));
+    try {
+      // Meanwhile the server answers everyone else, the exports included.
+      for (let round = 0; round < 3; round++) {
+        expect((await app.fetch("/healthz")).status).toBe(200);
+        const history = await app.fetch(`/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`);
+        expect(history.status).toBe(200);
+        expect((await history.json()).rates).toHaveLength(31);
+        expect(parseCsv(await (await app.fetch(`/rates/history?start_date=${shiftDate(END, -9)}&end_date=${END}&format=csv`)).text())).toHaveLength(11);
+      }
+      // Past the idle bound (a wait, not a measurement): the waiting exports are cut off.
+      await new Promise((resolve) => setTimeout(resolve, (IDLE_SECONDS + 2) * 1000));
+    } finally {
+      clearInterval(sampler);
+    }
+    // Reported, not bounded here: at this size the peak is the collector's pace while the files the sockets take
+    // are made (tests/unit/http-pulled-stream.test.ts shows that no page is made before the reader takes the last).
+    console.info(`3 stalled connections x ${copies} exports: server RSS ${(before / MB).toFixed(0)} MB before, +${((peak - before) / MB).toFixed(1)} MB at most`);
+
+    // Read now, each connection gets the responses the sockets had taken, whole, then the one that was waiting cut
+    // off (no last chunk) and the connection closed: never all six.
+    for (const connection of stalled) {
+      const received = await connection.resume();
+      const started = received.split("HTTP/1.1 200 OK").length - 1;
+      const completed = received.split("\r\n0\r\n\r\n").length - 1;
+      expect(started).toBeGreaterThan(0);
+      expect(completed).toBeLessThan(copies);
+      expect(completed).toBeLessThan(started);
+    }
   });
 });
