@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { databaseDialect, databaseFilePath } from "../lib/database-url";
 import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/postgresql-migrations";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
-import { checkStageUser, StageUserError } from "../lib/builds/run-as";
+import { checkStageUser, StageUserError } from "../lib/builds/runtime/run-as";
 import { secureDataFolder } from "../lib/data-folder";
 import { assertNoOtherServer, DataFolderInUseError } from "../lib/server-pid";
 import { getEnv, InvalidEnvironmentError } from "../lib/env";

@@ -4,7 +4,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import picomatch from "picomatch";
 import { getEnv, readNamedVariable } from "../env";
-import { unknownVariables } from "./drivers/compose-template";
+import { unknownVariables } from "./runtime/drivers/compose-template";
 import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 
 /**
@@ -147,7 +147,7 @@ const configSchema = z
     max_concurrent_builds: z.number().int("must be an integer").min(0, "must be at least 0").max(64).default(2),
     max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
     // At most this many previews run at once: past it, the one awake longest without a wake or an extension
-    // is put to sleep (lib/builds/sleep.ts). Unset: no limit.
+    // is put to sleep (lib/builds/runtime/sleep.ts). Unset: no limit.
     max_awake_builds: z.number().int("must be an integer").min(1, "must be at least 1").optional(),
     ttl: z
       .strictObject({
@@ -203,7 +203,7 @@ const configSchema = z
         start: command,
         compose: composeSchema.optional(),
         // With the server root, each build of the process driver runs as a uid of its own from this range, leased
-        // while it has processes or files (lib/builds/run-as.ts). No user may have one: a build's processes are
+        // while it has processes or files (lib/builds/runtime/run-as.ts). No user may have one: a build's processes are
         // ended by uid. The default lies in a span no distribution or systemd hands out, as many as the ports.
         run_as_uids: z
           .strictObject({ start: uid.default(1_900_000_000), end: uid.default(1_900_001_999) })

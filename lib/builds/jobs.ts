@@ -1,8 +1,8 @@
 import { startAutoBuilds, startRepositoryPolling, stopAutoBuilds, stopRepositoryPolling } from "./auto/jobs";
-import { startExecutor, stopExecutor } from "./executor";
+import { startExecutor, stopExecutor } from "./queue/executor";
 import { startForgeReports, stopForgeReports } from "./forge/statuses";
-import { startReaper, stopReaper } from "./reaper";
-import { startSleepPolicy, stopSleepPolicy } from "./sleep";
+import { startReaper, stopReaper } from "./queue/reaper";
+import { startSleepPolicy, stopSleepPolicy } from "./runtime/sleep";
 
 /**
  * The build service's background work, registered in lib/jobs.ts. The reaper starts after the recovery;

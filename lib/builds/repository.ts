@@ -231,7 +231,7 @@ function pick<T extends string>(columns: readonly T[], data: Partial<Record<T, u
 export async function moveBuild(id: string, from: BuildStatus, to: BuildStatus, data: MoveData = {}): Promise<boolean> {
   if (!canMove(from, to)) throw new Error(`A build cannot move from ${from} to ${to}.`);
   const values = { status: to, ...pick(MOVE_COLUMNS, data) };
-  // Retention (lib/builds/retention.ts) counts from the last time a build reached an end.
+  // Retention (lib/builds/queue/retention.ts) counts from the last time a build reached an end.
   const ended = ENDED_STATUSES.includes(to) ? { endedAt: new Date() } : {};
   const count = await updateRows("Build", { ...values, ...ended }, `"id" = ? AND "status" = ?`, [id, from]);
   if (count === 1) {

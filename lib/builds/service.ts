@@ -1,11 +1,11 @@
 import { conflict, notFound, serviceUnavailable, unprocessable } from "../http/problem";
 import { getBuildsConfig } from "./config";
-import { RuntimeUnavailableError } from "./driver";
-import { configuredDriver } from "./drivers";
+import { RuntimeUnavailableError } from "./runtime/driver";
+import { configuredDriver } from "./runtime/drivers";
 import { assertCanActOnBuild, canActOnBuild, type Actor } from "./permissions";
-import { destroyRuntime, stopActiveBuild } from "./executor";
+import { destroyRuntime, stopActiveBuild } from "./queue/executor";
 import { listForgeReports } from "./forge/reports";
-import { isRepositoryReady, modulesAtDefaultRef } from "./mirrors";
+import { isRepositoryReady, modulesAtDefaultRef } from "./git/mirrors";
 import {
   closeOpenStages,
   findBuild,

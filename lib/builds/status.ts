@@ -18,7 +18,7 @@ export const BUILD_STATUSES = [
 ] as const;
 export type BuildStatus = (typeof BUILD_STATUSES)[number];
 
-/** A stage's name: each driver has its own list (lib/builds/drivers), which a build keeps from its creation. */
+/** A stage's name: each driver has its own list (lib/builds/runtime/drivers), which a build keeps from its creation. */
 export type StageName = string;
 
 export const STAGE_STATUSES = ["pending", "running", "succeeded", "failed", "skipped", "canceled"] as const;

@@ -9,7 +9,7 @@ import { databaseNow, thisInstanceName } from "./instances";
  * SIGKILL, a power cut, a network cut). Any instance that notices fails the builds it had in progress, naming
  * it; the failing is one conditional UPDATE, so two instances noticing together do not both act, and a host that
  * came back first (its own recovery) leaves nothing to do. Its runtimes, ports and processes stay recorded: they
- * are on that host, which cleans them up when it comes back (lib/builds/executor.ts recovery, the reaper's
+ * are on that host, which cleans them up when it comes back (lib/builds/queue/executor.ts recovery, the reaper's
  * unfinished destroys). Queued builds were never its own: they wait for any instance with a free slot. Its
  * slots stop counting with it: claims are each instance's own.
  */

@@ -13,7 +13,7 @@ import { trackRequestInFlight } from "./requests-in-flight";
  * counts as "unknown".
  *
  * The same wrapper stamps when the request was received (performance.now()), which POST /builds uses to share a
- * repository fetch among the requests of a burst (lib/builds/mirrors.ts syncMirror): by the time the server's
+ * repository fetch among the requests of a burst (lib/builds/git/mirrors.ts syncMirror): by the time the server's
  * handler gets to a request, it may have waited behind others. And it counts the requests being answered
  * (./requests-in-flight.ts), which the build executor gives way to.
  */

@@ -3,7 +3,7 @@ import type http from "node:http";
 /**
  * How many HTTP requests the server is answering right now, counted by the request stamp that
  * instrumentation.ts installs (lib/http/client-address.ts). The build executor gives way to them before it
- * starts a stage (lib/builds/executor.ts): starting one costs the server several milliseconds of its one event
+ * starts a stage (lib/builds/queue/executor.ts): starting one costs the server several milliseconds of its one event
  * loop (a fork of the whole process, database writes), which a burst of API requests should not wait behind.
  * Log streams (`…/logs/stream`) last as long as their clients like, so they do not count.
  */

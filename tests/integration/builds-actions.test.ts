@@ -198,7 +198,7 @@ describe("retention_days", () => {
     }
     for (const id of [oldFailed, oldDestroyed]) {
       const deadline = Date.now() + 10_000;
-      // The row goes first, then the folder (lib/builds/retention.ts): wait for both.
+      // The row goes first, then the folder (lib/builds/queue/retention.ts): wait for both.
       while (((await builds.get(`/builds/${id}`)).status !== 404 || fs.existsSync(folder(id))) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }

@@ -5,9 +5,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadBuildsConfig } from "@/lib/builds/config";
-import { substituteArguments, renderComposeFile } from "@/lib/builds/drivers/compose-template";
-import { variablesOf } from "@/lib/builds/drivers/compose";
-import { workspacePaths } from "@/lib/builds/workspace";
+import { substituteArguments, renderComposeFile } from "@/lib/builds/runtime/drivers/compose-template";
+import { variablesOf } from "@/lib/builds/runtime/drivers/compose";
+import { workspacePaths } from "@/lib/builds/runtime/workspace";
 
 // The shipped Odoo 16 example is checked the way a build would use it, without pulling any image: its
 // configuration loads, its template renders for a build, and Compose's own `config` accepts the result.

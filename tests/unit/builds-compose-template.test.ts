@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { renderComposeFile, substituteVariables, TemplateError, unknownVariables, type ComposeVariables } from "@/lib/builds/drivers/compose-template";
+import { renderComposeFile, substituteVariables, TemplateError, unknownVariables, type ComposeVariables } from "@/lib/builds/runtime/drivers/compose-template";
 
 const variables: ComposeVariables = {
   BUILD_ID: "0123456789abcdef",

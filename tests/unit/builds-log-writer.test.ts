@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { logWriterCommand } from "@/lib/builds/log-writer";
+import { logWriterCommand } from "@/lib/builds/logs/log-writer";
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), "log-writer-"));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import type { BuildsConfig, RepositoryConfig } from "@/lib/builds/config";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-mirrors-"));
 const upstream = path.join(dir, "upstream");
 const trace = path.join(dir, "git-trace.log");
-let mirrors: typeof import("@/lib/builds/mirrors");
+let mirrors: typeof import("@/lib/builds/git/mirrors");
 const config = { builds_root: path.join(dir, "builds") } as BuildsConfig;
 const repository = { alias: "demo", resolvedUrl: upstream } as RepositoryConfig;
 
@@ -39,7 +39,7 @@ beforeAll(async () => {
   git(upstream, "add", ".");
   git(upstream, "commit", "--quiet", "-m", "first");
   process.env.GIT_TRACE = trace;
-  mirrors = await import("@/lib/builds/mirrors");
+  mirrors = await import("@/lib/builds/git/mirrors");
   expect(await mirrors.syncMirror(config, repository)).toBe(true);
   const hook = path.join(mirrors.mirrorPath(config, "demo"), "hooks", "reference-transaction");
   fs.writeFileSync(hook, "#!/bin/sh\n[ \"$1\" = prepared ] && sleep 0.6\nexit 0\n", { mode: 0o755 });

@@ -4,9 +4,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadBuildsConfig } from "@/lib/builds/config";
-import { renderComposeFile } from "@/lib/builds/drivers/compose-template";
-import { variablesOf } from "@/lib/builds/drivers/compose";
-import { workspacePaths } from "@/lib/builds/workspace";
+import { renderComposeFile } from "@/lib/builds/runtime/drivers/compose-template";
+import { variablesOf } from "@/lib/builds/runtime/drivers/compose";
+import { workspacePaths } from "@/lib/builds/runtime/workspace";
 
 // The Odoo example's previews are reachable by whoever has the link (issue 21): this renders the example's
 // template for builds and checks what each preview's Odoo is started with.

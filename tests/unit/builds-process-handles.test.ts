@@ -6,7 +6,7 @@ import {
   parseProcessHandle,
   processStartTime,
   stopBuildProcessGroup,
-} from "@/lib/builds/process-handles";
+} from "@/lib/builds/runtime/process-handles";
 
 // Real processes in their own groups; each test kills what it started.
 const started: ChildProcess[] = [];

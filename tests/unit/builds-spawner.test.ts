@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnDetached } from "@/lib/builds/spawner";
+import { spawnDetached } from "@/lib/builds/runtime/spawner";
 
 /** The builds' process starter, with real processes: a helper Node.js started once, children in their own groups. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-spawner-"));

@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BuildsConfig } from "@/lib/builds/config";
-import { processesOfUsers } from "@/lib/builds/processes";
-import { buildUser, leaseBuildUser, releaseBuildUser } from "@/lib/builds/run-as";
-import { removeFolders, removeRuntimeFiles, workspacePaths } from "@/lib/builds/workspace";
+import { processesOfUsers } from "@/lib/builds/runtime/processes";
+import { buildUser, leaseBuildUser, releaseBuildUser } from "@/lib/builds/runtime/run-as";
+import { removeFolders, removeRuntimeFiles, workspacePaths } from "@/lib/builds/runtime/workspace";
 
 // Issue 20, item 1: removing a build's files never follows a path the build (or its containers) can change.
 const asRoot = process.getuid?.() === 0;
@@ -46,7 +46,7 @@ function startSwapper(base: string, user?: { uid: number; gid: number }): ChildP
   return child;
 }
 
-describe("removing a build's folders (lib/builds/workspace.ts)", () => {
+describe("removing a build's folders (lib/builds/runtime/workspace.ts)", () => {
   it("as the server, never follows a symlink swapped in for a folder while the walk goes on", async () => {
     const tree = path.join(root, "builds", "0123456789abcdef", "sources");
     fs.mkdirSync(path.join(tree, "swap"), { recursive: true });
@@ -76,7 +76,7 @@ describe("removing a build's folders (lib/builds/workspace.ts)", () => {
   });
 });
 
-describe.skipIf(!asRoot)("a build's own uid (lib/builds/run-as.ts), with the server root", () => {
+describe.skipIf(!asRoot)("a build's own uid (lib/builds/runtime/run-as.ts), with the server root", () => {
   it("leases each build another uid, skips a uid with a process left, keeps the lease in a file until released", async () => {
     const first = leaseBuildUser(config(), "aaaaaaaaaaaaaaaa", new Set())!;
     const second = leaseBuildUser(config(), "bbbbbbbbbbbbbbbb", new Set([first.uid + 1]))!;

@@ -1,6 +1,6 @@
 import { getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
 import { buildEvents } from "../events";
-import { git, mirrorPath, syncMirror } from "../mirrors";
+import { git, mirrorPath, syncMirror } from "../git/mirrors";
 import { refProblem } from "../names";
 import { listHeads } from "./heads";
 import { pollPullRequests } from "./pull-request-poll";

@@ -3,7 +3,7 @@ import { getBuildsConfig, type RepositoryConfig } from "../config";
 import { closePullRequestComment, type PullRequestEnd } from "../forge/comments";
 import { isForkHead } from "../forge/pull-requests";
 import { reportsSettled } from "../forge/statuses";
-import { fetchPullRef } from "../mirrors";
+import { fetchPullRef } from "../git/mirrors";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";
 import { pullRef } from "./pull-refs";

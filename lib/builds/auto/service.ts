@@ -1,10 +1,10 @@
 import crypto from "node:crypto";
 import picomatch from "picomatch";
 import { BRANCH_GLOB_OPTIONS, getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
-import { readCommitInfo } from "../commits";
-import { configuredDriver } from "../drivers";
-import { enqueueBuild } from "../executor";
-import { listModules } from "../mirrors";
+import { readCommitInfo } from "../git/commits";
+import { configuredDriver } from "../runtime/drivers";
+import { enqueueBuild } from "../queue/executor";
+import { listModules } from "../git/mirrors";
 import type { Actor } from "../permissions";
 import { findAutomaticBuildOfCommit, findBuild, insertQueuedBuild, listAutomaticBuildsOfBranch, type BuildRecord } from "../repository";
 import { AUTOMATIC_TRIGGERS } from "../schemas";

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { badRequest, HttpProblem, notFound, serviceUnavailable } from "../../http/problem";
 import { getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
-import { resolveBranch, resolveRef, syncMirror } from "../mirrors";
+import { resolveBranch, resolveRef, syncMirror } from "../git/mirrors";
 import { refProblem } from "../names";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";

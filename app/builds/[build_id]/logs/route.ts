@@ -1,6 +1,6 @@
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
-import { readBuildLog } from "@/lib/builds/logs";
+import { readBuildLog } from "@/lib/builds/logs/logs";
 import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { buildIdParamsSchema, buildLogQuerySchema } from "@/lib/builds/schemas";
 

@@ -1,6 +1,6 @@
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
-import { rawBuildLog } from "@/lib/builds/logs";
+import { rawBuildLog } from "@/lib/builds/logs/logs";
 import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
 

@@ -1,7 +1,7 @@
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
-import { streamBuildLog } from "@/lib/builds/logs";
-import { acquireStreamSlot } from "@/lib/builds/log-streams";
+import { streamBuildLog } from "@/lib/builds/logs/logs";
+import { acquireStreamSlot } from "@/lib/builds/logs/log-streams";
 import { getEnv } from "@/lib/env";
 import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";

@@ -1,4 +1,4 @@
-import type { BuildsConfig } from "./config";
+import type { BuildsConfig } from "../config";
 import { git, mirrorPath } from "./mirrors";
 
 export interface CommitInfo {

@@ -1,6 +1,6 @@
-import { getBuildsConfig } from "./config";
+import { getBuildsConfig } from "../config";
 import { buildsOfThisHost, destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
-import { listExpiredRunningBuilds, moveBuild } from "./repository";
+import { listExpiredRunningBuilds, moveBuild } from "../repository";
 import { purgeExpiredRetention } from "./retention";
 
 /**

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import type { BuildsConfig } from "./config";
+import type { BuildsConfig } from "../config";
 import type { Liveness, StageResult } from "./driver";
 import { sleep } from "./processes";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { buildProcessBaseEnv } from "../../env";
+import { buildProcessBaseEnv } from "../../../env";
 import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
@@ -11,9 +11,9 @@ import { workspacePaths } from "../workspace";
 /**
  * The `process` driver: the configured shell commands run on the host, each in its own process group, in the
  * build's first repository checkout; when the server is root, each build as a uid of its own from
- * runtime.run_as_uids (lib/builds/run-as.ts), which is how its destroy finds every process it started.
+ * runtime.run_as_uids (lib/builds/runtime/run-as.ts), which is how its destroy finds every process it started.
  * Otherwise as the server's user, with no isolation: for trusted repositories and hosts without Docker. Its
- * handles are process handles (lib/builds/process-handles.ts).
+ * handles are process handles (lib/builds/runtime/process-handles.ts).
  */
 const SHELL = "/bin/sh";
 

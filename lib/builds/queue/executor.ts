@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getBuildsConfig, type BuildsConfig } from "./config";
-import { buildProcessBaseEnv } from "../env";
-import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver, type StageResult } from "./driver";
-import { getDriver } from "./drivers";
-import { buildEvents } from "./events";
-import { mirrorPath, syncMirror } from "./mirrors";
-import { encodeProcessHandle } from "./process-handles";
-import { holdPort, leasePort, releasePort } from "./ports";
-import { runToCompletion, sleep } from "./processes";
+import { getBuildsConfig, type BuildsConfig } from "../config";
+import { buildProcessBaseEnv } from "../../env";
+import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver, type StageResult } from "../runtime/driver";
+import { getDriver } from "../runtime/drivers";
+import { buildEvents } from "../events";
+import { mirrorPath, syncMirror } from "../git/mirrors";
+import { encodeProcessHandle } from "../runtime/process-handles";
+import { holdPort, leasePort, releasePort } from "../runtime/ports";
+import { runToCompletion, sleep } from "../runtime/processes";
 import {
   claimQueuedBuild,
   closeOpenStages,
@@ -20,16 +20,16 @@ import {
   updateStage,
   type BuildRecord,
   type HostScope,
-} from "./repository";
-import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "./status";
-import { removeRuntimeFiles, workspacePaths } from "./workspace";
-import { checkStageUser } from "./run-as";
-import { getEnv } from "../env";
-import { getDialect } from "../db";
-import { thisInstanceName } from "../cluster/instances";
-import { listenToInstances, notifyInstances } from "../cluster/notifications";
-import { whenNoRequestsInFlight } from "../http/requests-in-flight";
-import { storageFault } from "../http/problem";
+} from "../repository";
+import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "../status";
+import { removeRuntimeFiles, workspacePaths } from "../runtime/workspace";
+import { checkStageUser } from "../runtime/run-as";
+import { getEnv } from "../../env";
+import { getDialect } from "../../db";
+import { thisInstanceName } from "../../cluster/instances";
+import { listenToInstances, notifyInstances } from "../../cluster/notifications";
+import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
+import { storageFault } from "../../http/problem";
 
 /**
  * The executor. The queue is the database: queued builds wait there, and an instance with a free slot (fewer
@@ -381,7 +381,7 @@ async function checkOut(
   control: { logPath: string; signal: AbortSignal; timeoutMs: number; recordHandle: (handle: string) => Promise<unknown> },
 ): Promise<StageResult> {
   const deadline = Date.now() + control.timeoutMs;
-  // BUILD_ID marks the processes as the build's (lib/builds/process-handles.ts).
+  // BUILD_ID marks the processes as the build's (lib/builds/runtime/process-handles.ts).
   const env = { ...buildProcessBaseEnv(), BUILD_ID: buildId, GIT_TERMINAL_PROMPT: "0" };
   for (const repository of repositories) {
     fs.appendFileSync(control.logPath, `$ checkout ${repository.alias} ${repository.ref} at ${repository.commitSha}\n`);

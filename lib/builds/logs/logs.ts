@@ -1,14 +1,14 @@
 import fs from "node:fs";
-import { badRequest, notFound } from "../http/problem";
-import { getBuildsConfig } from "./config";
-import { onBuildChanged } from "./build-events";
+import { badRequest, notFound } from "../../http/problem";
+import { getBuildsConfig } from "../config";
+import { onBuildChanged } from "../build-events";
 import { watchLogFile } from "./log-streams";
-import type { BuildRecord } from "./repository";
-import { findBuild } from "./repository";
-import { LOG_WINDOW_BYTES, type BuildLogView } from "./schemas";
-import { requireBuild } from "./service";
-import { isStageOver, type BuildStatus, type StageName, type StageStatus } from "./status";
-import { recordedLogPath } from "./workspace";
+import type { BuildRecord } from "../repository";
+import { findBuild } from "../repository";
+import { LOG_WINDOW_BYTES, type BuildLogView } from "../schemas";
+import { requireBuild } from "../service";
+import { isStageOver, type BuildStatus, type StageName, type StageStatus } from "../status";
+import { recordedLogPath } from "../runtime/workspace";
 
 /**
  * Reading stage logs by byte offsets, as JSON windows and as Server-Sent Events. Only the log files a build

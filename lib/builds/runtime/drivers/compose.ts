@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { buildProcessBaseEnv } from "../../env";
-import type { BuildsConfig } from "../config";
+import { buildProcessBaseEnv } from "../../../env";
+import type { BuildsConfig } from "../../config";
 import {
   describeOutcome,
   RuntimeUnavailableError,

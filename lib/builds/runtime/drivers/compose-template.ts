@@ -17,7 +17,7 @@ export const COMPOSE_VARIABLES = [
   "SOURCES",
   "ADDONS_PATH",
   "CONTAINER_ADDONS_PATH",
-  // A random secret per build (lib/builds/drivers/compose.ts): Odoo's master password in the example.
+  // A random secret per build (lib/builds/runtime/drivers/compose.ts): Odoo's master password in the example.
   "BUILD_SECRET",
 ] as const;
 export type ComposeVariables = Record<(typeof COMPOSE_VARIABLES)[number], string>;

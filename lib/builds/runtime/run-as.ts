@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { buildProcessBaseEnv } from "../env";
-import type { BuildsConfig } from "./config";
+import { buildProcessBaseEnv } from "../../env";
+import type { BuildsConfig } from "../config";
 import { endProcessesOfUser, usersWithProcesses } from "./processes";
 import { spawnDetached } from "./spawner";
 

@@ -1,14 +1,14 @@
 import path from "node:path";
-import { conflict, serviceUnavailable } from "../http/problem";
-import { getBuildsConfig } from "./config";
+import { conflict, serviceUnavailable } from "../../http/problem";
+import { getBuildsConfig } from "../config";
 import { RuntimeUnavailableError, type BuildContext, type StageControl, type StageResult } from "./driver";
 import { getDriver } from "./drivers";
-import { buildEvents } from "./events";
-import { buildsOfThisHost, destroyRuntime } from "./executor";
-import { assertCanActOnBuild, type Actor } from "./permissions";
-import { listBuildsWithStatus, moveBuild, updateBuildRuntime, type BuildRecord } from "./repository";
-import type { BuildView } from "./schemas";
-import { getBuild, requireBuild } from "./service";
+import { buildEvents } from "../events";
+import { buildsOfThisHost, destroyRuntime } from "../queue/executor";
+import { assertCanActOnBuild, type Actor } from "../permissions";
+import { listBuildsWithStatus, moveBuild, updateBuildRuntime, type BuildRecord } from "../repository";
+import type { BuildView } from "../schemas";
+import { getBuild, requireBuild } from "../service";
 import { workspacePaths } from "./workspace";
 
 /**

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { buildProcessBaseEnv } from "../env";
-import type { BuildsConfig } from "./config";
+import { buildProcessBaseEnv } from "../../env";
+import type { BuildsConfig } from "../config";
 import { RuntimeUnavailableError } from "./driver";
 import { endProcessesOfUser } from "./processes";
 import { buildUser, releaseBuildUser } from "./run-as";

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { serviceUnavailable } from "../http/problem";
+import { serviceUnavailable } from "../../http/problem";
 
 /**
  * What open log streams share: one file watcher per log file, and the count of streams in all and per

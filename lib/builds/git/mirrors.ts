@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { BuildsConfig, RepositoryConfig } from "./config";
-import { PULL_REF_PATTERN } from "./auto/pull-refs";
-import { MODULE_NAME_PATTERN } from "./names";
+import type { BuildsConfig, RepositoryConfig } from "../config";
+import { PULL_REF_PATTERN } from "../auto/pull-refs";
+import { MODULE_NAME_PATTERN } from "../names";
 
 /**
  * Local mirrors of the configured repositories, under <builds_root>/.mirrors/<alias>.git: cloned at start,

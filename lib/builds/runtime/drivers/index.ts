@@ -1,4 +1,4 @@
-import type { BuildsConfig } from "../config";
+import type { BuildsConfig } from "../../config";
 import type { RuntimeDriver } from "../driver";
 import { composeDriver } from "./compose";
 import { processDriver } from "./process";

@@ -1,14 +1,14 @@
-import type { BuildsConfig } from "./config";
+import type { BuildsConfig } from "../config";
 import type { RunOutcome } from "./processes";
-import type { BuildStatus, StageName } from "./status";
+import type { BuildStatus, StageName } from "../status";
 import type { workspacePaths } from "./workspace";
 
 /**
- * The seam between the executor and what runs a build's stages and runtime (lib/builds/drivers/*). The
+ * The seam between the executor and what runs a build's stages and runtime (lib/builds/runtime/drivers/*). The
  * executor addresses a driver by build id and stage name only. What a driver needs to find its work again
  * after a restart (a process group and its start time, a Compose project) is its own business: it hands the
  * executor opaque text to store (`recordHandle`, `recordRuntime`) and gets it back on `runtimeLiveness` and
- * `destroy`. A new driver is a new file under lib/builds/drivers/ and one line in its index.
+ * `destroy`. A new driver is a new file under lib/builds/runtime/drivers/ and one line in its index.
  */
 export interface StageDefinition {
   name: StageName;

@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import { buildProcessBaseEnv } from "../env";
-import { getBuildsConfig } from "./config";
+import { buildProcessBaseEnv } from "../../env";
+import { getBuildsConfig } from "../config";
 import { RuntimeUnavailableError } from "./driver";
-import { logWriterCommand } from "./log-writer";
+import { logWriterCommand } from "../logs/log-writer";
 import { spawnDetached } from "./spawner";
 
 /**
