@@ -17,6 +17,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-jobs",
   "postgresql-cluster-builds",
   "postgresql-cluster-nginx",
+  "postgresql-cluster-auto-builds",
   "health",
   "users",
   "security-auth",

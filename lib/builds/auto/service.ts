@@ -10,6 +10,7 @@ import { findAutomaticBuildOfCommit, findBuild, insertQueuedBuild, listAutomatic
 import { AUTOMATIC_TRIGGERS } from "../schemas";
 import { cancelBuild, destroyBuild } from "../service";
 import { IN_PROGRESS_STATUSES, type BuildStatus } from "../status";
+import { withClusterLock } from "../../cluster/locks";
 import { pullNumberOf } from "./pull-refs";
 import { deleteHead, findHead, listPendingHeads, markHeadBuilt, saveHead, type AutoTrigger, type HeadRecord } from "./heads";
 
@@ -44,12 +45,14 @@ export function followsRef(repository: RepositoryConfig, ref: string): boolean {
   return followsBranch(repository, ref);
 }
 
-// Notices, drains and branch deletions run one at a time in this process: "is there a build of this commit?"
-// and "make one" must not interleave between two deliveries of the same push.
+// Notices, drains and branch deletions run one at a time in this process, and across the instances of a cluster
+// (a webhook on one, a poll or a drain on another): "is there a build of this commit?" and "make one" must not
+// interleave between two notices of the same push.
 const globalForAuto = globalThis as unknown as { autoBuildsTail?: Promise<unknown> };
 
 function serialized<T>(work: () => Promise<T>): Promise<T> {
-  const run = (globalForAuto.autoBuildsTail ?? Promise.resolve()).then(work, work);
+  const locked = () => withClusterLock("automatic builds", work);
+  const run = (globalForAuto.autoBuildsTail ?? Promise.resolve()).then(locked, locked);
   globalForAuto.autoBuildsTail = run.catch(() => undefined);
   return run;
 }
