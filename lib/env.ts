@@ -79,6 +79,9 @@ const envSchema = z.object({
   // Hourly by default: the bank publishes once a business day, in the afternoon (Caracas time). 0 turns the
   // schedule off: the rate is then fetched only through POST /rates/.
   RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
+  // After a scheduled fetch fails, the next try comes this soon, then twice as late each time (30 s, 1 min,
+  // 2 min, ...), never later than the interval: a bank down at start is not left for a whole interval.
+  RATES_RETRY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   // The bank's usual publication time (HH:MM in RATES_TIMEZONE): past it on a business day, the next business
   // day's rate is due, and GET /rates/status says "stale" until it is stored.
   RATES_STALE_AFTER: z
