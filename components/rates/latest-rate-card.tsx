@@ -1,8 +1,9 @@
 "use client";
 
-import { formatChange, formatDay, formatPercent, formatRate } from "@/components/ui/format";
+import { formatAge, formatChange, formatDateTime, formatDay, formatPercent, formatRate } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useNow } from "@/components/ui/use-now";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRateStatus } from "@/lib/swr/use-rate-status";
@@ -26,9 +27,9 @@ export function LatestRateCard() {
   // Loading and error take the height of the loaded card (text plus the fetch button): nothing jumps.
   let body: React.ReactNode;
   if (latest.error) {
-    body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-[11.5rem]" />;
+    body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-[13rem]" />;
   } else if (latest.data === undefined) {
-    body = <PanelLoading label="Loading the latest rate" className="h-[11.5rem]" />;
+    body = <PanelLoading label="Loading the latest rate" className="h-[13rem]" />;
   } else if (latest.data === null) {
     body = (
       <PanelEmpty className="h-32">
@@ -41,7 +42,7 @@ export function LatestRateCard() {
     const change = previous ? rate.dollar - previous.dollar : undefined;
     const direction = change === undefined || change === 0 ? "flat" : change > 0 ? "up" : "down";
     body = (
-      <div className="flex h-32 flex-col justify-between">
+      <div className="flex min-h-[9.5rem] flex-col justify-between">
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
             Bolívares per {currency.name} · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
@@ -78,6 +79,7 @@ export function LatestRateCard() {
               <span className="text-slate-600 dark:text-slate-400">No earlier rate stored to compare with.</span>
             )}
           </p>
+          <LastUpdated at={status.data?.last_success?.at} loading={status.data === undefined && !status.error} />
         </div>
       </div>
     );
@@ -114,5 +116,32 @@ function StaleBadge({ missed, expected }: { missed: number | null; expected: str
     >
       Stale{missed ? ` · ${days} missed` : ""}
     </span>
+  );
+}
+
+/**
+ * When the central bank's page was last read with success (GET /rates/status), beside the value date: a rate
+ * for Monday fetched on Friday evening and one fetched a minute ago read the same otherwise. Rates that only
+ * came from a workbook were never fetched, and the line says so.
+ */
+function LastUpdated({ at, loading }: { at: string | undefined | null; loading: boolean }) {
+  const now = useNow(30_000);
+  return (
+    <p className="mt-1 h-5 text-sm text-slate-600 dark:text-slate-400" data-testid="latest-rate-fetched">
+      {loading ? (
+        "\u00a0"
+      ) : at ? (
+        <>
+          Last updated{" "}
+          {/* The age moves with the clock: the server's render and the browser's may differ by a minute. */}
+          <time dateTime={at} title={formatDateTime(at)} suppressHydrationWarning>
+            {formatAge(at, now)}
+          </time>
+          <span className="sr-only"> ({formatDateTime(at)})</span>
+        </>
+      ) : (
+        "Not fetched from the central bank yet"
+      )}
+    </p>
   );
 }

@@ -1,0 +1,36 @@
+import Database from "better-sqlite3";
+import { todayInCaracas } from "@/components/rates/rate-range";
+import { expect, registerThroughHeader, test } from "./fixtures";
+
+test.describe("The latest rate says when it was last fetched from the central bank", () => {
+  test("'Last updated' beside the rate is the time of the last successful fetch, not its value date", async ({ page, bcv }) => {
+    await bcv.set({ dollar: "245,5", date: todayInCaracas() });
+    await page.goto("/");
+    await registerThroughHeader(page);
+    const card = page.getByRole("region", { name: "Latest rate" });
+    await card.getByRole("button", { name: "Fetch latest rate" }).click();
+    await expect(page.getByTestId("latest-rate")).toHaveText("245.50");
+
+    const status = await (await page.request.get("/rates/status")).json();
+    const fetched = card.getByTestId("latest-rate-fetched");
+    await expect(fetched).toContainText("Last updated just now");
+    await expect(fetched.locator("time")).toHaveAttribute("datetime", status.last_success.at);
+
+    // The same rate read two hours ago: the value date is unchanged, the line tells the age of the fetch.
+    const database = new Database(process.env.E2E_DATABASE_FILE!);
+    try {
+      const last = database.prepare("SELECT id, finishedAt FROM RateFetch WHERE outcome != 'failed' ORDER BY id DESC LIMIT 1").get() as {
+        id: number;
+        finishedAt: number | string;
+      };
+      const twoHoursEarlier = new Date(new Date(last.finishedAt).getTime() - 2 * 3600_000);
+      database
+        .prepare("UPDATE RateFetch SET finishedAt = ? WHERE id = ?")
+        .run(typeof last.finishedAt === "number" ? twoHoursEarlier.getTime() : twoHoursEarlier.toISOString(), last.id);
+    } finally {
+      database.close();
+    }
+    await page.reload();
+    await expect(card.getByTestId("latest-rate-fetched")).toContainText("Last updated 2 h ago");
+  });
+});
