@@ -1,5 +1,6 @@
 "use client";
 
+import { useEffect, useState } from "react";
 import { formatAge, formatChange, formatDateTime, formatDay, formatPercent, formatRate } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
@@ -126,6 +127,10 @@ function StaleBadge({ missed, expected }: { missed: number | null; expected: str
  */
 function LastUpdated({ at, loading }: { at: string | undefined | null; loading: boolean }) {
   const now = useNow(30_000);
+  // The full time is in the viewer's time zone, which the server rendering the first paint does not know:
+  // it is added once the page runs in the browser.
+  const [inBrowser, setInBrowser] = useState(false);
+  useEffect(() => setInBrowser(true), []);
   return (
     <p className="mt-1 h-5 text-sm text-slate-600 dark:text-slate-400" data-testid="latest-rate-fetched">
       {loading ? (
@@ -134,10 +139,10 @@ function LastUpdated({ at, loading }: { at: string | undefined | null; loading: 
         <>
           Last updated{" "}
           {/* The age moves with the clock: the server's render and the browser's may differ by a minute. */}
-          <time dateTime={at} title={formatDateTime(at)} suppressHydrationWarning>
+          <time dateTime={at} title={inBrowser ? formatDateTime(at) : undefined} suppressHydrationWarning>
             {formatAge(at, now)}
           </time>
-          <span className="sr-only"> ({formatDateTime(at)})</span>
+          {inBrowser && <span className="sr-only"> ({formatDateTime(at)})</span>}
         </>
       ) : (
         "Not fetched from the central bank yet"

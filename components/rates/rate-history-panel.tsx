@@ -1,5 +1,6 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useRouter, useSearchParams } from "next/navigation";
 import { formatDay } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
@@ -9,10 +10,9 @@ import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useRates, type DateRange } from "@/lib/swr/use-rates";
 import { useSelectedCurrency } from "./selected-currency";
 import { DownloadCsvButton } from "./download-csv-button";
-import { RateChart } from "./rate-chart";
 import {
   checkCustomRange,
-  presetRange,
+  rangeOfSelection,
   selectionFromQuery,
   selectionToQuery,
   todayInCaracas,
@@ -21,6 +21,17 @@ import {
 import { RateRangePicker } from "./rate-range-picker";
 import { RateStats } from "./rate-stats";
 import { RateTable } from "./rate-table";
+
+// The chart library is the largest script of the page: loaded after the first paint, which already shows the
+// rate and the table (rendered on the server); its place is kept so nothing moves when it arrives.
+const loadRateChart = () => import("./rate-chart").then((module) => module.RateChart);
+// Asked for as soon as this module runs, not when the chart first renders (after hydration): on a busy
+// phone that wait is seconds.
+if (typeof window !== "undefined") void loadRateChart();
+const RateChart = dynamic(loadRateChart, {
+  ssr: false,
+  loading: () => <PanelLoading label="Loading the chart" className="h-72" />,
+});
 
 /**
  * The history of the chosen range: its summary, a chart and a table (newest first), with the CSV download.
@@ -34,12 +45,7 @@ export function RateHistoryPanel() {
   const selection = selectionFromQuery(params);
   const today = todayInCaracas();
   const problems = selection.preset === "custom" ? checkCustomRange(selection.start, selection.end, today) : [];
-  const range: DateRange | null =
-    selection.preset !== "custom"
-      ? presetRange(selection.preset, today)
-      : problems.length === 0
-        ? { start_date: selection.start, end_date: selection.end }
-        : null;
+  const range: DateRange | null = rangeOfSelection(selection, today);
   const currency = useSelectedCurrency();
   const history = useRates(range, currency.code);
   const latest = useLatestRate();

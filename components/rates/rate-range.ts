@@ -1,4 +1,4 @@
-import type { DateRange } from "@/lib/swr/use-rates";
+import type { DateRange } from "@/lib/swr/rate-keys";
 
 export type RangePreset = "30d" | "90d" | "1y" | "all";
 
@@ -98,4 +98,16 @@ export function checkCustomRange(start: string, end: string, today = todayInCara
     });
   }
   return problems;
+}
+
+/** The range a selection asks GET /rates/history for; null for a custom range with a problem (nothing is asked). */
+export function rangeOfSelection(selection: RangeSelection, today = todayInCaracas()): DateRange | null {
+  if (selection.preset !== "custom") return presetRange(selection.preset, today);
+  return checkCustomRange(selection.start, selection.end, today).length === 0 ? { start_date: selection.start, end_date: selection.end } : null;
+}
+
+/** `?currency=eur` and `?currency=EUR` alike; anything that is not a three-letter code is the dollar. */
+export function currencyFromQuery(params: { get(name: string): string | null }): string {
+  const code = params.get("currency")?.trim().toUpperCase() ?? "";
+  return /^[A-Z]{3}$/.test(code) ? code : "USD";
 }

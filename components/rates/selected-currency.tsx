@@ -5,6 +5,7 @@ import { createContext, useContext } from "react";
 import { inputClass } from "@/components/ui/field";
 import { hrefWith } from "@/components/ui/query-string";
 import { useCurrencies } from "@/lib/swr/use-currencies";
+import { currencyFromQuery } from "./rate-range";
 
 /**
  * The currency the rate card, the chart and the table show, in bolívares per unit: the US dollar unless the
@@ -20,11 +21,6 @@ interface SelectedCurrency {
 const DOLLAR = { code: "USD", name: "US dollar" };
 const SelectedCurrencyContext = createContext<SelectedCurrency>({ ...DOLLAR, setCode: () => {} });
 
-/** `?currency=eur` and `?currency=EUR` alike; anything that is not a three-letter code is the dollar. */
-export function currencyFromQuery(params: { get(name: string): string | null }): string {
-  const code = params.get("currency")?.trim().toUpperCase() ?? "";
-  return /^[A-Z]{3}$/.test(code) ? code : DOLLAR.code;
-}
 
 export function SelectedCurrencyProvider({ children }: { children: React.ReactNode }) {
   const params = useSearchParams();

@@ -2,7 +2,9 @@ import useSWR from "swr";
 import type { ApiError } from "./fetcher";
 import type { CurrencyList } from "./types";
 
-export const CURRENCIES_KEY = "/currencies";
+import { CURRENCIES_KEY } from "./rate-keys";
+
+export { CURRENCIES_KEY };
 
 /** Every currency with stored rates (USD first), with its name and first and last date. */
 export function useCurrencies() {

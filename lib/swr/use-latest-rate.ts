@@ -1,9 +1,9 @@
 import useSWR from "swr";
 import { ApiError, request } from "./fetcher";
 import type { Rate } from "./types";
-import { valueIn } from "./use-rates";
+import { LATEST_RATE_KEY, latestRateKey, valueIn } from "./rate-keys";
 
-export const LATEST_RATE_KEY = "/rates/";
+export { LATEST_RATE_KEY };
 
 /**
  * The newest stored rate; `null` (not an error) when no rate is stored yet, which the page shows as empty.
@@ -11,7 +11,7 @@ export const LATEST_RATE_KEY = "/rates/";
  * newest date, and the answer is `null` when that date has none for it.
  */
 export function useLatestRate(currency = "USD") {
-  const key = currency === "USD" ? LATEST_RATE_KEY : `${LATEST_RATE_KEY}?currencies=${currency}`;
+  const key = latestRateKey(currency);
   return useSWR<Rate | null, ApiError>(key, async (url: string) => {
     try {
       const rate = await request<Rate>(url);

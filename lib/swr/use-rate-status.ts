@@ -2,7 +2,9 @@ import useSWR from "swr";
 import type { ApiError } from "./fetcher";
 import type { RateStatus } from "./types";
 
-export const RATE_STATUS_KEY = "/rates/status";
+import { RATE_STATUS_KEY } from "./rate-keys";
+
+export { RATE_STATUS_KEY };
 
 /**
  * Whether the stored rates are current (GET /rates/status). Starts with "/rates", so a fetch or an import

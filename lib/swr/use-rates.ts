@@ -1,17 +1,9 @@
 import useSWR from "swr";
 import { request, type ApiError } from "./fetcher";
-import type { Rate, RateHistory } from "./types";
+import { ratesHistoryKey, valueIn, type DateRange } from "./rate-keys";
+import type { RateHistory } from "./types";
 
-export interface DateRange {
-  start_date: string;
-  end_date: string;
-}
-
-export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
-  const query = new URLSearchParams({ start_date: range.start_date, end_date: range.end_date });
-  if (currency !== "USD") query.set("currencies", currency);
-  return `/rates/history?${query}`;
-}
+export { ratesHistoryKey, valueIn, type DateRange };
 
 /**
  * The same range as a file, streamed by the server (GET /rates/history?format=csv): the dollar's column, and
@@ -19,15 +11,6 @@ export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
  */
 export function ratesCsvUrl(range: DateRange, currency = "USD"): string {
   return `${ratesHistoryKey(range, currency)}&format=csv`;
-}
-
-/**
- * A rate with `dollar` replaced by another currency's rate of the same date (read with `currencies`), so the
- * card, chart and table draw any currency as they draw the dollar; null when that date has none for it.
- */
-export function valueIn(rate: Rate, currency: string): Rate | null {
-  const value = rate.rates?.[currency];
-  return value === undefined ? null : { date: rate.date, dollar: value };
 }
 
 /**

@@ -16,21 +16,28 @@ test.describe("The latest rate says when it was last fetched from the central ba
     await expect(fetched).toContainText("Last updated just now");
     await expect(fetched.locator("time")).toHaveAttribute("datetime", status.last_success.at);
 
-    // The same rate read two hours ago: the value date is unchanged, the line tells the age of the fetch.
+    // The same rates read two hours ago (every successful fetch so far moved back): the value date is
+    // unchanged, the line tells the age of the fetch.
     const database = new Database(process.env.E2E_DATABASE_FILE!);
     try {
-      const last = database.prepare("SELECT id, finishedAt FROM RateFetch WHERE outcome != 'failed' ORDER BY id DESC LIMIT 1").get() as {
+      const fetches = database.prepare("SELECT id, finishedAt FROM RateFetch WHERE outcome != 'failed'").all() as {
         id: number;
         finishedAt: number | string;
-      };
-      const twoHoursEarlier = new Date(new Date(last.finishedAt).getTime() - 2 * 3600_000);
-      database
-        .prepare("UPDATE RateFetch SET finishedAt = ? WHERE id = ?")
-        .run(typeof last.finishedAt === "number" ? twoHoursEarlier.getTime() : twoHoursEarlier.toISOString(), last.id);
+      }[];
+      const update = database.prepare("UPDATE RateFetch SET finishedAt = ? WHERE id = ?");
+      for (const { id, finishedAt } of fetches) {
+        const earlier = new Date(new Date(finishedAt).getTime() - 2 * 3600_000);
+        update.run(typeof finishedAt === "number" ? earlier.getTime() : earlier.toISOString(), id);
+      }
     } finally {
       database.close();
     }
     await page.reload();
     await expect(card.getByTestId("latest-rate-fetched")).toContainText("Last updated 2 h ago");
+
+    // The specs after this one store older dates and expect them to be the latest.
+    const cleanup = new Database(process.env.E2E_DATABASE_FILE!);
+    cleanup.prepare("DELETE FROM CurrencyRate WHERE date = ?").run(todayInCaracas());
+    cleanup.close();
   });
 });
