@@ -50,7 +50,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
   if (error) return <PanelError error={error} onRetry={retryable ? () => void mutate() : undefined} className="h-64" />;
   if (!build) return <PanelLoading label="Loading the build" className="h-64" />;
 
-  const stage = (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build.stages);
+  const stage = (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build.stages, build.failure_stage);
 
   return (
     <div className="flex min-w-0 flex-col gap-5">

@@ -27,7 +27,8 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
   const { log, error, isLoading, isLive } = useStageLog(
     buildId,
     notStarted ? null : stage.name,
-    stage.status === "running",
+    // A running stage, or the preview's own output (the start stage's log) while the runtime lives.
+    stage.status === "running" || stage.log_growing,
   );
   const scroller = useRef<HTMLDivElement>(null);
   const lines = useLogLines(log?.content ?? "");

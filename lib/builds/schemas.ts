@@ -44,6 +44,11 @@ export const buildStageSchema = z
     finished_at: timestamp.nullable(),
     duration_ms: z.number().int().nullable(),
     exit_code: z.number().int().nullable(),
+    log_growing: z
+      .boolean()
+      .describe(
+        "Whether the stage's log can still grow: the stage runs, or it is `start`, whose log is the runtime's own output while the runtime lives (follow it with GET /builds/{build_id}/logs/stream)",
+      ),
   })
   .meta({ id: "BuildStage" });
 

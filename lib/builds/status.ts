@@ -56,3 +56,13 @@ export function isInProgress(status: BuildStatus): boolean {
 export function isStageOver(status: StageStatus): boolean {
   return status !== "pending" && status !== "running";
 }
+
+/**
+ * Whether a stage's log can still grow: the stage runs, or it is `start`, whose log is the runtime's own
+ * output and grows for as long as the runtime lives (the preview's log while the build runs).
+ */
+export function isStageLogGrowing(buildStatus: BuildStatus, stageName: string, stageStatus: StageStatus): boolean {
+  if (!isStageOver(stageStatus)) return true;
+  const runtimeMayWrite: BuildStatus[] = ["starting", "running", "destroying"];
+  return stageName === "start" && runtimeMayWrite.includes(buildStatus);
+}

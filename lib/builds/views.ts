@@ -1,5 +1,5 @@
 import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
-import type { BuildStatus, StageName, StageStatus } from "./status";
+import { isStageLogGrowing, type BuildStatus, type StageName, type StageStatus } from "./status";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { fillPreviewTemplate, getBuildsConfig } from "./config";
 import { hostPartOf, thisInstanceName } from "../cluster/instances";
@@ -64,6 +64,7 @@ export function toBuildView(
       finished_at: iso(stage.finishedAt),
       duration_ms: stage.startedAt && stage.finishedAt ? stage.finishedAt.getTime() - stage.startedAt.getTime() : null,
       exit_code: stage.exitCode,
+      log_growing: isStageLogGrowing(build.status as BuildStatus, stage.name, stage.status as StageStatus),
     })),
   };
 }

@@ -120,6 +120,10 @@ test.describe("Builds on the dashboard", () => {
     await expect(drawer.getByTestId("commit-sha")).toHaveText(/^[0-9a-f]{7}$/);
     await expect(drawer.getByTestId("expiry-countdown")).toContainText(/min/);
     await expect(drawer.getByTestId("build-duration")).toHaveText(/^\d+(\.\d)? s$|min/);
+    // Running, the drawer shows the preview's own output (the start stage's log), followed live.
+    await expect(drawer.getByRole("heading", { name: "Log · start" })).toBeVisible();
+    await expect(drawer.getByTestId("log-live")).toBeVisible();
+    await expect(log).toContainText("serving on");
 
     // The preview's address is shown, and copied with one click.
     const shownUrl = drawer.getByTestId("preview-url").getByRole("link");
@@ -135,6 +139,9 @@ test.describe("Builds on the dashboard", () => {
     await expect(preview.locator("body")).toContainText("beta");
     const previewUrl = preview.url();
     await preview.close();
+    // A request to the preview shows in its log as it happens, without reopening anything.
+    await fetch(new URL("/seen-in-the-live-log", previewUrl));
+    await expect(log).toContainText("GET /seen-in-the-live-log");
 
     // The stage log of a finished stage is read back on demand.
     await drawer.getByTestId("stage-install").click();

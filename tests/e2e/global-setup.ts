@@ -115,6 +115,8 @@ function makeBuildsFixture(tempDir: string): string {
 const modules = (process.env.MODULES || "").split(",").filter(Boolean);
 http
   .createServer((request, response) => {
+    // One line per request, as an application server logs them: the preview's own output in its start log.
+    console.log(request.method + " " + request.url);
     response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
     response.end("<!doctype html><title>Preview " + process.env.BUILD_ID + "</title><h1>Preview of build " +
       process.env.BUILD_ID + "</h1><ul>" + modules.map((m) => "<li>" + m + "</li>").join("") + "</ul>");

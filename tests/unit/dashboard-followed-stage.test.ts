@@ -4,8 +4,8 @@ import type { Stage } from "@/lib/swr/types";
 
 const at = "2026-11-23T05:00:00.000Z";
 /** A stage as the API lists it; `ran` gives it a start time. */
-const stage = (name: string, status: string, ran: boolean): Stage =>
-  ({ name, status, started_at: ran ? at : null, finished_at: null, duration_ms: null, exit_code: null }) as unknown as Stage;
+const stage = (name: string, status: string, ran: boolean, logGrowing = status === "running"): Stage =>
+  ({ name, status, started_at: ran ? at : null, finished_at: null, duration_ms: null, exit_code: null, log_growing: logGrowing }) as unknown as Stage;
 
 describe("the stage a build's drawer opens on", () => {
   it("a build canceled during install opens on install, not on a later stage the cancel closed", () => {
@@ -29,5 +29,23 @@ describe("the stage a build's drawer opens on", () => {
     expect(followedStage(done)?.name).toBe("healthcheck");
     const canceledInQueue = compose.map((name) => stage(name, "canceled", false));
     expect(followedStage(canceledInQueue)?.name).toBe("checkout");
+  });
+
+  it("a running preview opens on the runtime's own output, which still grows, not on the last stage that ran", () => {
+    const stages = ["checkout", "install", "test", "start", "healthcheck"].map((name) => stage(name, "succeeded", true, name === "start"));
+    expect(followedStage(stages)?.name).toBe("start");
+  });
+
+  it("a failed build opens on the stage it failed in, even when another stage also reads failed", () => {
+    const stages = [
+      stage("checkout", "succeeded", true),
+      stage("install", "failed", true),
+      stage("test", "succeeded", true),
+      stage("start", "succeeded", true),
+      stage("healthcheck", "failed", true),
+    ];
+    expect(followedStage(stages, "healthcheck")?.name).toBe("healthcheck");
+    // A failure outside the stages (a restart's recovery) falls back to the first failed stage that ran.
+    expect(followedStage(stages, "recovery")?.name).toBe("install");
   });
 });

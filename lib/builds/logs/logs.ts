@@ -7,7 +7,7 @@ import type { BuildRecord } from "../repository";
 import { findBuild } from "../repository";
 import { LOG_WINDOW_BYTES, type BuildLogView } from "../schemas";
 import { requireBuild } from "../service";
-import { isStageOver, type BuildStatus, type StageName, type StageStatus } from "../status";
+import { isStageLogGrowing, type BuildStatus, type StageName, type StageStatus } from "../status";
 import { recordedLogPath } from "../runtime/workspace";
 
 /**
@@ -100,11 +100,8 @@ function readWindow(segments: Segment[], offset: number | undefined, limit = LOG
   return { start, bytes, size };
 }
 
-/** Whether a stage's log can still grow. The start log is the runtime's output: it grows while the runtime lives. */
 function isLogComplete(build: BuildRecord, stage: StageRecord): boolean {
-  if (!isStageOver(stage.status as StageStatus)) return false;
-  const runtimeMayWrite: BuildStatus[] = ["starting", "running", "destroying"];
-  return !(stage.name === "start" && runtimeMayWrite.includes(build.status as BuildStatus));
+  return !isStageLogGrowing(build.status as BuildStatus, stage.name, stage.status as StageStatus);
 }
 
 function requireStage(build: BuildRecord, name: string): StageRecord {
