@@ -90,7 +90,7 @@ async function main() {
   assertBuilt();
   const { databaseFile } = makeDatabase();
   seedDailyRates(databaseFile, new Date().toISOString().slice(0, 10));
-  const app = await startApp({ databaseFile, env: { RATES_FETCH_INTERVAL_SECONDS: "0", BCV_URL: "http://127.0.0.1:9/" } });
+  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { RATES_FETCH_INTERVAL_SECONDS: "0", BCV_URL: "http://127.0.0.1:9/" } });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
