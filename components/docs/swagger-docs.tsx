@@ -26,7 +26,10 @@ export function SwaggerDocs() {
           persistAuthorization: true,
           tryItOutEnabled: true,
           docExpansion: "list",
-          onComplete: () => setState("ready"),
+          onComplete: () => {
+            labelOperations(container.current);
+            setState("ready");
+          },
         });
       })
       .catch(() => setState("failed"));
@@ -38,8 +41,9 @@ export function SwaggerDocs() {
   useFollowDarkScheme();
 
   return (
-    // The colours of Swagger UI's own dark mode (#1c2022) around it, so the page is one surface.
-    <main id="main-content" tabIndex={-1} className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100">
+    // The colours of Swagger UI's own dark mode (#1c2022) around it, so the page is one surface. Not a <main>:
+    // Swagger UI renders its operations in one of its own, and a page has a single main landmark.
+    <div id="main-content" tabIndex={-1} className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100">
       <div className="mx-auto max-w-6xl py-4">
         {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">Loading the API description…</p>}
         {state === "failed" && (
@@ -50,8 +54,31 @@ export function SwaggerDocs() {
         )}
         <div ref={container} />
       </div>
-    </main>
+    </div>
   );
+}
+
+/**
+ * Swagger UI heads the page with the API's title (h1), then each group of operations with an h3: a screen
+ * reader's outline skips a level. A visually hidden h2 before the groups fills it. Swagger UI's own React
+ * tree is otherwise left as it is: the heading is put beside its children, which it never replaces wholesale,
+ * and React leaves alone attributes it does not set.
+ */
+function labelOperations(root: HTMLElement | null) {
+  // The API's title, version and description stand outside Swagger UI's <main>: a landmark of their own, so
+  // nothing on the page is outside one.
+  const info = root?.querySelector(".information-container");
+  if (info && !info.getAttribute("role")) {
+    info.setAttribute("role", "region");
+    info.setAttribute("aria-label", "About this API");
+  }
+  const operations = root?.querySelector("#operations");
+  if (!operations || operations.querySelector(":scope > h2[data-operations-heading]")) return;
+  const heading = document.createElement("h2");
+  heading.className = "sr-only";
+  heading.dataset.operationsHeading = "";
+  heading.textContent = "Operations";
+  operations.prepend(heading);
 }
 
 /**
