@@ -15,6 +15,8 @@ interface CurrencyComboboxProps {
   onChange: (code: string) => void;
   "aria-invalid"?: boolean;
   "aria-describedby"?: string;
+  /** Which edge the open list lines up with: "end" where the field sits at the right of a panel's header. */
+  align?: "start" | "end";
 }
 
 /**
@@ -22,7 +24,7 @@ interface CurrencyComboboxProps {
  * name cut off), typing filters by code or name ("peso", "mx"), arrows move, Enter picks, Escape backs out.
  * The ARIA 1.2 combobox pattern with a listbox popup; the field shows "USD · US dollar" when closed.
  */
-export function CurrencyCombobox({ id, value, options, onChange, ...aria }: CurrencyComboboxProps) {
+export function CurrencyCombobox({ id, value, options, onChange, align = "start", ...aria }: CurrencyComboboxProps) {
   const listId = useId();
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState<string>();
@@ -94,7 +96,7 @@ export function CurrencyCombobox({ id, value, options, onChange, ...aria }: Curr
           id={listId}
           role="listbox"
           aria-label="Currencies"
-          className="absolute z-20 mt-1 max-h-64 w-full min-w-56 overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900"
+          className={`absolute z-20 mt-1 max-h-64 w-full min-w-56 ${align === "end" ? "right-0" : "left-0"} overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900`}
         >
           {matches.length === 0 && <li className="px-3 py-2 text-slate-600 dark:text-slate-400">No currency matches “{query}”.</li>}
           {matches.map((option, index) => (

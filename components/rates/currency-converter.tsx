@@ -78,9 +78,11 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const result = !error && amount !== undefined ? conversion.data : undefined;
 
   return (
-    <div>
+    // Side by side only when the panel itself is wide (a container query, not the window's width): at 1440 px
+    // the panel is a narrow column, where two pickers abreast would cut the currencies' names off.
+    <div className="@container">
       <form
-        className="grid grid-cols-1 gap-3 sm:grid-cols-[minmax(0,1fr)_auto_minmax(0,1fr)]"
+        className="grid grid-cols-1 gap-3 @lg:grid-cols-[minmax(0,1fr)_auto_minmax(0,1fr)]"
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
@@ -91,7 +93,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
           label="Amount"
           hint="Write 1.234,56 or 1234.56"
           error={unreadable ? "Write an amount such as 1.234,56 or 1234.56." : fieldError("amount")}
-          className="sm:col-span-3"
+          className="@lg:col-span-3"
         >
           {(control) => (
             <input
@@ -107,7 +109,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
         <Field label="From" error={fieldError("from")}>
           {(control) => <CurrencyCombobox {...control} value={from} options={options} onChange={setFrom} />}
         </Field>
-        <div className="flex items-end sm:pb-0">
+        <div className="flex items-end">
           <Button
             variant="ghost"
             aria-label="Swap the currencies"
@@ -123,7 +125,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
         <Field label="To" error={fieldError("to")}>
           {(control) => <CurrencyCombobox {...control} value={to} options={options} onChange={setTo} />}
         </Field>
-        <Field label="Date" hint="Empty: the latest rates." error={fieldError("date")} className="sm:col-span-3">
+        <Field label="Date" hint="Empty: the latest rates." error={fieldError("date")} className="@lg:col-span-3">
           {(control) => <input {...control} type="date" className={inputClass} value={date} onChange={(event) => setDate(event.target.value)} />}
         </Field>
       </form>

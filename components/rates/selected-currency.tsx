@@ -1,10 +1,10 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
-import { createContext, useContext } from "react";
-import { inputClass } from "@/components/ui/field";
+import { createContext, useContext, useId } from "react";
 import { hrefWith } from "@/components/ui/query-string";
 import { useCurrencies } from "@/lib/swr/use-currencies";
+import { CurrencyCombobox } from "./currency-combobox";
 import { currencyFromQuery } from "./rate-range";
 
 /**
@@ -34,29 +34,27 @@ export function SelectedCurrencyProvider({ children }: { children: React.ReactNo
 
 export const useSelectedCurrency = () => useContext(SelectedCurrencyContext);
 
-/** The picker: the stored currencies, USD first (as GET /currencies orders them). */
+/**
+ * The picker: the stored currencies, USD first (as GET /currencies orders them), in the same searchable list
+ * as the converter's (code and whole name, typed into to filter).
+ */
 export function CurrencySelect({ className = "" }: { className?: string }) {
   const { code, name, setCode } = useSelectedCurrency();
   const { data } = useCurrencies();
+  const id = useId();
   const stored = data?.currencies.length ? data.currencies : [DOLLAR];
   // A linked currency that has no rates here is still shown as chosen (the card then says it has none).
   const currencies = stored.some((currency) => currency.code === code) ? stored : [...stored, { code, name }];
   return (
-    <label className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
-      <span className="whitespace-nowrap">Currency</span>
-      {/* A fixed width: the longest name ("Netherlands Antillean guilder") must not widen the card on a phone. */}
-      <select
-        className={`${inputClass} h-9 w-48 min-w-0 pr-8`}
-        value={code}
-        onChange={(event) => setCode(event.target.value)}
-        data-testid="currency-select"
-      >
-        {currencies.map((currency) => (
-          <option key={currency.code} value={currency.code}>
-            {currency.code} · {currency.name}
-          </option>
-        ))}
-      </select>
-    </label>
+    <div className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
+      <label htmlFor={id} className="whitespace-nowrap">
+        Currency
+      </label>
+      {/* A fixed width: the longest name ("Netherlands Antillean guilder") must not widen the card on a phone;
+          the open list shows every name whole. */}
+      <div className="w-52 min-w-0" data-testid="currency-select">
+        <CurrencyCombobox id={id} value={code} options={currencies} onChange={setCode} align="end" />
+      </div>
+    </div>
   );
 }

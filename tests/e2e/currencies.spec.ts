@@ -37,9 +37,12 @@ test.describe("Currencies on the dashboard", () => {
     await expect(table.getByRole("row").nth(1)).toContainText("197.2456");
 
     // USD first in the selector; the euro's rates replace the dollar's in the card, the chart and the table.
-    const select = page.getByTestId("currency-select");
-    await expect(select.locator("option").first()).toHaveText(/^USD/);
-    await select.selectOption("EUR");
+    // The card's picker is the converter's searchable list: typed into, by code or name.
+    const select = page.getByRole("region", { name: "Latest rate" }).getByRole("combobox", { name: "Currency" });
+    await select.click();
+    await expect(page.getByRole("listbox", { name: "Currencies" }).getByRole("option").first()).toContainText("USD");
+    await select.fill("euro");
+    await select.press("Enter");
     await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
     await expect(table.getByRole("row")).toHaveCount(10);
     await expect(table).toContainText("Bs per EUR");
@@ -49,7 +52,7 @@ test.describe("Currencies on the dashboard", () => {
     // The currency is in the address: a reload (or a shared link) shows the euro again, range and all.
     await expect(page).toHaveURL(/[?&]currency=EUR(&|$)/);
     await page.reload();
-    await expect(select).toHaveValue("EUR");
+    await expect(select).toHaveValue("EUR · Euro");
     await expect(table).toContainText("Bs per EUR");
     await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
     // The CSV names the currency and the first and last dates it holds, not the range asked for.
@@ -98,6 +101,13 @@ test.describe("Currencies on the dashboard", () => {
         const file = testInfo.outputPath(`currencies-${width}-${colorScheme}.png`);
         await page.screenshot({ path: file, fullPage: true });
         await testInfo.attach(`currencies-${width}-${colorScheme}`, { path: file, contentType: "image/png" });
+        // The converter's pickers show the whole name of what they hold, also in the narrow column at 1440 px.
+        await pickCurrency(converter, "To", "VES");
+        for (const label of ["From", "To"]) {
+          const field = converter.getByRole("combobox", { name: label, exact: true });
+          const clipped = await field.evaluate((input: HTMLInputElement) => input.scrollWidth > input.clientWidth);
+          expect(clipped, `${label} (${await field.inputValue()}) at ${width} px`).toBe(false);
+        }
         // The rate card and the converter fit the screen (the whole page's width is the viewports spec's).
         for (const name of ["Latest rate", "Converter"]) {
           const box = (await page.getByRole("region", { name }).boundingBox())!;
@@ -105,7 +115,10 @@ test.describe("Currencies on the dashboard", () => {
         }
       }
     }
-    await select.selectOption("USD");
+    await select.click();
+    await select.fill("USD");
+    await select.press("Enter");
+    await expect(select).toHaveValue("USD · US dollar");
   });
 });
 
