@@ -55,7 +55,7 @@ export function LatestRateCard() {
           >
             {formatRate(rate.dollar)}
           </p>
-          <p className="mt-2 h-5 text-sm tabular-nums" data-testid="latest-rate-change">
+          <p className="mt-2 min-h-5 text-sm tabular-nums" data-testid="latest-rate-change">
             {history.isLoading && !history.data ? (
               <span className="text-slate-500 dark:text-slate-400">Loading the change…</span>
             ) : previous && change !== undefined ? (
@@ -132,7 +132,7 @@ function LastUpdated({ at, loading }: { at: string | undefined | null; loading: 
   const [inBrowser, setInBrowser] = useState(false);
   useEffect(() => setInBrowser(true), []);
   return (
-    <p className="mt-1 h-5 text-sm text-slate-600 dark:text-slate-400" data-testid="latest-rate-fetched">
+    <p className="mt-1 min-h-5 text-sm text-slate-600 dark:text-slate-400" data-testid="latest-rate-fetched">
       {loading ? (
         "\u00a0"
       ) : at ? (

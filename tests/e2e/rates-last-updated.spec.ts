@@ -16,6 +16,13 @@ test.describe("The latest rate says when it was last fetched from the central ba
     await expect(fetched).toContainText("Last updated just now");
     await expect(fetched.locator("time")).toHaveAttribute("datetime", status.last_success.at);
 
+    // On a 320 px phone the change wraps onto two lines: the line under it moves down, nothing overlaps.
+    await page.setViewportSize({ width: 320, height: 800 });
+    // The text's own box (its paragraph once had a fixed height the second line overflowed).
+    const change = (await card.getByTestId("latest-rate-change").locator("span").first().boundingBox())!;
+    expect((await fetched.boundingBox())!.y).toBeGreaterThanOrEqual(change.y + change.height);
+    await page.setViewportSize({ width: 1440, height: 960 });
+
     // The same rates read two hours ago (every successful fetch so far moved back): the value date is
     // unchanged, the line tells the age of the fetch.
     const database = new Database(process.env.E2E_DATABASE_FILE!);
