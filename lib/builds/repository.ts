@@ -320,6 +320,12 @@ export async function updateStage(
   notifyBuildChanged(buildId);
 }
 
+/** Marks the stages that never started `to` (skipped, canceled). */
+export async function closePendingStages(buildId: string, to: StageStatus) {
+  const { count } = await getDb().buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: to } });
+  if (count > 0) notifyBuildChanged(buildId);
+}
+
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
 export async function closeOpenStages(buildId: string, runningTo: StageStatus, pendingTo: StageStatus, at: Date) {
   const db = getDb();

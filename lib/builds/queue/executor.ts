@@ -12,6 +12,7 @@ import { runToCompletion, sleep } from "../runtime/processes";
 import {
   claimQueuedBuild,
   closeOpenStages,
+  closePendingStages,
   findBuild,
   listBuildsAwaitingDestroy,
   listBuildsWithStatus,
@@ -446,6 +447,9 @@ async function failBuild(buildId: string, stage: StageName | "recovery", message
     const moved = await moveBuild(buildId, status, "failed", { failureStage: stage, failureMessage: message, finishedAt: now });
     if (moved) break;
   }
+  // The stages that never started are skipped from now on: the dashboard stops asking once the build has
+  // failed, and must not be left showing them pending while the runtime is destroyed.
+  await closePendingStages(buildId, "skipped");
   // Destroy first: it stops the work that the open stages still record.
   await destroyOrLeaveForLater(buildId);
   await closeOpenStages(buildId, "failed", "skipped", now);
