@@ -62,7 +62,6 @@ import { getRateHistory } from "@/lib/rates/service";
  *           exactly an item of the JSON `rates`. Without `currencies` the dollar only; `currencies=all` every
  *           stored currency. Not with include.
  *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/format" }
- *         example: csv
  *     responses:
  *       200:
  *         description: The range used and its rates

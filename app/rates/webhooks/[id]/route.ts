@@ -9,15 +9,15 @@ type Context = { params: Promise<{ id: string }> };
 /**
  * @swagger
  * /rates/webhooks/{id}:
- *   parameters:
- *     - in: path
- *       name: id
- *       required: true
- *       schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
  *   get:
  *     tags: [Rate webhooks]
  *     summary: One of the signed-in user's webhooks
  *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - in: path
+ *         name: id
+ *         required: true
+ *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
  *     responses:
  *       200:
  *         description: The subscription, without its secret
@@ -30,6 +30,11 @@ type Context = { params: Promise<{ id: string }> };
  *     tags: [Rate webhooks]
  *     summary: Unsubscribe; its pending deliveries are dropped
  *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - in: path
+ *         name: id
+ *         required: true
+ *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
  *     responses:
  *       204: { description: Deleted }
  *       401: { $ref: "#/components/responses/Unauthorized" }
