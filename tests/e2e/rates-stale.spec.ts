@@ -40,12 +40,12 @@ test.describe("The latest rate's freshness on the dashboard", () => {
       await expect(page.getByTestId("latest-rate")).toHaveText("242.50");
       await expect(badge).toHaveCount(0);
     } finally {
-      // Today's value date or a later one would be the latest for the specs that follow, which store earlier ones.
-      if (stale.expected_value_date >= todayInCaracas()) {
-        const database = new Database(process.env.E2E_DATABASE_FILE!);
-        database.prepare("DELETE FROM CurrencyRate WHERE date = ?").run(stale.expected_value_date);
-        database.close();
-      }
+      // Both value dates are recent: left behind, they would be the latest for the specs that follow, which
+      // store earlier ones (rates.spec's "two days ago" then "yesterday").
+      const database = new Database(process.env.E2E_DATABASE_FILE!);
+      const remove = database.prepare("DELETE FROM CurrencyRate WHERE date = ?");
+      for (const date of [yesterday, stale.expected_value_date]) remove.run(date);
+      database.close();
     }
   });
 });
