@@ -328,9 +328,8 @@ export async function closePendingStages(buildId: string, to: StageStatus) {
 
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
 export async function closeOpenStages(buildId: string, runningTo: StageStatus, pendingTo: StageStatus, at: Date) {
-  const db = getDb();
-  await db.buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, handle: null } });
-  await db.buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: pendingTo } });
+  await getDb().buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, handle: null } });
+  await closePendingStages(buildId, pendingTo);
   notifyBuildChanged(buildId);
 }
 
