@@ -133,7 +133,7 @@ describe("a build that fails in test", () => {
     const failed = await builds.waitForStatus(created.build_id, ["failed", "running"]);
     expect(failed).toMatchObject({ status: "failed", failure_stage: "test", preview_url: null });
     expect(failed.failure_message).toMatch(/exited with code 3/);
-    // The stages left are closed just after the build is marked failed and its runtime destroyed.
+    // The stages that never started are skipped as soon as the build is marked failed; its runtime is destroyed just after.
     const stagesOf = async () => ((await (await builds.get(`/builds/${created.build_id}`)).json()) as BuildJson).stages;
     await expect.poll(async () => (await stagesOf()).map((stage) => [stage.name, stage.status, stage.exit_code]), { timeout: 10_000 }).toEqual([
       ["checkout", "succeeded", 0],
@@ -145,7 +145,7 @@ describe("a build that fails in test", () => {
     const log = await (await builds.get(`/builds/${created.build_id}/logs?stage=test`)).json();
     expect(log.content).toContain("the broken module fails its tests");
     expect(log.complete).toBe(true);
-    expect(fs.existsSync(path.join(builds.fixture.buildsRoot, created.build_id, "runtime"))).toBe(false);
+    await expect.poll(() => fs.existsSync(path.join(builds.fixture.buildsRoot, created.build_id, "runtime")), { timeout: 10_000 }).toBe(false);
     await expectAllDead(await pidsOfBuild(builds, created.build_id));
     const cancel = await builds.app.fetch(`/builds/${created.build_id}/cancel`, { method: "POST", headers: builds.authorization });
     expect(cancel.status).toBe(409);
