@@ -34,8 +34,8 @@ export interface UserCaller extends Caller {
 }
 
 /** The caller of a public read (a log): its address, and the instance that forwarded it if any. */
-export function readerOf(request: Request): Caller {
-  const peer = verifyPeerRequest(request);
+export async function readerOf(request: Request): Promise<Caller> {
+  const peer = await verifyPeerRequest(request);
   if (peer) return { forwardedBy: peer.from, client: peer.client };
   return { forwardedBy: null, client: clientAddress(request.headers) };
 }
@@ -46,7 +46,7 @@ export function readerOf(request: Request): Caller {
  * (signed out, removed or deactivated meanwhile: 401).
  */
 export async function requireCaller(request: Request): Promise<UserCaller> {
-  const peer = verifyPeerRequest(request);
+  const peer = await verifyPeerRequest(request);
   if (!peer) {
     const session = await requireSession(request);
     return { user: session.user, identity: { userId: session.user.id, sid: session.sid }, forwardedBy: null, client: clientAddress(request.headers) };

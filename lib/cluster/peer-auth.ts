@@ -5,17 +5,24 @@ import { unauthorized } from "../http/problem";
 /**
  * Instance-to-instance requests (lib/cluster/forwarding.ts): an instance that forwards a request to the build's
  * host signs it with a key derived from NEXTAUTH_SECRET, which every instance shares and no client knows. The
- * signature covers the method, the path with its query, the time, the sending instance, the user it verified
- * (user id and session id, or none for a public read) and the client's address; it holds for
- * PEER_SIGNATURE_VALIDITY_S either side of the receiver's clock. A request that carries any of these headers and
- * fails the check is refused with 401, never served as an ordinary one.
+ * signature covers the method, the path with its query, the SHA-256 of the body, the time, a random nonce, the
+ * sending instance, the user it verified (user id and session id, or none for a public read) and the client's
+ * address; it holds for PEER_SIGNATURE_VALIDITY_S either side of the receiver's clock, and once: the receiver
+ * refuses a nonce it has already accepted. A request that carries any of these headers and fails the check is
+ * refused with 401, never served as an ordinary one.
  */
 const PEER_SIGNATURE_VALIDITY_S = 30;
-const VERSION = "v1";
+const VERSION = "v2";
+/** A forwarded request carries no body today; a signed one may carry this much, hashed before it is served. */
+const MAX_SIGNED_BODY_BYTES = 1024 * 1024;
+/** The nonces accepted within the validity window that one instance keeps (see acceptNonce). */
+const MAX_REMEMBERED_NONCES = 100_000;
 
 export const PEER_HEADERS = {
   from: "x-instance-from",
   timestamp: "x-instance-timestamp",
+  nonce: "x-instance-nonce",
+  bodyDigest: "x-instance-body-sha256",
   user: "x-instance-user",
   client: "x-instance-client",
   signature: "x-instance-signature",
@@ -47,51 +54,153 @@ function peerKey(): Buffer {
   return cachedKey.key;
 }
 
-function signatureOf(method: string, pathAndQuery: string, timestamp: string, from: string, user: string, client: string): string {
-  const text = [VERSION, method.toUpperCase(), pathAndQuery, timestamp, from, user, client].join("\n");
+interface SignedFields {
+  method: string;
+  pathAndQuery: string;
+  bodyDigest: string;
+  timestamp: string;
+  nonce: string;
+  from: string;
+  user: string;
+  client: string;
+}
+
+function signatureOf(fields: SignedFields): string {
+  const { method, pathAndQuery, bodyDigest, timestamp, nonce, from, user, client } = fields;
+  const text = [VERSION, method.toUpperCase(), pathAndQuery, bodyDigest, timestamp, nonce, from, user, client].join("\n");
   return `${VERSION}=${crypto.createHmac("sha256", peerKey()).update(text).digest("hex")}`;
+}
+
+/** The SHA-256 of a body, hex: what the signature holds for the body (that of no bytes for none). */
+export function bodyDigestOf(body: Uint8Array = new Uint8Array()): string {
+  return crypto.createHash("sha256").update(body).digest("hex");
 }
 
 function userField(identity: PeerIdentity | null): string {
   return identity ? `${identity.userId} ${identity.sid}` : "";
 }
 
-/** The headers that make a forwarded request a signed one. */
-export function signPeerRequest(method: string, pathAndQuery: string, from: string, identity: PeerIdentity | null, client: string, now = Date.now()): Record<string, string> {
-  const timestamp = String(Math.floor(now / 1000));
-  const user = userField(identity);
+/** The headers that make a forwarded request a signed one; `body` is what it sends (nothing, today). */
+export function signPeerRequest(
+  method: string,
+  pathAndQuery: string,
+  from: string,
+  identity: PeerIdentity | null,
+  client: string,
+  now = Date.now(),
+  body?: Uint8Array,
+): Record<string, string> {
+  const fields: SignedFields = {
+    method,
+    pathAndQuery,
+    bodyDigest: bodyDigestOf(body),
+    timestamp: String(Math.floor(now / 1000)),
+    nonce: crypto.randomBytes(16).toString("hex"),
+    from,
+    user: userField(identity),
+    client,
+  };
   return {
-    [PEER_HEADERS.from]: from,
-    [PEER_HEADERS.timestamp]: timestamp,
-    [PEER_HEADERS.user]: user,
-    [PEER_HEADERS.client]: client,
-    [PEER_HEADERS.signature]: signatureOf(method, pathAndQuery, timestamp, from, user, client),
+    [PEER_HEADERS.from]: fields.from,
+    [PEER_HEADERS.timestamp]: fields.timestamp,
+    [PEER_HEADERS.nonce]: fields.nonce,
+    [PEER_HEADERS.bodyDigest]: fields.bodyDigest,
+    [PEER_HEADERS.user]: fields.user,
+    [PEER_HEADERS.client]: fields.client,
+    [PEER_HEADERS.signature]: signatureOf(fields),
   };
 }
 
 /**
- * The forwarding instance and what it verified, when the request is a signed instance-to-instance one; null when
- * it carries none of the headers; 401 when it carries some and they do not check out.
+ * The nonces this instance accepted, each until its signature's validity ends. A forwarded request is sent to one
+ * instance (the build's host, at its INSTANCE_URL), so a replay can only be a replay against the instance that
+ * served it: a set in this process's memory is enough, nothing needs to be shared through the database. On
+ * globalThis, as every route bundle must see the same set. Bounded: expired nonces go first; past
+ * MAX_REMEMBERED_NONCES live ones (a flood no honest cluster makes within a minute) requests are refused rather
+ * than a nonce forgotten early.
  */
-export function verifyPeerRequest(request: Request, now = Date.now()): PeerRequest | null {
+const globalForNonces = globalThis as unknown as { peerNonces?: Map<string, number> };
+
+function acceptNonce(nonce: string, validUntilMs: number, now: number): string | null {
+  const seen = (globalForNonces.peerNonces ??= new Map());
+  const until = seen.get(nonce);
+  if (until !== undefined && until >= now) return "the nonce was already used: a request is served once";
+  if (seen.size >= MAX_REMEMBERED_NONCES) {
+    for (const [old, oldUntil] of seen) if (oldUntil < now) seen.delete(old);
+    if (seen.size >= MAX_REMEMBERED_NONCES) return "too many instance-to-instance requests within the validity window; try again shortly";
+  }
+  seen.set(nonce, validUntilMs);
+  return null;
+}
+
+/** Reads a signed request's body (a copy: the handler may read it too), refusing one past MAX_SIGNED_BODY_BYTES. */
+async function bodyOf(request: Request): Promise<Uint8Array | null> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.clone().body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_SIGNED_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+// One verification per request, whoever asks (the handler, then forwardToBuildHost): the nonce is spent by the first.
+const verified = new WeakMap<Request, Promise<PeerRequest | null>>();
+
+/**
+ * The forwarding instance and what it verified, when the request is a signed instance-to-instance one; null when
+ * it carries none of the headers; 401 when it carries some and they do not check out, or were used before.
+ */
+export function verifyPeerRequest(request: Request, now = Date.now()): Promise<PeerRequest | null> {
+  let verification = verified.get(request);
+  if (!verification) {
+    verification = verifyOnce(request, now);
+    verified.set(request, verification);
+  }
+  return verification;
+}
+
+async function verifyOnce(request: Request, now: number): Promise<PeerRequest | null> {
   const headers = request.headers;
   const present = Object.values(PEER_HEADERS).filter((name) => headers.has(name));
   if (present.length === 0) return null;
   const refuse = (why: string) => unauthorized(`The instance-to-instance request is refused: ${why}.`);
   const from = headers.get(PEER_HEADERS.from);
   const timestamp = headers.get(PEER_HEADERS.timestamp);
+  const nonce = headers.get(PEER_HEADERS.nonce);
+  const bodyDigest = headers.get(PEER_HEADERS.bodyDigest);
   const user = headers.get(PEER_HEADERS.user) ?? "";
   const client = headers.get(PEER_HEADERS.client) ?? "";
   const signature = headers.get(PEER_HEADERS.signature);
-  if (!from || !timestamp || !signature) throw refuse(`${PEER_HEADERS.from}, ${PEER_HEADERS.timestamp} and ${PEER_HEADERS.signature} are all required`);
+  if (!from || !timestamp || !nonce || !bodyDigest || !signature) {
+    const required = [PEER_HEADERS.from, PEER_HEADERS.timestamp, PEER_HEADERS.nonce, PEER_HEADERS.bodyDigest, PEER_HEADERS.signature];
+    throw refuse(`${required.join(", ")} are all required`);
+  }
   if (!/^\d{1,12}$/.test(timestamp)) throw refuse("the timestamp is not a number of seconds");
+  if (!/^[0-9a-f]{32}$/.test(nonce)) throw refuse("the nonce is not 16 bytes in hex");
   if (Math.abs(now / 1000 - Number(timestamp)) > PEER_SIGNATURE_VALIDITY_S) {
     throw refuse(`the signature is older or newer than ${PEER_SIGNATURE_VALIDITY_S} s (are the instances' clocks set?)`);
   }
   const url = new URL(request.url);
-  const expected = Buffer.from(signatureOf(request.method, url.pathname + url.search, timestamp, from, user, client));
+  const fields = { method: request.method, pathAndQuery: url.pathname + url.search, bodyDigest, timestamp, nonce, from, user, client };
+  const expected = Buffer.from(signatureOf(fields));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw refuse("the signature does not match");
+  // The digest is signed; the body must be the one it was made from.
+  const body = await bodyOf(request);
+  if (body === null) throw refuse(`the body is larger than ${MAX_SIGNED_BODY_BYTES} bytes`);
+  if (bodyDigestOf(body) !== bodyDigest) throw refuse("the body is not the one signed");
+  // Only a request that checks out spends its nonce: nobody without the key can fill the set.
+  const replay = acceptNonce(nonce, (Number(timestamp) + PEER_SIGNATURE_VALIDITY_S + 1) * 1000, now);
+  if (replay !== null) throw refuse(replay);
   let identity: PeerIdentity | null = null;
   if (user !== "") {
     const match = /^(\d{1,15}) (\S{1,200})$/.exec(user);

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAllDead, pidsOfBuild, type BuildJson, type BuildsApp } from "../support/builds";
 import { readUntil, startBuilderPair, type BuilderPair } from "../support/cluster";
+import { TEST_NEXTAUTH_SECRET } from "../support/postgresql";
+import { resetEnvCache } from "@/lib/env";
+import { bodyDigestOf, signPeerRequest } from "@/lib/cluster/peer-auth";
 
 /**
  * PostgreSQL only (project integration-postgresql): a build's logs and the actions on its runtime work through
@@ -85,13 +88,29 @@ describe("a build on alpha, through beta", () => {
       headers: {
         "x-instance-from": "beta",
         "x-instance-timestamp": String(Math.floor(Date.now() / 1000)),
+        "x-instance-nonce": "0".repeat(32),
+        "x-instance-body-sha256": bodyDigestOf(),
         "x-instance-user": "",
         "x-instance-client": "127.0.0.1",
-        "x-instance-signature": `v1=${"0".repeat(64)}`,
+        "x-instance-signature": `v2=${"0".repeat(64)}`,
       },
     });
     expect(forged.status).toBe(401);
     expect((await forged.json()).detail).toMatch(/signature does not match/);
+  });
+
+  it("serves a signed request once: the same headers sent again within their 30 s are refused", async () => {
+    // Signed here as beta would sign it, with the key every instance of the test cluster shares.
+    const path = `/builds/${installing.build_id}/logs?stage=install`;
+    process.env.NEXTAUTH_SECRET = TEST_NEXTAUTH_SECRET;
+    resetEnvCache();
+    const headers = signPeerRequest("GET", path, "beta", null, "127.0.0.1");
+    expect((await alpha.app.fetch(path, { headers })).status).toBe(200);
+    const replayed = await alpha.app.fetch(path, { headers });
+    expect(replayed.status).toBe(401);
+    expect((await replayed.json()).detail).toMatch(/nonce was already used/);
+    // A fresh signature of the same request is served: only the copy is refused.
+    expect((await alpha.app.fetch(path, { headers: signPeerRequest("GET", path, "beta", null, "127.0.0.1") })).status).toBe(200);
   });
 
   it("answers 503 naming the host when alpha is down", async () => {

@@ -34,7 +34,7 @@ type Context = { params: Promise<{ build_id: string }> };
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const query = parseQuery(request, buildLogQuerySchema);
-  const forwarded = await forwardToBuildHost(request, build_id, readerOf(request));
+  const forwarded = await forwardToBuildHost(request, build_id, await readerOf(request));
   if (forwarded) return forwarded;
   return json(await readBuildLog(build_id, query), { headers: { "Cache-Control": "no-store" } });
 });

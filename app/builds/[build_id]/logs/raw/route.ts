@@ -32,7 +32,7 @@ type Context = { params: Promise<{ build_id: string }> };
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema.partial());
-  const forwarded = await forwardToBuildHost(request, build_id, readerOf(request));
+  const forwarded = await forwardToBuildHost(request, build_id, await readerOf(request));
   if (forwarded) return forwarded;
   const log = await rawBuildLog(build_id, stage);
   return new Response(log.body, {

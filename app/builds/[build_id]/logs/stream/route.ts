@@ -44,7 +44,7 @@ type Context = { params: Promise<{ build_id: string }> };
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema);
-  const reader = readerOf(request);
+  const reader = await readerOf(request);
   // Another instance's build: its host serves the stream and counts it against the client's limit there.
   const forwarded = await forwardToBuildHost(request, build_id, reader);
   if (forwarded) return forwarded;
