@@ -37,7 +37,26 @@ import { makeBuildsBench } from "./support/builds";
 import { measureLoad, type LoadResult } from "./support/load";
 import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../scripts/throwaway-postgresql";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
-import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp, startNodeHttp, type Server } from "./support/servers";
+import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp, startNodeHttp, stopEveryServer, type Server } from "./support/servers";
+
+/**
+ * What to stop if the run is interrupted (Ctrl-C, kill): the servers, nginx and the PostgreSQL cluster run in their
+ * own process groups, so they would outlive the benchmark and load the machine. The servers (stopEveryServer) go
+ * first, then what is added here as it is made, in the reverse order.
+ */
+const stopOnInterrupt: (() => unknown)[] = [];
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  // `on`, not `once`: npm and tsx pass the same signal on, and a second one must not end the cleanup.
+  process.on(signal, async () => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${signal}: stopping what the benchmark started`);
+    await stopEveryServer();
+    for (const stop of stopOnInterrupt.reverse()) await Promise.resolve(stop()).catch(() => {});
+    process.exit(130);
+  });
+}
 
 const settings = {
   // 8 s: long enough that every round of the app holds full garbage collections (lib/http/bench-gc.ts), which
@@ -504,6 +523,12 @@ async function main() {
   let nginx: NginxServer | undefined;
   let cluster: ThrowawayPostgresql | undefined;
   let postgresqlApps: Server[] = [];
+  stopOnInterrupt.push(
+    () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    () => fs.rmSync(buildsDir, { recursive: true, force: true }),
+    () => cluster?.stop(),
+    () => nginx?.stop(),
+  );
   try {
     let reads: ReadRow[] | undefined;
     let builds: BuildsResult | undefined;

@@ -70,7 +70,16 @@ export async function startNodeHttp(body: string): Promise<Server> {
   return watch(child, port, "/");
 }
 
+/** Every server started and not yet exited, ready or not: what an interrupted benchmark must stop. */
+const runningServers = new Set<ChildProcess>();
+
+export async function stopEveryServer(): Promise<void> {
+  await Promise.all([...runningServers].map((child) => stopProcessGroup(child)));
+}
+
 async function watch(child: ChildProcess, port: number, probe: string): Promise<Server> {
+  runningServers.add(child);
+  child.once("exit", () => runningServers.delete(child));
   const output: string[] = [];
   child.stdout?.on("data", (chunk) => output.push(String(chunk)));
   child.stderr?.on("data", (chunk) => output.push(String(chunk)));
