@@ -2,7 +2,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAppServer } from "../support/app-server";
 import {
+  connectBuildsApp,
   expectAllDead,
   fixtureConfig,
   isProcessAlive,
@@ -14,7 +16,8 @@ import {
 } from "../support/builds";
 
 // Issue 20, items 1, 4 and 5: a hostile branch's stages (process driver, server as root) try to make root
-// delete files of their choosing, to outlive their build, and to reach other builds and the mirrors.
+// delete files of their choosing, to outlive their build (cancel, DELETE, expiry, a crash and restart), and to
+// reach other builds and the mirrors.
 const asRoot = process.getuid?.() === 0;
 
 // The files of a root-only folder outside builds_root, named as a database and a secret would be.
@@ -83,13 +86,16 @@ function processesOfUid(uid: number): number[] {
 }
 
 let builds: BuildsApp;
+// The server the restart test crashed: its data folder holds the database the restarted one uses, so it goes last.
+let crashed: BuildsApp | undefined;
 let victim: string;
 let mirror: string;
 beforeAll(async () => {
   if (!asRoot) return;
   const fixture = makeBuildsFixture((partial) => {
     const script = path.join(partial.root, "hostile.sh");
-    return fixtureConfig(partial, { maxConcurrent: 3 })
+    // A time to live of a few seconds is allowed, for the expiry test.
+    return fixtureConfig(partial, { maxConcurrent: 3, ttl: "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }" })
       .replace("install: node stages/install.mjs", `install: sh ${script} install && exec node stages/install.mjs`)
       .replace("start: node stages/server.mjs", `start: sh ${script} start && exec node stages/server.mjs`);
   }, ["detach", "swap", "probe"]);
@@ -102,10 +108,16 @@ beforeAll(async () => {
   mirror = path.join(fixture.buildsRoot, ".mirrors", "demo.git");
   builds = await startBuildsApp(fixture);
 });
-afterAll(() => tearDownBuilds(builds));
+afterAll(async () => {
+  try {
+    await tearDownBuilds(builds);
+  } finally {
+    await crashed?.app.stop();
+  }
+});
 
-async function startBuild(modules: string[]): Promise<BuildJson> {
-  const response = await builds.post({ repositories: [{ repository: "demo" }], modules });
+async function startBuild(modules: string[], ttlSeconds?: number): Promise<BuildJson> {
+  const response = await builds.post({ repositories: [{ repository: "demo" }], modules, ttl_seconds: ttlSeconds });
   expect(response.status).toBe(202);
   return (await response.json()) as BuildJson;
 }
@@ -164,6 +176,22 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     expect(processesOfUid(uid)).toEqual([]);
   });
 
+  it("item 4: expiry ends every process of the build, however its stages detached them", async () => {
+    const build = await startBuild(["base_mod", "detach"], 10);
+    expect((await builds.waitForStatus(build.build_id, ["running", "failed"])).status).toBe("running");
+    const install = await stageLog(build.build_id, "install");
+    const start = await waitForLog(build.build_id, "start", "listening");
+    // The end of the install stage stopped its process group, with the double fork that stayed in it.
+    const detached = [...values(install, "detached"), ...values(start, "detached")].filter(isProcessAlive);
+    expect(detached).toHaveLength(7);
+    const uid = uidOf(install);
+
+    // The reaper expires it: no request of anyone's ends its processes.
+    expect((await builds.waitForStatus(build.build_id, ["expired"], 60_000)).status).toBe("expired");
+    await expectAllDead(detached, 5_000);
+    expect(processesOfUid(uid)).toEqual([]);
+  });
+
   it("item 1: DELETE, while the build swaps its folders with symlinks to a root-only folder, deletes nothing of that folder", async () => {
     // Two builds: each DELETE is one chance for a removal that follows links to lose the race.
     for (const round of [1, 2]) {
@@ -219,5 +247,26 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     expect(owners).toBe("");
     expect((fs.statSync(path.dirname(mirror)).mode & 0o777).toString(8)).toBe("700");
     execFileSync("git", ["--git-dir", mirror, "fsck", "--no-dangling"], { stdio: "ignore" });
+  });
+
+  // Last: it crashes the server. Detached processes outlived restarts; the recovery must end them.
+  it("item 4: after a crash, the restarted server's recovery ends every process of the build it interrupted", { timeout: 120_000 }, async () => {
+    const build = await startBuild(["base_mod", "detach", "slow_install"]);
+    const log = await waitForLog(build.build_id, "install", "waiting");
+    const detached = values(log, "detached");
+    expect(detached).toHaveLength(4);
+    const uid = uidOf(log);
+
+    // A crash: the server's process group is killed at once, with no chance to stop anything.
+    await builds.app.stopProcess("SIGKILL");
+    expect(detached.every(isProcessAlive)).toBe(true);
+    crashed = builds;
+    const app = await startAppServer({ BUILDS_CONFIG: builds.fixture.configFile, DATABASE_URL: `file:${crashed.app.databaseFile}` });
+    builds = connectBuildsApp(app, crashed.fixture, crashed.authorization);
+
+    const interrupted = await builds.waitForStatus(build.build_id, ["failed"], 30_000);
+    expect(interrupted.failure_stage).toBe("recovery");
+    await expectAllDead(detached, 5_000);
+    expect(processesOfUid(uid)).toEqual([]);
   });
 });
