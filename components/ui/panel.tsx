@@ -23,7 +23,9 @@ export function Panel({ title, actions, children, className = "", id }: PanelPro
         <h2 id={headingId} className="text-base font-semibold tracking-tight">
           {title}
         </h2>
-        {actions && <div className="flex flex-wrap items-center gap-2">{actions}</div>}
+        {/* max-w-full: on a phone the actions wrap under the title and shrink to the card (the currency picker
+            of "Latest rate" stuck out of its card at 320 px). */}
+        {actions && <div className="flex max-w-full min-w-0 flex-wrap items-center gap-2">{actions}</div>}
       </div>
       {children}
     </section>

@@ -55,6 +55,37 @@ async function expectPageFits(page: Page, what: string) {
   expect(measured.scrollWidth, `${what}: the page is ${measured.scrollWidth} px wide on a ${measured.width} px screen; ${measured.offenders.join(", ")}`).toBeLessThanOrEqual(
     measured.width,
   );
+  await expectPanelsHoldTheirControls(page, what);
+}
+
+/**
+ * Every control of a panel lies within the panel's card: the currency picker of "Latest rate" stuck out of its
+ * card at 320 px, which the page's width did not show. Controls inside a box that scrolls sideways are that
+ * box's business.
+ */
+async function expectPanelsHoldTheirControls(page: Page, what: string) {
+  const offenders = await page.evaluate(() => {
+    const found: string[] = [];
+    for (const panel of document.querySelectorAll<HTMLElement>("section[aria-labelledby]")) {
+      const card = panel.getBoundingClientRect();
+      const name = document.getElementById(panel.getAttribute("aria-labelledby")!)?.textContent ?? "?";
+      for (const control of panel.querySelectorAll<HTMLElement>("input, select, textarea, button, a, [role=combobox]")) {
+        const box = control.getBoundingClientRect();
+        if (control.getClientRects().length === 0 || box.width <= 1) continue;
+        let scrolled = false;
+        for (let el = control.parentElement; el && el !== panel; el = el.parentElement) {
+          if (getComputedStyle(el).overflowX !== "visible") scrolled = true;
+        }
+        if (scrolled) continue;
+        if (box.right > card.right + 0.5 || box.left < card.left - 0.5) {
+          const label = control.getAttribute("aria-label") ?? control.textContent?.trim().slice(0, 30) ?? "";
+          found.push(`${name}: ${control.tagName.toLowerCase()} "${label}" spans ${Math.round(box.left)}–${Math.round(box.right)}, the card ${Math.round(card.left)}–${Math.round(card.right)}`);
+        }
+      }
+    }
+    return found;
+  });
+  expect(offenders, `${what}: controls outside their panel`).toEqual([]);
 }
 
 /** A dialog lies inside the viewport, does not scroll sideways, and its Close button is fully visible. */
@@ -82,6 +113,8 @@ async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage =
 
 for (const width of [320, 390, 768]) {
   test(`at ${width} px nothing is wider than the screen, in light and dark`, async ({ page }, testInfo) => {
+    // Seven states in two schemes, each measured: past the default two minutes on a busy two-core machine.
+    test.setTimeout(300_000);
     await page.setViewportSize({ width, height: 800 });
     for (const scheme of ["light", "dark"] as const) {
       const name = (state: string) => `${width}px-${scheme}-${state}`;
