@@ -99,7 +99,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
                 step(event.shiftKey ? -1 : 1);
               }
             }}
-            className={`${inputClass} h-8 max-w-56 min-w-0 flex-1`}
+            className={`${inputClass} h-8 max-w-56 min-w-40 flex-1`}
           />
           {needle && (
             <span className="text-xs text-slate-600 tabular-nums dark:text-slate-400" aria-live="polite" data-testid="log-search-count">

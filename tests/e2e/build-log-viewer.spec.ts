@@ -1,0 +1,53 @@
+import fs from "node:fs";
+import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
+import { expect, test } from "./fixtures";
+
+/**
+ * A stage's log as a person reads it on a phone (issue 23): numbered lines, a search that counts the lines it
+ * finds and steps through them, and the whole log to download. The search box keeps room to type in at
+ * 320 px (it once shrank to a few letters beside the match count and the download link).
+ */
+test("a stage's log has line numbers, a search that steps through its lines, and a download of the whole log", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const owner = await apiUser(request, "log-viewer");
+  // Fails in its test stage: no preview to hold a port, and an install log of three known lines.
+  const buildId = await startApiBuild(request, owner.headers, ["broken"]);
+  await waitForBuildStatus(request, buildId, "failed");
+
+  await page.setViewportSize({ width: 320, height: 800 });
+  await page.goto(`/builds/${buildId}`);
+  const drawer = page.getByRole("dialog", { name: `Build ${buildId.slice(0, 8)}` });
+  await drawer.getByTestId("stage-install").click();
+  const log = drawer.getByTestId("stage-log");
+  await expect(log.getByTestId("log-line")).toHaveText([
+    "installing broken",
+    "reading each module manifest and its dependencies, then copying the add-ons into the build path in order",
+    "installed broken",
+  ]);
+  // The numbers stand beside the lines, outside their text (a copied passage is the log's own).
+  await expect(log.locator("li > span[aria-hidden]")).toHaveText(["1", "2", "3"]);
+
+  const search = drawer.getByRole("searchbox", { name: "Search the install log" });
+  expect((await search.boundingBox())!.width, "the search box's width at 320 px").toBeGreaterThanOrEqual(150);
+  await search.fill("INSTALL");
+  const count = drawer.getByTestId("log-search-count");
+  await expect(count).toHaveText("1 of 2 lines");
+  await expect(log.locator('li[data-line="0"]')).toHaveClass(/bg-amber-400\/30/);
+  await search.press("Enter");
+  await expect(count).toHaveText("2 of 2 lines");
+  await expect(log.locator('li[data-line="2"]')).toHaveClass(/bg-amber-400\/30/);
+  await drawer.getByRole("button", { name: "Next match" }).click();
+  await expect(count).toHaveText("1 of 2 lines");
+  await search.fill("no such words");
+  await expect(count).toHaveText("no match");
+
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    drawer.getByRole("link", { name: "Download the whole log" }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(`build-${buildId}-install.log`);
+  const raw = await (await request.get(`/builds/${buildId}/logs/raw?stage=install`)).text();
+  // Every byte, colour codes and all: the file is the log as the stage wrote it.
+  expect(raw).toContain("\u001b[32minstalled\u001b[0m broken");
+  expect(fs.readFileSync((await download.path())!, "utf8")).toBe(raw);
+});
