@@ -22,6 +22,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-builds",
   "postgresql-cluster-nginx",
   "postgresql-cluster-auto-builds",
+  "postgresql-instance-names",
   "health",
   "users",
   "security-auth",

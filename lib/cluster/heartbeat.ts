@@ -1,12 +1,12 @@
 import { getBuildsConfig, type BuildsConfig } from "../builds/config";
-import { beatHeart, describeDisagreement, lostAfterMs, registerInstance, thisInstanceName } from "./instances";
+import { beatHeart, describeDisagreement, InstanceNameTaken, lostAfterMs, registerInstance, thisInstanceName } from "./instances";
 import { failBuildsOfLostHosts } from "./lost-hosts";
 
 /**
  * The instance's own background work, started before every other job (lib/jobs.ts): it refuses to start when its
- * shared builds settings differ from a live instance's, registers itself, then every sixth of
- * INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails the builds of instances that lost
- * theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
+ * shared builds settings differ from a live instance's or when another live process holds its INSTANCE_NAME,
+ * registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails
+ * the builds of instances that lost theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
  */
 const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: { timer: NodeJS.Timeout; beat: Promise<void> } };
 
@@ -23,7 +23,7 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
     console.error(`Refusing to start: ${disagreement}`);
     process.exit(1);
   }
-  await registerInstance(config);
+  await registerInstance(config).catch(exitIfNameTaken("Refusing to start"));
   const state = { timer: setInterval(() => void beat(), heartbeatIntervalMs()), beat: Promise.resolve() };
   state.timer.unref();
   globalForHeartbeat.instanceHeartbeat = state;
@@ -31,12 +31,25 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
   const beat = () =>
     (state.beat = state.beat
       .then(async () => {
-        if (!(await beatHeart())) await registerInstance(config);
+        if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone") await registerInstance(config).catch(exitIfNameTaken("Stopping"));
         const failed = await failBuildsOfLostHosts();
         if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
       })
       .catch((error) => console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`)));
   await beat();
+}
+
+/**
+ * Another live process holds this instance's name: at start this one must not run; later (this process was
+ * paused past INSTANCE_LOST_AFTER_SECONDS and another took its name over) it must not go on as a second holder.
+ * Next would log an error thrown from instrumentation and serve anyway, hence the exit.
+ */
+function exitIfNameTaken(what: string) {
+  return (error: unknown): never => {
+    if (!(error instanceof InstanceNameTaken)) throw error;
+    console.error(`${what}: ${error.message}`);
+    process.exit(1);
+  };
 }
 
 export function stopInstanceHeartbeat(): void {

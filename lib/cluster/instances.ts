@@ -1,6 +1,8 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { getDialect } from "../db";
 import { getEnv } from "../env";
 import { execute, queryAll, queryOne } from "../hot-sql";
@@ -20,7 +22,30 @@ export interface InstanceRecord {
   builderSlots: number;
   buildsSettings: string;
   buildsFingerprint: string;
+  processId: string;
+  machine: string;
+  pid: number;
 }
+
+/**
+ * The process that holds this instance's name: a random id made when it starts, and the machine and pid that tell
+ * this instance's crashed past (same machine, that pid gone) from another live process. On globalThis: Next
+ * bundles instrumentation apart from the route handlers, and all must see one id.
+ */
+export interface ProcessIdentity {
+  id: string;
+  machine: string;
+  pid: number;
+}
+
+const globalForProcess = globalThis as unknown as { instanceProcess?: ProcessIdentity };
+
+export function thisProcess(): ProcessIdentity {
+  return (globalForProcess.instanceProcess ??= { id: crypto.randomBytes(12).toString("hex"), machine: os.hostname(), pid: process.pid });
+}
+
+/** Another live process holds this instance's name: this one must not run under it. */
+export class InstanceNameTaken extends Error {}
 
 /** This instance's name (INSTANCE_NAME, or host name and port): the `host` of the builds it claims. */
 export function thisInstanceName(): string {
@@ -73,30 +98,104 @@ export function fingerprintOf(settings: Record<string, unknown>): string {
   return sha256(JSON.stringify(settings));
 }
 
-/**
- * Records this instance as started now (a restart under the same name replaces its row), with its slots and its
- * shared settings. The cluster's other work (INSTANCE_URL, lib/cluster) completes the row.
- */
-export async function registerInstance(config: BuildsConfig, url: string | null = getEnv().INSTANCE_URL ?? null): Promise<void> {
-  const settings = JSON.stringify(sharedBuildsSettings(config));
-  const now = await databaseNow();
-  const values = [url, now, now, config.max_concurrent_builds, settings, sha256(settings)];
-  const updated = await execute(
-    `UPDATE "Instance" SET "url" = ?, "startedAt" = ?, "heartbeatAt" = ?, "builderSlots" = ?, "buildsSettings" = ?, "buildsFingerprint" = ?
-     WHERE "name" = ?`,
-    [...values, thisInstanceName()],
-  );
-  if (updated === 1) return;
-  await execute(
-    `INSERT INTO "Instance" ("url", "startedAt", "heartbeatAt", "builderSlots", "buildsSettings", "buildsFingerprint", "name")
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [...values, thisInstanceName()],
+type Holder = Pick<InstanceRecord, "processId" | "machine" | "pid" | "url" | "startedAt" | "heartbeatAt">;
+
+async function holderOf(name: string): Promise<Holder | undefined> {
+  const row = await queryOne<Holder>(`SELECT "processId", "machine", "pid", "url", "startedAt", "heartbeatAt" FROM "Instance" WHERE "name" = ?`, [name]);
+  return row && { ...row, startedAt: new Date(row.startedAt), heartbeatAt: new Date(row.heartbeatAt) };
+}
+
+function describeHolder(name: string, holder: Holder): string {
+  return (
+    `INSTANCE_NAME ${name} is held by a live instance (INSTANCE_URL ${holder.url ?? "unset"}, pid ${holder.pid} on ${holder.machine}, ` +
+    `started at ${holder.startedAt.toISOString()}, last heartbeat at ${holder.heartbeatAt.toISOString()}). Two instances under one ` +
+    "name would claim builds as the same host and clean up each other's builds: give each its own INSTANCE_NAME. " +
+    `An instance started again after a crash takes its name back once the old heartbeat stops moving.`
   );
 }
 
-/** Moves this instance's heartbeat to now; false when its row is gone (then it registers again). */
-export async function beatHeart(): Promise<boolean> {
-  return (await execute(`UPDATE "Instance" SET "heartbeatAt" = ? WHERE "name" = ?`, [await databaseNow(), thisInstanceName()])) === 1;
+/** Whether a process of this machine is alive (a zombie, killed and not yet reaped, is not). */
+function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whether the process that holds the name is still alive. It is not when no process is recorded (a row written
+ * before processes were), when its heartbeat is older than INSTANCE_LOST_AFTER_SECONDS, or when it ran on this machine and its pid is gone
+ * (this instance's own past, killed a moment ago). Otherwise only its heartbeat can tell: a live holder moves it
+ * every sixth of INSTANCE_LOST_AFTER_SECONDS, so it is watched for two of those periods.
+ */
+async function isHolderAlive(name: string, holder: Holder): Promise<boolean> {
+  if (holder.processId === "") return false;
+  if ((await databaseNow()).getTime() - holder.heartbeatAt.getTime() > lostAfterMs()) return false;
+  const me = thisProcess();
+  if (holder.machine === me.machine && holder.pid !== me.pid && !isProcessAlive(holder.pid)) return false;
+  const watchMs = (lostAfterMs() / 6) * 2;
+  await sleep(watchMs);
+  const now = await holderOf(name);
+  if (now && (now.processId !== holder.processId || now.heartbeatAt.getTime() !== holder.heartbeatAt.getTime())) return true;
+  console.warn(
+    `cluster: INSTANCE_NAME ${name} was held by pid ${holder.pid} on ${holder.machine}, whose heartbeat did not move for ` +
+      `${Math.round(watchMs / 1000)} s: taking it over.`,
+  );
+  return false;
+}
+
+/**
+ * Records this instance as started now under its name, with its slots and its shared settings, and as held by
+ * this process. A name held by another live process is refused (InstanceNameTaken, naming it); a name this
+ * instance's past left (a crash, a stop) is taken back. Taking it is a compare-and-set on the holder seen, so two
+ * processes starting at once under one name do not both get it.
+ */
+export async function registerInstance(config: BuildsConfig, url: string | null = getEnv().INSTANCE_URL ?? null): Promise<void> {
+  const name = thisInstanceName();
+  const me = thisProcess();
+  const settings = JSON.stringify(sharedBuildsSettings(config));
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const holder = await holderOf(name);
+    if (holder && holder.processId !== me.id && (await isHolderAlive(name, holder))) throw new InstanceNameTaken(describeHolder(name, holder));
+    const now = await databaseNow();
+    const values = [url, now, now, config.max_concurrent_builds, settings, sha256(settings), me.id, me.machine, me.pid, name];
+    const taken = holder
+      ? await execute(
+          `UPDATE "Instance" SET "url" = ?, "startedAt" = ?, "heartbeatAt" = ?, "builderSlots" = ?, "buildsSettings" = ?, "buildsFingerprint" = ?,
+             "processId" = ?, "machine" = ?, "pid" = ?
+           WHERE "name" = ? AND "processId" = ?`,
+          [...values, holder.processId],
+        )
+      : await execute(
+          `INSERT INTO "Instance" ("url", "startedAt", "heartbeatAt", "builderSlots", "buildsSettings", "buildsFingerprint", "processId", "machine", "pid", "name")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("name") DO NOTHING`,
+          values,
+        );
+    if (taken === 1) return;
+    // Another process took or created the row between the read and the write: judge the new holder.
+  }
+  throw new InstanceNameTaken(`INSTANCE_NAME ${name} changed hands five times while this instance started: another process starts under it.`);
+}
+
+/**
+ * Moves this instance's heartbeat to now, if this process still holds its name. "gone" when the row is gone (it
+ * registers again); an InstanceNameTaken when another process holds the name: one that found this instance's
+ * heartbeat standing still (a process paused past INSTANCE_LOST_AFTER_SECONDS) and took it over.
+ */
+export async function beatHeart(): Promise<"beat" | "gone"> {
+  const name = thisInstanceName();
+  const me = thisProcess();
+  if ((await execute(`UPDATE "Instance" SET "heartbeatAt" = ? WHERE "name" = ? AND "processId" = ?`, [await databaseNow(), name, me.id])) === 1) return "beat";
+  const holder = await holderOf(name);
+  if (!holder) return "gone";
+  throw new InstanceNameTaken(describeHolder(name, holder));
 }
 
 /** Every registered instance, this one included, by name. */

@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "Instance" ADD COLUMN     "machine" TEXT NOT NULL DEFAULT '',
+ADD COLUMN     "pid" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "processId" TEXT NOT NULL DEFAULT '';
+
