@@ -23,6 +23,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-nginx",
   "postgresql-cluster-auto-builds",
   "postgresql-instance-names",
+  "postgresql-lost-host",
   "health",
   "users",
   "security-auth",

@@ -25,6 +25,8 @@ export function BuildActions({ build }: { build: Build }) {
   const [asking, setAsking] = useState<Action>();
   const [busy, setBusy] = useState<Action>();
   const [error, setError] = useState<string>();
+  // Set when a Destroy was done without the build's host (lost): the runtime it left there is removed later.
+  const [notice, setNotice] = useState<string>();
 
   // Signed in as someone who may not change this build (not its creator, not an admin): offer only what works.
   const othersBuild = canAct && build.viewer_can_change === false;
@@ -41,7 +43,13 @@ export function BuildActions({ build }: { build: Build }) {
     setError(undefined);
     try {
       const url = action === "destroy" ? buildKey(build.build_id) : `${buildKey(build.build_id)}/${action}`;
-      const { data } = await sendJson<Build>(url, action === "destroy" ? "DELETE" : "POST");
+      const { status, data } = await sendJson<Build>(url, action === "destroy" ? "DELETE" : "POST");
+      // 202: the build's host is lost; the build is destroyed here, what it left on that host goes when it is back.
+      setNotice(
+        action === "destroy" && status === 202
+          ? `Destroyed. Its host ${build.host ?? ""} is unreachable: its preview and files there are removed when it comes back.`
+          : undefined,
+      );
       // The answer is the build as it is now: show it at once, then let the list catch up.
       await mutate(buildKey(build.build_id), (current?: Build) => ({ ...current, ...data, stages: data.stages ?? current?.stages ?? [] }), {
         revalidate: true,
@@ -135,6 +143,7 @@ export function BuildActions({ build }: { build: Build }) {
         </p>
       </ConfirmDialog>
       {!asking && error && <Alert tone="error">{error}</Alert>}
+      {!asking && notice && <Alert tone="info">{notice}</Alert>}
       <RebuildExtendActions build={build} mayExtend={!othersBuild} />
     </div>
   );

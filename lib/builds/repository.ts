@@ -162,13 +162,16 @@ export function listBuildsWithStatus(statuses: readonly BuildStatus[], host?: Ho
   });
 }
 
-/** Builds that are over but still hold a port or a runtime handle (a destroy that could not finish), and DELETEs left halfway. */
+/**
+ * Builds that are over but still hold a port or a runtime handle (a destroy that could not finish, or a DELETE
+ * made while their host was lost: lib/builds/service.ts destroyBuildOfLostHost), and DELETEs left halfway.
+ */
 export function listBuildsAwaitingDestroy(host?: HostScope): Promise<BuildRecord[]> {
   return getDb().build.findMany({
     where: {
       AND: [onHost(host)],
       OR: [
-        { status: { in: ["failed", "canceled", "expired"] }, OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }] },
+        { status: { in: ["failed", "canceled", "expired", "destroyed"] }, OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }] },
         { status: "destroying" },
       ],
     },

@@ -124,6 +124,29 @@ export async function destroyBuild(buildId: string, user: Actor): Promise<BuildV
   }
 }
 
+/**
+ * DELETE of a build whose host is lost (no heartbeat for INSTANCE_LOST_AFTER_SECONDS; lib/cluster/forwarding.ts):
+ * its runtime and logs are on a machine no instance reaches, maybe never again. The build is destroyed in the
+ * database, so that it stops counting as live and showing as running; its port and runtime handles stay recorded,
+ * and the host, if it comes back, removes what it left (its reaper's retryUnfinishedDestroys takes destroyed
+ * builds that still hold them). Its runtime is never touched from here: it is another machine's.
+ */
+export async function destroyBuildOfLostHost(buildId: string, user: Actor, host: string): Promise<BuildView> {
+  for (;;) {
+    const build = await requireBuild(buildId);
+    assertCanActOnBuild(user, build);
+    const status = build.status as BuildStatus;
+    if (status === "destroyed") return presentBuild(build, user);
+    if (status === "queued" || isInProgress(status)) {
+      // The heartbeat of any instance fails the builds a lost host had in progress, within a few seconds.
+      throw conflict(`Build ${buildId} is ${status} on ${host}, which is lost; it is failed within seconds, then it can be destroyed.`);
+    }
+    if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
+    if (!(await moveBuild(buildId, "destroying", "destroyed"))) continue;
+    return getBuild(buildId, user);
+  }
+}
+
 /** GET /app-config: what a client needs to offer a build; never the repositories' URLs. */
 export async function getAppConfig(): Promise<AppConfigView> {
   const config = getBuildsConfig();

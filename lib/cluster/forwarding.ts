@@ -6,6 +6,7 @@ import { queryOne } from "../hot-sql";
 import { clientAddress } from "../http/client-address";
 import { serviceUnavailable, unauthorized } from "../http/problem";
 import { withEffectiveRole, type PublicUser } from "../users/roles";
+import { databaseNow, lostAfterMs } from "./instances";
 import { signPeerRequest, verifyPeerRequest, type PeerIdentity } from "./peer-auth";
 
 /**
@@ -15,6 +16,9 @@ import { signPeerRequest, verifyPeerRequest, type PeerIdentity } from "./peer-au
  * host's INSTANCE_URL, read from the Instance table (which only instances write: never an address from the
  * request), signed (lib/cluster/peer-auth.ts) and carrying the user this instance verified. The answer is passed
  * back as it comes, a live log's events included, unbuffered. A host that does not answer gives a 503 naming it.
+ * A lost host (its heartbeat older than INSTANCE_LOST_AFTER_SECONDS: killed, powered off, cut off) is not tried
+ * at all, since a machine that is off may leave a connection hanging for minutes: 503 naming it and its last
+ * heartbeat, unless the caller knows what to do without it (DELETE: lib/builds/service.ts destroyBuildOfLostHost).
  *
  * What lives in the database (the build's view, extend, rebuild) is served by any instance and never forwarded.
  * On SQLite there is one instance: nothing here runs.
@@ -75,6 +79,12 @@ const FORWARDED_RESPONSE_HEADERS = [
   "x-content-type-options",
 ];
 
+/** A build's host whose heartbeat stopped: what a request about its build can say of it. */
+export interface LostHost {
+  name: string;
+  lastHeartbeat: Date;
+}
+
 /** How long the host may take to start answering (a cancel waits for the stage's processes to end). */
 const HEADERS_TIMEOUT_MS = 120_000;
 
@@ -83,13 +93,31 @@ const HEADERS_TIMEOUT_MS = 120_000;
  * (SQLite, a queued build with no host yet, a build of this instance, or a request another instance forwarded
  * here: never forwarded twice).
  */
-export async function forwardToBuildHost(request: Request, buildId: string, caller: Caller & { identity?: PeerIdentity }): Promise<Response | null> {
+export async function forwardToBuildHost(
+  request: Request,
+  buildId: string,
+  caller: Caller & { identity?: PeerIdentity },
+  options: { whenHostLost?: (host: LostHost) => Promise<Response> } = {},
+): Promise<Response | null> {
   if (getDialect() === "sqlite" || caller.forwardedBy !== null) return null;
   const build = await queryOne<{ host: string | null }>(`SELECT "host" FROM "Build" WHERE "id" = ?`, [buildId]);
   const self = getEnv().INSTANCE_NAME;
   if (!build?.host || build.host === self) return null;
   const host = build.host;
-  const instance = await queryOne<{ url: string | null }>(`SELECT "url" FROM "Instance" WHERE "name" = ?`, [host]);
+  const instance = await queryOne<{ url: string | null; heartbeatAt: Date | string }>(`SELECT "url", "heartbeatAt" FROM "Instance" WHERE "name" = ?`, [
+    host,
+  ]);
+  if (instance) {
+    const lastHeartbeat = new Date(instance.heartbeatAt);
+    if ((await databaseNow()).getTime() - lastHeartbeat.getTime() > lostAfterMs()) {
+      if (options.whenHostLost) return options.whenHostLost({ name: host, lastHeartbeat });
+      throw serviceUnavailable(
+        `Build ${buildId} is hosted by ${host}, which is unreachable: its last heartbeat was at ${lastHeartbeat.toISOString()}. ` +
+          `Its logs and runtime are on that host and can be reached only when it comes back.`,
+        30,
+      );
+    }
+  }
   const origin = peerOrigin(instance?.url ?? null);
   if (!instance || !origin) {
     const why = !instance ? "is not a registered instance" : instance.url ? "has an invalid INSTANCE_URL" : "has no INSTANCE_URL";

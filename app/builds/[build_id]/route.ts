@@ -4,7 +4,7 @@ import { parseParams } from "@/lib/http/request";
 import { prefersHtml } from "@/lib/http/negotiate";
 import { dashboardWithBuild, json, route } from "@/lib/http/route";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
-import { destroyBuild, getBuild } from "@/lib/builds/service";
+import { destroyBuild, destroyBuildOfLostHost, getBuild } from "@/lib/builds/service";
 
 type Context = { params: Promise<{ build_id: string }> };
 
@@ -50,13 +50,22 @@ export const GET = route<Context>(async (request, { params }) => {
  *       Stops its processes (or takes down its Compose project), frees its port and removes its runtime files;
  *       the logs stay. 409 while the build is queued or in progress (cancel it first). 503 when the runtime
  *       cannot be reached (a Docker daemon that does not answer): the build stays destroying and is finished
- *       later. Deleting a destroyed build answers it again.
+ *       later. Deleting a destroyed build answers it again. When the build's host is lost (several instances: no
+ *       heartbeat for INSTANCE_LOST_AFTER_SECONDS), its runtime cannot be reached: the build is destroyed in the
+ *       database and the answer is 202; the host removes what it left if it comes back.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - { in: path, name: build_id, required: true, schema: { type: string } }
  *     responses:
  *       200:
  *         description: The build, destroyed
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       202:
+ *         description: >
+ *           The build, destroyed in the database; its host is lost, so its runtime could not be reached and is
+ *           removed when that host comes back
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Build" }
@@ -69,5 +78,8 @@ export const GET = route<Context>(async (request, { params }) => {
 export const DELETE = route<Context>(async (request, { params }) => {
   const caller = await requireCaller(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  return (await forwardToBuildHost(request, build_id, caller)) ?? json(await destroyBuild(build_id, caller.user));
+  const forwarded = await forwardToBuildHost(request, build_id, caller, {
+    whenHostLost: async (host) => json(await destroyBuildOfLostHost(build_id, caller.user, host.name), { status: 202 }),
+  });
+  return forwarded ?? json(await destroyBuild(build_id, caller.user));
 });
