@@ -4,17 +4,6 @@ import { expect, registerThroughHeader, test } from "./fixtures";
 import { importRates } from "./workbook-rates";
 
 test.describe("Rates on the dashboard", () => {
-  test("with no rate stored, the page says so and offers the fetch", async ({ page, request }) => {
-    const latest = await request.get("/rates/");
-    test.skip(latest.status() !== 404, "another spec already stored a rate in this run's database");
-    await page.goto("/");
-    const card = page.getByRole("region", { name: "Latest rate" });
-    await expect(card.getByText("No rate is stored yet.")).toBeVisible();
-    await expect(card.getByRole("button", { name: "Fetch latest rate" })).toBeDisabled();
-    await registerThroughHeader(page);
-    await expect(card.getByRole("button", { name: "Fetch latest rate" })).toBeEnabled();
-  });
-
   test("fetch a rate, then a newer one: the latest rate, its change, the chart and the table follow", async ({ page, bcv }) => {
     const today = todayInCaracas();
     const earlier = shiftDays(today, -2);

@@ -4,8 +4,8 @@ import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
 
 /**
  * /docs as an API client uses it: every operation opens on its parameters and responses, Execute sends the
- * call and shows the answer, and Authorize sends a bearer token. Named to run after rates.spec.ts, whose first
- * test needs a database without rates.
+ * call and shows the answer, and Authorize sends a bearer token. Named to run after blank-install.spec.ts, which
+ * needs a database without rates.
  */
 
 interface OpenApiOperation {
