@@ -1,4 +1,6 @@
+import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deliverGitHub, githubPush, makeRemote, pushCommit, type Remote } from "../support/auto-builds";
 import { connectBuildsApp, fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
@@ -7,11 +9,25 @@ import { registerAndGetToken } from "../support/users";
 let admin: BuildsApp;
 let first: BuildsApp;
 let second: BuildsApp;
+let hooked: Remote;
+const SECRET = crypto.randomBytes(16).toString("hex");
 
 beforeAll(async () => {
-  const fixture = makeBuildsFixture(
-    (partial) => `${fixtureConfig(partial, { maxConcurrent: 2 })}\nlimits: { live_per_user: 3, queued_per_user: 2 }\n`,
-  );
+  const fixture = makeBuildsFixture((partial) => {
+    const config = fixtureConfig(partial, {
+      maxConcurrent: 2,
+      extraRepositories: `
+  - alias: hooked
+    url: ./hooked.git
+    modules_path: addons
+    module_manifest: manifest.json
+    webhook_secret: "${SECRET}"
+    auto_build: { branches: ["**"], modules: [base_mod] }
+`,
+    });
+    return `${config}\nlimits: { live_per_user: 3, queued_per_user: 2 }\n`;
+  });
+  hooked = makeRemote(fixture, "hooked");
   admin = await startBuildsApp(fixture);
   first = connectBuildsApp(admin.app, fixture, (await registerAndGetToken(admin.app)).authorization);
   second = connectBuildsApp(admin.app, fixture, (await registerAndGetToken(admin.app)).authorization);
@@ -58,6 +74,18 @@ describe("POST /builds: per-user limits", () => {
 
   it("admins are counted apart: without admin limits configured, they are not refused", async () => {
     for (let index = 0; index < 4; index++) await start(admin);
+  });
+
+  it("automatic builds are counted apart: a push is built while users are at their limits, and takes no user's place", async () => {
+    const sha = pushCommit(hooked, "main", "a push while every user is at a limit");
+    const response = await deliverGitHub(admin, "hooked", githubPush("main", sha), SECRET);
+    expect(response.status).toBe(202);
+    const body = await response.json();
+    expect(body).toMatchObject({ result: "started", commit_sha: sha });
+    expect(body.build).toMatchObject({ trigger: "webhook", created_by: "build service" });
+    // Neither user's count grew: still exactly at their limits, not past them.
+    await expectLimit(await first.post(slow), /You have 3 live builds/);
+    await expectLimit(await second.post(slow), /You have 2 builds waiting in the queue/);
   });
 
   it("a canceled build gives its place back", async () => {
