@@ -1,6 +1,6 @@
 import { getDialect } from "../db";
 import { getEnv } from "../env";
-import { execute, queryAll } from "../hot-sql";
+import { execute, queryAll, queryOne } from "../hot-sql";
 
 /**
  * Work that must run once across the cluster (the scheduled bank fetch, repository polling) runs on the
@@ -33,6 +33,7 @@ export const TAKE_LEASE_SQL = {
     VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', printf('%+.3f seconds', ?)))
     ON CONFLICT ("name") DO UPDATE SET
       "acquiredAt" = CASE WHEN "JobLease"."holder" = excluded."holder" THEN "JobLease"."acquiredAt" ELSE excluded."acquiredAt" END,
+      "nextRunAt" = CASE WHEN "JobLease"."holder" = excluded."holder" THEN "JobLease"."nextRunAt" ELSE NULL END,
       "holder" = excluded."holder",
       "expiresAt" = excluded."expiresAt"
     WHERE "JobLease"."holder" = excluded."holder" OR "JobLease"."expiresAt" <= strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')`,
@@ -40,10 +41,30 @@ export const TAKE_LEASE_SQL = {
     VALUES (?, ?, now() AT TIME ZONE 'UTC', (now() AT TIME ZONE 'UTC') + make_interval(secs => ?))
     ON CONFLICT ("name") DO UPDATE SET
       "acquiredAt" = CASE WHEN lease."holder" = excluded."holder" THEN lease."acquiredAt" ELSE excluded."acquiredAt" END,
+      "nextRunAt" = CASE WHEN lease."holder" = excluded."holder" THEN lease."nextRunAt" ELSE NULL END,
       "holder" = excluded."holder",
       "expiresAt" = excluded."expiresAt"
     WHERE lease."holder" = excluded."holder" OR lease."expiresAt" <= now() AT TIME ZONE 'UTC'`,
 } as const;
+
+/**
+ * The holder of a job's lease announces when it runs the job next (null: not known), so that every instance can
+ * say it: the timers that decide it are the holder's own. A no-op on SQLite, whose one instance knows it itself.
+ */
+export async function announceNextRun(name: string, holder: string, at: Date | null): Promise<void> {
+  if (getDialect() === "sqlite") return;
+  await execute(`UPDATE "JobLease" SET "nextRunAt" = ? WHERE "name" = ? AND "holder" = ?`, [at, name, holder]);
+}
+
+/** The next run the live holder of a job's lease announced; null without a live holder or an announcement. */
+export async function findAnnouncedNextRun(name: string): Promise<Date | null> {
+  if (getDialect() === "sqlite") return null;
+  const row = await queryOne<{ nextRunAt: Date | string | null }>(
+    `SELECT "nextRunAt" FROM "JobLease" WHERE "name" = ? AND "expiresAt" > now() AT TIME ZONE 'UTC'`,
+    [name],
+  );
+  return row?.nextRunAt ? new Date(row.nextRunAt) : null;
+}
 
 export const RELEASE_LEASE_SQL = `DELETE FROM "JobLease" WHERE "name" = ? AND "holder" = ?`;
 

@@ -1,5 +1,10 @@
+import { thisInstanceName } from "../cluster/instances";
+import { announceNextRun } from "../cluster/leases";
 import { getEnv } from "../env";
 import { fetchAndStoreRate } from "./service";
+
+/** The job's name, which is also its lease's (lib/cluster/leases.ts). */
+export const RATE_SCHEDULE_JOB = "rate schedule";
 
 /**
  * Scheduled fetches of the official rate (RATES_FETCH_INTERVAL_SECONDS, hourly by default), so that the history
@@ -52,7 +57,19 @@ async function fetchOnSchedule(): Promise<void> {
     console.warn(`rates: the scheduled fetch failed: ${detail}`);
   } finally {
     schedule.running = false;
+    announceNextFetch();
   }
+}
+
+/**
+ * Writes the next fetch (the interval's tick or a sooner retry) beside the schedule's lease, so that GET /rates/status
+ * through any instance of the cluster says what this one, which runs the schedule, will do.
+ */
+function announceNextFetch(): void {
+  if (!globalForSchedule.rateSchedule) return;
+  announceNextRun(RATE_SCHEDULE_JOB, thisInstanceName(), nextScheduledFetch() ?? null).catch((error) =>
+    console.warn(`rates: could not announce the next scheduled fetch: ${(error as Error).message}`),
+  );
 }
 
 /** Tries again after the backoff, unless the interval's next tick comes first (it fetches anyway). */
@@ -108,4 +125,4 @@ export function nextScheduledFetch(now = Date.now()): Date | undefined {
 }
 
 // Once across the cluster (lib/cluster/leases.ts): two instances with the schedule on fetch the bank once per interval.
-export const rateJobs = [{ name: "rate schedule", start: startRateSchedule, stop: stopRateSchedule, once: true }];
+export const rateJobs = [{ name: RATE_SCHEDULE_JOB, start: startRateSchedule, stop: stopRateSchedule, once: true }];

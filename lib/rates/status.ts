@@ -1,7 +1,8 @@
 import { getEnv } from "../env";
 import { findLastFetches, type FetchRecord } from "./fetch-log";
 import { assessFreshness } from "./freshness";
-import { nextScheduledFetch } from "./jobs";
+import { findAnnouncedNextRun } from "../cluster/leases";
+import { nextScheduledFetch, RATE_SCHEDULE_JOB } from "./jobs";
 import { findLatestRate } from "./repository";
 import type { RateStatusView } from "./schemas";
 import { RATE_SOURCE } from "./source";
@@ -36,18 +37,22 @@ export async function getRateStatus(now = new Date()): Promise<RateStatusView> {
       kind: failure.failureKind ?? "internal",
       detail: failure.detail ?? "",
     },
-    next_fetch_at: nextFetch(now, env.RATES_FETCH_INTERVAL_SECONDS, [success, failure])?.toISOString() ?? null,
+    next_fetch_at: (await nextFetch(now, env.RATES_FETCH_INTERVAL_SECONDS, [success, failure]))?.toISOString() ?? null,
   };
 }
 
 /**
- * When the schedule fetches next: from this instance's timer when it runs the schedule; else, when another
- * instance of the cluster does (it holds the schedule's lease, lib/cluster/leases.ts), the first of that one's
- * ticks after now, which fall every interval after the last scheduled fetch started.
+ * When the schedule fetches next: from this instance's timers when it runs the schedule; else, when another
+ * instance of the cluster does (it holds the schedule's lease, lib/cluster/leases.ts), what that one announced
+ * after its last fetch (its tick, or a sooner retry after a failure), the same time it answers itself. While its
+ * fetch is under way (the announcement is past), the first of its ticks after now, which fall every interval
+ * after the last scheduled fetch started.
  */
-function nextFetch(now: Date, intervalSeconds: number, lastFetches: (FetchRecord | null)[]): Date | undefined {
+async function nextFetch(now: Date, intervalSeconds: number, lastFetches: (FetchRecord | null)[]): Promise<Date | undefined> {
   const here = nextScheduledFetch(now.getTime());
   if (here || intervalSeconds === 0) return here;
+  const announced = await findAnnouncedNextRun(RATE_SCHEDULE_JOB);
+  if (announced && announced.getTime() > now.getTime()) return announced;
   const started = lastFetches.filter((record) => record?.trigger === "schedule").map((record) => record!.startedAt.getTime());
   if (started.length === 0) return undefined;
   const last = Math.max(...started);

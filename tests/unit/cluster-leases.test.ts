@@ -5,16 +5,20 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RELEASE_LEASE_SQL, TAKE_LEASE_SQL } from "@/lib/cluster/leases";
 
 /**
- * The lease statement's SQLite spelling, on a real SQLite database made by the migration that creates the table.
+ * The lease statement's SQLite spelling, on a real SQLite database made by the migrations that create the table
+ * and add the holder's announced next run.
  * (PostgreSQL's runs in tests/integration/postgresql-cluster-jobs.test.ts, with two instances.)
  */
 const migrations = path.resolve(import.meta.dirname, "..", "..", "prisma", "migrations");
-const migration = fs.readdirSync(migrations).find((name) => name.endsWith("_job_leases"))!;
+const leaseMigrations = fs
+  .readdirSync(migrations)
+  .filter((name) => name.endsWith("_job_leases") || name.endsWith("_job_lease_next_run"))
+  .sort();
 
 let db: Database.Database;
 beforeEach(() => {
   db = new Database(":memory:");
-  db.exec(fs.readFileSync(path.join(migrations, migration, "migration.sql"), "utf8"));
+  for (const migration of leaseMigrations) db.exec(fs.readFileSync(path.join(migrations, migration, "migration.sql"), "utf8"));
 });
 afterEach(() => db.close());
 
@@ -44,6 +48,16 @@ describe("JobLease on SQLite", () => {
     take("repository polling", "a:3000", -1);
     expect(take("repository polling", "b:3000", 30)).toBe(true);
     expect(row("repository polling").holder).toBe("b:3000");
+  });
+
+  it("keeps the next run its holder announced while it renews, and forgets it for a new holder", () => {
+    take("rate schedule", "a:3000", 30);
+    db.prepare(`UPDATE "JobLease" SET "nextRunAt" = '2026-11-24T08:30:00.000+00:00' WHERE "name" = 'rate schedule'`).run();
+    take("rate schedule", "a:3000", -1);
+    expect(row("rate schedule").nextRunAt).toBe("2026-11-24T08:30:00.000+00:00");
+    // The lease ran out and another instance took the job: the old holder's timers are not its own.
+    expect(take("rate schedule", "b:3000", 30)).toBe(true);
+    expect(row("rate schedule").nextRunAt).toBeNull();
   });
 
   it("is given back only by its holder", () => {

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "JobLease" ADD COLUMN "nextRunAt" DATETIME;
+
