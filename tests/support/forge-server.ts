@@ -14,6 +14,8 @@ export interface ForgeRequest {
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
   raw: string;
+  /** What the stand-in answered (status and JSON body); undefined while it hangs. */
+  answer?: { status: number; body: unknown };
 }
 
 export type ForgeAnswer = { status: number; body?: unknown } | "hang";
@@ -53,15 +55,17 @@ export async function startForgeServer(prefix = ""): Promise<ForgeServer> {
       }
       const url = new URL(request.url ?? "/", "http://forge.invalid");
       const path = decodeURI(url.pathname.slice(prefix.length));
-      requests.push({ method: request.method ?? "", path, query: url.searchParams, headers: request.headers, body, raw });
+      const recorded: ForgeRequest = { method: request.method ?? "", path, query: url.searchParams, headers: request.headers, body, raw };
+      requests.push(recorded);
       const serve = request.method === "GET" ? served.get(path) : undefined;
       const answer = hanging ? "hang" : serve ? serve(url.searchParams) : (scripted.shift() ?? { status: 201, body: { id: nextId++, ...body } });
       if (answer === "hang") {
         open.add(response);
         return;
       }
+      recorded.answer = { status: answer.status, body: answer.body ?? { id: nextId++ } };
       response.writeHead(answer.status, { "Content-Type": "application/json" });
-      response.end(JSON.stringify(answer.body ?? { id: nextId++ }));
+      response.end(JSON.stringify(recorded.answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -4,14 +4,17 @@ import { buildEvents } from "../events";
 import { findBuild, type BuildRecord } from "../repository";
 import type { BuildStatus } from "../status";
 import { pullNumberOf } from "../auto/pull-refs";
-import { updatePullRequestComment } from "./comments";
+import { commentStateOf, ENDED_COMMENT_STATES, updatePullRequestComment, type CommentSubject } from "./comments";
 import { callForge, hostState, statusRequest, type ForgeState } from "./api";
 import { recordForgeReport } from "./reports";
 
 /**
  * Commit statuses on the git host (issue 21): every build of a repository that has a `forge` block reports on
  * that repository's commit: pending while queued and building, success once its preview runs (linked to the
- * build's page here), failure naming the failed stage, error when canceled or lost in a restart. The executor
+ * build's page here), failure naming the failed stage, error when canceled or lost in a restart. A status is the
+ * verdict on the commit: a passed build stays success when its preview later sleeps, expires or is destroyed
+ * (only a runtime that dies while running turns it to failure); the pull request's comment follows all of
+ * those (lib/builds/forge/comments.ts). The executor
  * does not wait for any of it: the reports follow the build's status events, one build's in order, and what
  * each one came to is recorded (ForgeReport) for the build's page.
  */
@@ -20,8 +23,11 @@ const TERMINAL: readonly ForgeState[] = ["success", "failure", "canceled", "lost
 interface ReporterState {
   /** Per build: the reports still being sent, chained so that they reach the host in order. */
   chains: Map<string, Promise<void>>;
-  /** Per build and repository: the last state reported, so the stages of one build report "building" once. */
-  last: Map<string, ForgeState>;
+  /**
+   * Per build and repository, the last state reported ("<build> <alias>") and the last the comment said
+   * ("comment <build> <alias>"), so the stages of one build report "building" once.
+   */
+  last: Map<string, string>;
   listeners: { queued: (buildId: string) => void; moved: (buildId: string, to: BuildStatus) => void } | null;
 }
 
@@ -82,23 +88,40 @@ async function sendStatuses(buildId: string, status: BuildStatus): Promise<void>
   if (forges.size === 0) return;
   const build = await findBuild(buildId);
   if (!build) return;
+  // The commit status is the build's verdict on the commit: a passed build's preview that sleeps, expires or is
+  // destroyed leaves it at success (null here). The comment says where the preview is now, so it follows those too.
   const meaning = forgeStateOf(status, build.failureStage);
-  if (!meaning) return;
+  const commentState = commentStateOf(status, build);
+  if (!meaning && !commentState) return;
   const state = reporter();
   // Each repository's commit, one after another: a build of several repositories reports on each.
   for (const repository of build.repositories) {
     const forge = forges.get(repository.alias);
     if (!forge) continue;
     const key = `${buildId} ${repository.alias}`;
-    if (state.last.get(key) === meaning.state) continue;
-    state.last.set(key, meaning.state);
-    if (TERMINAL.includes(meaning.state)) forgetLater(key);
-    await sendStatus(build, repository.alias, repository.commitSha, forge, meaning.state, meaning.description);
-    const number = pullNumberOf(repository.ref);
-    if (forge.comment && number !== null) {
-      const subject = { buildId, seq: build.seq, alias: repository.alias, ref: repository.ref, number, commitSha: repository.commitSha, failureStage: build.failureStage };
-      await updatePullRequestComment(forge, subject, meaning.state, buildPageUrl(buildId));
+    if (meaning && state.last.get(key) !== meaning.state) {
+      state.last.set(key, meaning.state);
+      if (TERMINAL.includes(meaning.state)) forgetLater(key);
+      await sendStatus(build, repository.alias, repository.commitSha, forge, meaning.state, meaning.description);
     }
+    const number = pullNumberOf(repository.ref);
+    const commentKey = `comment ${key}`;
+    if (!forge.comment || number === null || !commentState || state.last.get(commentKey) === commentState) continue;
+    state.last.set(commentKey, commentState);
+    if (ENDED_COMMENT_STATES.includes(commentState)) forgetLater(commentKey);
+    const subject: CommentSubject = {
+      buildId,
+      seq: build.seq,
+      alias: repository.alias,
+      ref: repository.ref,
+      number,
+      commitSha: repository.commitSha,
+      failureStage: build.failureStage,
+      failureMessage: build.failureMessage,
+      expiresAt: build.expiresAt,
+      keptUntil: build.endedAt && new Date(build.endedAt.getTime() + config.retention_days * 24 * 3600 * 1000),
+    };
+    await updatePullRequestComment(forge, subject, commentState, buildPageUrl(buildId));
   }
 }
 
