@@ -4,17 +4,35 @@
  * buffers, never the file. A reader that takes nothing for `idleMs` (a stalled tab, a hostile client) has the
  * stream errored: its lines are no longer made (the generator is closed), and the response is cut off (not ended, so the client
  * cannot take a partial file for a whole one) as soon as its socket moves or closes.
+ *
+ * `onEnd` is called once when the stream is over, however it ends: all lines taken, cut off idle, canceled by
+ * the client's going away, or a line that could not be made. The first page is made as soon as the stream
+ * exists, so even a stream that nobody reads ends by the idle bound.
  */
-export function streamPulledText(lines: AsyncGenerator<string, void, undefined>, idleMs: number): ReadableStream<Uint8Array> {
+export function streamPulledText(lines: AsyncGenerator<string, void, undefined>, idleMs: number, onEnd: () => void = () => {}): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let idle: NodeJS.Timeout | undefined;
   const stopWaiting = () => clearTimeout(idle);
+  let ended = false;
+  const end = () => {
+    stopWaiting();
+    if (ended) return;
+    ended = true;
+    onEnd();
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         stopWaiting();
-        const next = await lines.next();
+        let next: IteratorResult<string, void>;
+        try {
+          next = await lines.next();
+        } catch (error) {
+          end();
+          throw error;
+        }
         if (next.done) {
+          end();
           controller.close();
           return;
         }
@@ -22,12 +40,13 @@ export function streamPulledText(lines: AsyncGenerator<string, void, undefined>,
         // The next pull comes once the client has taken this page; none within idleMs: it has stopped reading.
         idle = setTimeout(() => {
           controller.error(new Error(`the client took nothing for ${idleMs / 1000} s: the response is cut off`));
+          end();
           void lines.return(undefined);
         }, idleMs);
         idle.unref();
       },
       async cancel() {
-        stopWaiting();
+        end();
         await lines.return(undefined);
       },
     },
@@ -35,4 +54,3 @@ export function streamPulledText(lines: AsyncGenerator<string, void, undefined>,
     { highWaterMark: 1 },
   );
 }
-

@@ -1,6 +1,7 @@
 import { getEnv } from "../env";
-import { badRequest } from "../http/problem";
+import { badRequest, serviceUnavailable } from "../http/problem";
 import { streamPulledText } from "../http/pulled-stream";
+import { slotsOf } from "../http/slots";
 import { DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { todayIn } from "./dates";
 import { findDateBounds, listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";
@@ -18,11 +19,21 @@ import type { RateHistoryQuery } from "./schemas";
  * separator); an empty cell where a currency has no rate that date; CRLF line ends; a field that holds a comma,
  * a quote or a line end is quoted, its quotes doubled (the header and values never do, but the rule is kept).
  * NDJSON: one JSON object per line, each exactly an item of the JSON history's `rates`.
+ *
+ * At most RATES_EXPORT_MAX_STREAMS exports stream at once, in the whole server; one more is answered 503 with
+ * Retry-After before it reads anything. A stream holds its slot until it ends: read to the end, cut off by
+ * RATES_EXPORT_IDLE_SECONDS, or its client gone. This is what bounds a client that pipelines many exports on
+ * one connection (Node parses them all at once and Next runs every handler, and a route handler cannot see the
+ * connection its request came on) or opens many connections: each export costs a page and its response's
+ * buffer, and there are at most that many.
  */
 export type ExportFormat = "csv" | "ndjson";
 
 // Rows read per page, all currencies together: a page of every currency is ~50 value dates.
 const PAGE_ROWS = 1000;
+// A slot frees when an export ends: most take well under a second, a stalled one RATES_EXPORT_IDLE_SECONDS.
+const RETRY_AFTER_SECONDS = 5;
+const exportSlots = slotsOf("rates-export", () => getEnv().RATES_EXPORT_MAX_STREAMS);
 
 const MEDIA_TYPES: Record<ExportFormat, string> = {
   csv: "text/csv; charset=utf-8; header=present",
@@ -80,11 +91,27 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
     ]);
   }
   const { start, end } = resolveHistoryRange(query, todayIn(getEnv().RATES_TIMEZONE));
-  const columns = asked === undefined ? [] : asked === "all" ? await storedCurrencies() : asked;
-  const bounds = await findDateBounds(start, end);
-  const fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
-  const lines = format === "csv" ? csvLines(start, end, columns) : ndjsonLines(start, end, asked === undefined ? undefined : columns);
-  const stream = streamPulledText(lines, getEnv().RATES_EXPORT_IDLE_SECONDS * 1000);
+  const release = exportSlots.take();
+  if (!release) {
+    const limit = getEnv().RATES_EXPORT_MAX_STREAMS;
+    throw serviceUnavailable(
+      `${limit} history exports are being streamed already, as many as this server streams at once (RATES_EXPORT_MAX_STREAMS); ` +
+        `try again in ${RETRY_AFTER_SECONDS} seconds. The JSON history is not limited.`,
+      RETRY_AFTER_SECONDS,
+    );
+  }
+  let stream: ReadableStream<Uint8Array>;
+  let fileName: string;
+  try {
+    const columns = asked === undefined ? [] : asked === "all" ? await storedCurrencies() : asked;
+    const bounds = await findDateBounds(start, end);
+    fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
+    const lines = format === "csv" ? csvLines(start, end, columns) : ndjsonLines(start, end, asked === undefined ? undefined : columns);
+    stream = streamPulledText(lines, getEnv().RATES_EXPORT_IDLE_SECONDS * 1000, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
   return new Response(stream, {
     headers: {
       ...RATE_SOURCE_HEADERS,

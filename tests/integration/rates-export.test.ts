@@ -18,8 +18,9 @@ const IDLE_SECONDS = 3;
 let app: AppServer;
 const seeded = new Map<string, string[]>();
 beforeAll(async () => {
-  // A reader that takes nothing for 3 s is cut off (the default is 60 s).
-  app = await startAppServer({ RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS) });
+  // A reader that takes nothing for 3 s is cut off (the default is 60 s). The exports here are about streaming,
+  // so the limit on exports at once is out of their way (it has its own file, rates-export-limit.test.ts).
+  app = await startAppServer({ RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS), RATES_EXPORT_MAX_STREAMS: "100" });
   const rows = Array.from({ length: 3661 }, (_, day) => {
     const date = shiftDate(START, day);
     const values = CODES.map((_, column) => valueOf(day, column));

@@ -63,4 +63,24 @@ describe("streamPulledText", () => {
     expect(made.closed).toBe(true);
     expect(made.pages).toBe(2);
   });
+
+  it("says once that it is over, however it ends: read to the end, cut off idle, canceled, or a line that fails", async () => {
+    const ends = { done: 0, idle: 0, canceled: 0, failed: 0 };
+    const read = streamPulledText(pages(2).lines, 60_000, () => ends.done++).getReader();
+    while (!(await read.read()).done);
+    const idle = streamPulledText(pages().lines, 200, () => ends.idle++).getReader();
+    await expect(idle.closed).rejects.toThrow(/cut off/);
+    const canceled = streamPulledText(pages().lines, 60_000, () => ends.canceled++).getReader();
+    await canceled.read();
+    await canceled.cancel();
+    await canceled.cancel();
+    async function* failing(): AsyncGenerator<string, void, undefined> {
+      yield "page 0\n";
+      throw new Error("the database went away");
+    }
+    const failed = streamPulledText(failing(), 60_000, () => ends.failed++).getReader();
+    await failed.read();
+    await expect(failed.read()).rejects.toThrow("the database went away");
+    expect(ends).toEqual({ done: 1, idle: 1, canceled: 1, failed: 1 });
+  });
 });

@@ -87,6 +87,15 @@ import { getRateHistory } from "@/lib/rates/service";
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       422: { $ref: "#/components/responses/ValidationError" }
+ *       503:
+ *         description: >
+ *           csv and ndjson only: as many exports are streaming as the server streams at once
+ *           (RATES_EXPORT_MAX_STREAMS, default 8); try again after Retry-After seconds. The JSON history is not limited.
+ *         headers:
+ *           Retry-After: { schema: { type: integer } }
+ *         content:
+ *           application/problem+json:
+ *             schema: { $ref: "#/components/schemas/Problem" }
  */
 // perDay: without end_date the range ends today. Vary: the Accept header may ask for an export instead.
 export const GET = withCors(
