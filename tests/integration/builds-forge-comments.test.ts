@@ -92,7 +92,19 @@ describe("the pull request comment follows its preview to its end", () => {
     expect(statusesOf("brief", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
     const reports = ((await (await builds.get(`/builds/${build.build_id}`)).json()) as { forge_reports: { kind: string; state: string; outcome: string }[] }).forge_reports;
     expect(reports.filter((r) => r.kind === "comment").at(-1)).toMatchObject({ state: "expired", outcome: "sent" });
-  });
+    // Destroyed later, the expired preview still says it expired, and its page is kept from the destroy on.
+    const keptUntil = (said: string) => said.match(/kept until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/)![1];
+    // The comment gives times to the minute: the destroy must come in a later minute than the expiry to show.
+    await waitFor("a minute later than the expiry", async () => new Date().toISOString().slice(11, 16) !== keptUntil(text).slice(11), 70_000);
+    const response = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
+    expect((await response.json()).status).toBe("destroyed");
+    const edited = await waitFor("the comment edited for the destroy", async () => {
+      const last = commentOf("brief", 11).texts.at(-1)!;
+      return keptUntil(last) !== keptUntil(text) && last;
+    });
+    expect(edited).toContain("⌛ expired: its time to live ended at ");
+    expect(keptUntil(edited) > keptUntil(text)).toBe(true);
+  }, 150_000);
 
   it("sleep and wake: the comment says sleeping, then running again; the commit status is not touched", async () => {
     const build = await openPullRequest("hub", hub, 12);

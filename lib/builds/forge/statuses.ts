@@ -4,7 +4,7 @@ import { buildEvents } from "../events";
 import { findBuild, type BuildRecord } from "../repository";
 import type { BuildStatus } from "../status";
 import { pullNumberOf } from "../auto/pull-refs";
-import { commentStateOf, ENDED_COMMENT_STATES, updatePullRequestComment, type CommentSubject } from "./comments";
+import { commentStateOf, commentText, ENDED_COMMENT_STATES, updatePullRequestComment, type CommentSubject } from "./comments";
 import { callForge, hostState, statusRequest, type ForgeState } from "./api";
 import { recordForgeReport } from "./reports";
 
@@ -24,7 +24,7 @@ interface ReporterState {
   /** Per build: the reports still being sent, chained so that they reach the host in order. */
   chains: Map<string, Promise<void>>;
   /**
-   * Per build and repository, the last state reported ("<build> <alias>") and the last the comment said
+   * Per build and repository, the last state reported ("<build> <alias>") and the last text of the comment
    * ("comment <build> <alias>"), so the stages of one build report "building" once.
    */
   last: Map<string, string>;
@@ -105,10 +105,7 @@ async function sendStatuses(buildId: string, status: BuildStatus): Promise<void>
       await sendStatus(build, repository.alias, repository.commitSha, forge, meaning.state, meaning.description);
     }
     const number = pullNumberOf(repository.ref);
-    const commentKey = `comment ${key}`;
-    if (!forge.comment || number === null || !commentState || state.last.get(commentKey) === commentState) continue;
-    state.last.set(commentKey, commentState);
-    if (ENDED_COMMENT_STATES.includes(commentState)) forgetLater(commentKey);
+    if (!forge.comment || number === null || !commentState) continue;
     const subject: CommentSubject = {
       buildId,
       seq: build.seq,
@@ -121,6 +118,13 @@ async function sendStatuses(buildId: string, status: BuildStatus): Promise<void>
       expiresAt: build.expiresAt,
       keptUntil: build.endedAt && new Date(build.endedAt.getTime() + config.retention_days * 24 * 3600 * 1000),
     };
+    // Edited when its text changes: a new state, or the same end with a later retention (an expired preview
+    // destroyed later has its page kept from then on).
+    const commentKey = `comment ${key}`;
+    const text = commentText(subject, commentState, buildPageUrl(buildId));
+    if (state.last.get(commentKey) === text) continue;
+    state.last.set(commentKey, text);
+    if (ENDED_COMMENT_STATES.includes(commentState)) forgetLater(commentKey);
     await updatePullRequestComment(forge, subject, commentState, buildPageUrl(buildId));
   }
 }
