@@ -22,9 +22,25 @@ export async function startBackgroundJobs(): Promise<void> {
   if (globalForJobs.backgroundJobsStarted) return;
   globalForJobs.backgroundJobsStarted = true;
   for (const job of jobs) await job.start();
-  const stopAll = async () => {
-    for (const job of [...jobs].reverse()) await job.stop();
+  let stopping = false;
+  const stopAllThenExit = () => {
+    if (stopping) return;
+    stopping = true;
+    const stopAll = async () => {
+      for (const job of [...jobs].reverse()) await job.stop();
+    };
+    // A database that does not answer must not keep the process from ending.
+    const bound = new Promise((resolve) => setTimeout(resolve, STOP_JOBS_WITHIN_MS).unref());
+    void Promise.race([stopAll(), bound])
+      .catch((error) => console.error("stopping the background jobs failed:", error))
+      .finally(() => process.exit(0));
   };
-  process.once("SIGTERM", () => void stopAll().finally(() => process.exit(0)));
-  process.once("SIGINT", () => void stopAll().finally(() => process.exit(0)));
+  // `npm start` sets NEXT_MANUAL_SIG_HANDLE (Next's documented way to run code on shutdown): otherwise Next's own
+  // handler ends the process as soon as its server is closed, before the jobs give their leases back, and another
+  // instance would wait for them to expire. The price: requests in flight at the signal are cut, not finished.
+  process.on("SIGTERM", stopAllThenExit);
+  process.on("SIGINT", stopAllThenExit);
 }
+
+/** How long a stop waits for the jobs (the executor's stages get 5 s of it) before the process ends anyway. */
+const STOP_JOBS_WITHIN_MS = 10_000;

@@ -48,6 +48,7 @@ export async function startApp(options: { databaseUrl: string; env?: Record<stri
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_MANUAL_SIG_HANDLE: "true",
       DATABASE_URL: options.databaseUrl,
       NEXTAUTH_URL: undefined,
       NEXTAUTH_SECRET: undefined,

@@ -58,6 +58,7 @@ export default async function globalSetup(_config: FullConfig) {
     const app = startProcess(bin("next"), ["start", "-p", String(appPort)], {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      NEXT_MANUAL_SIG_HANDLE: "true",
       DATABASE_URL: databaseUrl,
       PORT: String(appPort),
       BCV_URL: bcvUrl,

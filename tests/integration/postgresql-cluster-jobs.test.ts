@@ -8,7 +8,8 @@ import { todayAtOffset } from "../support/rates";
  * PostgreSQL only (project integration-postgresql): work that must run once across the cluster runs on the
  * instance holding its lease (lib/cluster/leases.ts). Two instances with the rate schedule on, against a local
  * stand-in of the central bank: the bank is fetched by one of them only, and when that one is killed the other
- * takes the schedule over once the lease has run out (INSTANCE_LOST_AFTER_SECONDS, 6 s here).
+ * takes the schedule over once the lease has run out (INSTANCE_LOST_AFTER_SECONDS, 6 s here); one that stops
+ * cleanly gives it back.
  */
 const INTERVAL_SECONDS = 2;
 const LOST_AFTER_SECONDS = 6;
@@ -36,6 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // The second shares the first's database, which the first drops when it stops.
+  await instances.get("gamma")?.stop();
   await instances.get("beta")?.stop();
   await instances.get("alpha")?.stop();
   await bcv?.stop();
@@ -102,5 +104,20 @@ describe("the scheduled bank fetch with two instances on one PostgreSQL", () => 
     await waitFor(() => fetchesOf(survivor) >= 2, "the survivor's scheduled fetches");
     expect(bcv.requests).toBeGreaterThan(before);
     expect(scheduleHolder()?.holder).toBe(other);
+  });
+
+  it("is given back by a holder that stops cleanly (SIGTERM), for the next instance to take at once", { timeout: 90_000 }, async () => {
+    const gamma = await startAppServer(instanceEnv("gamma", instances.get("alpha")!.databaseUrl));
+    instances.set("gamma", gamma);
+    await instances.get(other)!.stopProcess("SIGTERM");
+    // The process has ended: its leases are gone with it, not left to run out.
+    const leftBehind = queryDatabase<{ name: string }>(
+      instances.get("alpha")!,
+      { sqlite: `SELECT "name" FROM "JobLease" WHERE "holder" = ?`, postgresql: `SELECT "name" FROM "JobLease" WHERE "holder" = :'params'::json->>0` },
+      [other],
+    );
+    expect(leftBehind).toEqual([]);
+    await waitFor(() => gamma.output().includes(`cluster: gamma runs "rate schedule"`), "gamma taking the schedule over");
+    expect(scheduleHolder()?.holder).toBe("gamma");
   });
 });

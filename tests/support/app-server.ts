@@ -72,6 +72,8 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
       ...process.env,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
+      // As `npm start` (package.json): the app's own SIGTERM handler stops its jobs before the process ends.
+      NEXT_MANUAL_SIG_HANDLE: "true",
       DATABASE_URL: databaseUrl,
       // SQLite: the secret generated in the data folder. PostgreSQL requires one, shared by every instance.
       NEXTAUTH_SECRET: onPostgresql ? TEST_NEXTAUTH_SECRET : undefined,
