@@ -44,12 +44,20 @@ export const serviceUnavailable = (detail: string, retryAfterSeconds?: number) =
   });
 export const gatewayTimeout = (detail: string) => new HttpProblem(504, "Gateway Timeout", detail);
 
-/** Field errors of a zod error, each path prefixed with where the value came from (body, query, path, form). */
+/**
+ * Field errors of a zod error, each path prefixed with where the value came from (body, query, path, form):
+ * one entry per field, its distinct messages joined with "; ". A value can break several rules at once (a
+ * zero-width space is a control character and has no letter), and the reply must still count one field.
+ */
 export function fieldErrorsOf(error: z.ZodError, source: string): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: [source, ...issue.path.map(String)].join("."),
-    message: issue.message,
-  }));
+  const messagesOf = new Map<string, string[]>();
+  for (const issue of error.issues) {
+    const field = [source, ...issue.path.map(String)].join(".");
+    const messages = messagesOf.get(field) ?? [];
+    if (!messages.includes(issue.message)) messages.push(issue.message);
+    messagesOf.set(field, messages);
+  }
+  return [...messagesOf].map(([field, messages]) => ({ field, message: messages.join("; ") }));
 }
 
 /** A 422 naming every invalid field of a request part (the reply lists the first MAX_LISTED_ERRORS). */
