@@ -13,14 +13,26 @@ export default defineConfig({
   testDir: "tests/e2e",
   testMatch: "**/*.spec.ts",
   globalSetup: "./tests/e2e/global-setup.ts",
-  // One app, one database and one central bank stand-in for the whole run: the specs take turns.
-  workers: 1,
+  // One app, one database and one central bank stand-in for the whole run. Two workers; the specs that share
+  // something besides the app take turns in a project of their own (see projects below).
+  workers: 2,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   timeout: 120_000,
   expect: { timeout: 15_000 },
   outputDir: "test-results",
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  /**
+   * The tests tagged @rates change the central bank stand-in (one for the run) or store rates and read back what
+   * is the latest or how many there are; the tests tagged @builds start builds and count them, against the
+   * fixture's two build slots. Each of those groups runs one test at a time, beside the other group and the
+   * untagged tests (pages, sign-in, /docs), which share nothing but the app.
+   */
+  projects: [
+    { name: "rates", grep: /@rates/, workers: 1 },
+    { name: "builds", grep: /@builds/, workers: 1 },
+    { name: "pages", grepInvert: /@rates|@builds/ },
+  ],
   use: {
     ...devices["Desktop Chrome"],
     viewport: { width: 1440, height: 960 },

@@ -19,7 +19,7 @@ function pushBranch(branch: string, subject: string): string {
   return sha;
 }
 
-test("a webhook push shows up as an automatic build, and the drawer rebuilds and extends", async ({ page, baseURL }) => {
+test("a webhook push shows up as an automatic build, and the drawer rebuilds and extends", { tag: "@builds" }, async ({ page, baseURL }) => {
   const branch = `auto/e2e-${crypto.randomUUID().slice(0, 8)}`;
   const subject = `Invoices: print the due date ${branch.slice(-8)}`;
   const sha = pushBranch(branch, subject);

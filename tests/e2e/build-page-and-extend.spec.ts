@@ -6,7 +6,7 @@ import { expect, signInThroughHeader, test } from "./fixtures";
  * dashboard with that build open (JSON clients still get JSON), and Extend adds time, saying the new
  * expiry before it is confirmed, never leaving the build less time than it had.
  */
-test("a build's page opens the dashboard on it, and Extend adds time without ever shortening", async ({ page, request }) => {
+test("a build's page opens the dashboard on it, and Extend adds time without ever shortening", { tag: "@builds" }, async ({ page, request }) => {
   // A build to run, two dialogs and a phone-width check: more than two minutes on a busy machine.
   test.setTimeout(300_000);
   const owner = await apiUser(request, "extend");

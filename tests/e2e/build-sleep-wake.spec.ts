@@ -6,7 +6,7 @@ import { expect, signInThroughHeader, test } from "./fixtures";
  * answering) and the build shows as sleeping, with a Wake button and its time to live still counting; Wake
  * starts it again and the same preview answers.
  */
-test("Sleep stops a running preview and Wake brings it back", async ({ page, request }) => {
+test("Sleep stops a running preview and Wake brings it back", { tag: "@builds" }, async ({ page, request }) => {
   // A build to run, then a stop and a start with a healthcheck: well over a minute on a busy machine.
   test.setTimeout(300_000);
   const owner = await apiUser(request, "sleeper");

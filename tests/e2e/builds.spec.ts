@@ -35,7 +35,7 @@ async function startBuild(page: Page, modules: string[]) {
   return new URL(page.url()).searchParams.get("build")!;
 }
 
-test.describe("Builds on the dashboard", () => {
+test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   test("the build form shows the API's validation errors next to their fields", async ({ page }) => {
     await page.goto("/");
     await registerThroughHeader(page);

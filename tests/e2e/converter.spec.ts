@@ -5,7 +5,7 @@ import { expect, test } from "./fixtures";
  * The converter shows what it sends: with rates stored, the currencies on screen are the ones in the request.
  * On a fresh install (nothing stored) it says there is nothing to convert with: blank-install.spec.ts.
  */
-test.describe("The converter", () => {
+test.describe("The converter", { tag: "@rates" }, () => {
   test("sends the currencies it shows, converts as the amount is typed, and reads 1.234,56", async ({ page, request }) => {
     await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
     await page.goto("/");

@@ -7,7 +7,7 @@ import { Q4_2025 } from "../support/workbooks";
  * Every currency on the dashboard: the bank's fourth-quarter workbook imported through the page by an admin, the rate
  * card, chart and table in another currency, and the converter. Figures read from the workbook by hand.
  */
-test.describe("Currencies on the dashboard", () => {
+test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
   test("import a workbook, show the euro, convert on a weekend", async ({ page }, testInfo) => {
     // Many steps and eight screenshots: more than the default two minutes on a busy machine.
     test.setTimeout(300_000);

@@ -3,7 +3,7 @@ import { presetRange, todayInCaracas } from "@/components/rates/rate-range";
 import { formatDay, formatRate } from "@/components/ui/format";
 import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
 
-test.describe("The dashboard's first paint", () => {
+test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
   test.beforeEach(async ({ request, bcv }) => {
     const email = uniqueEmail("first-paint");
     expect((await request.post("/users/", { data: { email, password: PASSWORD } })).status()).toBe(201);

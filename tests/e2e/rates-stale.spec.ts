@@ -12,7 +12,7 @@ async function registerAndGetToken(request: APIRequestContext) {
   return { authorization: { Authorization: `Bearer ${token}` } };
 }
 
-test.describe("The latest rate's freshness on the dashboard", () => {
+test.describe("The latest rate's freshness on the dashboard", { tag: "@rates" }, () => {
   test("a value date the bank should have replaced shows a stale badge, which goes when the due one is stored", async ({
     page,
     request,

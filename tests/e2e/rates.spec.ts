@@ -3,7 +3,7 @@ import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
 import { expect, registerThroughHeader, test } from "./fixtures";
 import { importRates } from "./workbook-rates";
 
-test.describe("Rates on the dashboard", () => {
+test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
   test("fetch a rate, then a newer one: the latest rate, its change, the chart and the table follow", async ({ page, bcv }) => {
     const today = todayInCaracas();
     const earlier = shiftDays(today, -2);

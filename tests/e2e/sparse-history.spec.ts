@@ -6,7 +6,7 @@ import { expect, test } from "./fixtures";
  * again after it, and a change across it says how far back its previous rate is.
  */
 // 2022 (imports refuse dates before the bolívar digital, 2021-10): far from the dates other specs store (rates.spec's "900 days ago" moves with today and once fell in 2024).
-test("the chart breaks its line at a gap, and the table says how far apart the two dates are", async ({ page }) => {
+test("the chart breaks its line at a gap, and the table says how far apart the two dates are", { tag: "@rates" }, async ({ page }) => {
   await storeRates(page.request, [
     { date: "2022-01-02", dollar: "36,10" },
     { date: "2022-01-03", dollar: "36,20" },

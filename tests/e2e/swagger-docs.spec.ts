@@ -4,8 +4,8 @@ import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
 
 /**
  * /docs as an API client uses it: every operation opens on its parameters and responses, Execute sends the
- * call and shows the answer, and Authorize sends a bearer token. Named to run after blank-install.spec.ts, which
- * needs a database without rates.
+ * call and shows the answer, and Authorize sends a bearer token. The tests that fetch a rate are tagged @rates:
+ * they take turns with the other rate specs, after blank-install.spec.ts, which needs a database without rates.
  */
 
 interface OpenApiOperation {
@@ -204,7 +204,7 @@ docsTest.describe("/docs", () => {
     }
   });
 
-  docsTest("Authorize with a token: GET /users/me and POST /rates/ are sent with it", async ({ page, request, bcv }) => {
+  docsTest("Authorize with a token: GET /users/me and POST /rates/ are sent with it", { tag: "@rates" }, async ({ page, request, bcv }) => {
     const { email, token } = await registerAndGetToken(request);
     const today = todayInCaracas();
     await bcv.set({ dollar: "262,87654321", date: today });
@@ -240,7 +240,7 @@ docsTest.describe("/docs", () => {
     await expect(answer.body).toContainText(`"date": "${today}"`);
   });
 
-  docsTest("GET /rates/ and GET /rates/history execute, with the parameters given", async ({ page, request, bcv }) => {
+  docsTest("GET /rates/ and GET /rates/history execute, with the parameters given", { tag: "@rates" }, async ({ page, request, bcv }) => {
     const { authorization } = await registerAndGetToken(request);
     const today = todayInCaracas();
     await bcv.set({ dollar: "263,5", date: today });

@@ -20,8 +20,8 @@ async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage =
   await testInfo.attach(name, { path: file, contentType: "image/png" });
 }
 
-// Named to run after the other specs, so the screenshots and checks see their rates and builds.
-test.describe("Screenshots and accessibility checks of the dashboard, and /docs", () => {
+// With the build specs (@builds) and named after them, so the screenshots and checks see their builds.
+test.describe("Screenshots and accessibility checks of the dashboard, and /docs", { tag: "@builds" }, () => {
   for (const colorScheme of ["light", "dark"] as const) {
     test(`the dashboard in ${colorScheme} mode`, async ({ page }, testInfo) => {
       await page.emulateMedia({ colorScheme });
