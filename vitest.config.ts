@@ -55,7 +55,9 @@ export default defineConfig({
           globalSetup: ["tests/support/global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Two cores: more parallel servers only make every test slower.
+          // Two cores: more parallel servers only make every test slower. `npm run test:integration` runs this
+          // project and the next in one run: with the same maxWorkers they share these two workers, so neither
+          // waits for the other's last file.
           maxWorkers: 2,
         },
       },
