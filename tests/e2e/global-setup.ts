@@ -126,6 +126,12 @@ http
 `,
   );
 
+  // Ports and build uids of this run's own: two runs on one machine (people testing side by side) must never
+  // lease one port, whose preview would answer for the other run's build, or one uid, whose destroy would end
+  // the other's processes. Above the ephemeral ports and the integration suite's (tests/support/builds.ts).
+  const offset = Math.floor(Math.random() * 40) * 100;
+  const ports = { start: 61000 + offset, end: 61000 + offset + 99 };
+  const uids = { start: 1920000000 + offset, end: 1920000000 + offset + 99 };
   const config = path.join(tempDir, "builds.config.yaml");
   fs.writeFileSync(
     config,
@@ -133,12 +139,12 @@ http
 max_concurrent_builds: 2
 max_queued_builds: 10
 ttl: { default_seconds: 3600, min_seconds: 60, max_seconds: 86400, choices: [600, 3600, 86400] }
-ports: { start: 21000, end: 21099 }
+ports: { start: ${ports.start}, end: ${ports.end} }
 stage_timeout_seconds: 120
 runtime:
   driver: process
   # Apart from the default range and from the other suites' (tests/support/builds.ts, fixtureUids).
-  run_as_uids: { start: 1920000000, end: 1920000099 }
+  run_as_uids: { start: ${uids.start}, end: ${uids.end} }
   install: >-
     echo "installing $MODULES";
     echo "reading each module manifest and its dependencies, then copying the add-ons into the build path in order";
