@@ -68,7 +68,12 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await expect(dialog).toBeHidden();
   });
 
-  test("start a build, watch its stages and live log, open its preview, destroy it", async ({ page, context }) => {
+  test("start a build, watch its stages and live log, open its preview, destroy it", async ({ page, context, request }) => {
+    // Both build slots (max_concurrent_builds: 2) held by slow installs: the new build waits in the queue until
+    // they are canceled, however long a busy machine takes to draw the drawer.
+    const blocker = await apiUser(request, "slots");
+    const slowBuilds = [await startApiBuild(request, blocker.headers, ["slow"]), await startApiBuild(request, blocker.headers, ["slow"])];
+    for (const id of slowBuilds) await waitForBuildStatus(request, id, "installing");
     await page.goto("/");
     const email = await registerThroughHeader(page);
     const totalBefore = Number(await page.getByTestId("counter-total").textContent());
@@ -88,7 +93,9 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     // Who started it, by display name (the email's local part unless the person chose one), never the email.
     await expect(drawer.getByTestId("build-origin")).toHaveText(email.split("@")[0]);
     // The time to live starts when the build runs, not while it waits and builds.
+    await expect(drawer.getByText(/position \d+ in the queue/)).toBeVisible();
     await expect(drawer.getByTestId("expiry-countdown")).toHaveText("starts when running");
+    for (const id of slowBuilds) expect((await request.post(`/builds/${id}/cancel`, { headers: blocker.headers })).ok()).toBe(true);
 
     // The stages move forward; the viewer follows the running one.
     await expect(drawer.getByTestId("stage-checkout")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });
