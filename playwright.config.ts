@@ -18,7 +18,8 @@ export default defineConfig({
   workers: 2,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
-  timeout: 120_000,
+  // Per test; with two workers on two cores each takes longer than it would alone.
+  timeout: 180_000,
   // How long a check waits for the page to get there: two workers share two cores with the app and the builds,
   // and a loaded machine can take over 15 s to draw a drawer. A page that is quick passes as soon as it is.
   expect: { timeout: 30_000 },
