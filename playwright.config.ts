@@ -32,9 +32,11 @@ export default defineConfig({
    * untagged tests (pages, sign-in, /docs), which share nothing but the app.
    */
   projects: [
-    { name: "rates", grep: /@rates/, workers: 1 },
-    { name: "builds", grep: /@builds/, workers: 1 },
-    { name: "pages", grepInvert: /@rates|@builds/ },
+    // Before anything stores a rate: a fresh install's dashboard.
+    { name: "blank-install", testMatch: "blank-install.spec.ts" },
+    { name: "rates", grep: /@rates/, workers: 1, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
+    { name: "builds", grep: /@builds/, workers: 1, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
+    { name: "pages", grepInvert: /@rates|@builds/, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
   ],
   use: {
     ...devices["Desktop Chrome"],

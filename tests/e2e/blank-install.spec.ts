@@ -2,9 +2,9 @@ import { expect, registerThroughHeader, test } from "./fixtures";
 
 /**
  * A fresh install, before any rate is stored: the dashboard says so and offers the fetch. The specs share one
- * database per run and run in the order of their file names, so this one is named to run before every spec
- * that stores a rate (converter.spec.ts is the first). Those tests used to skip themselves once another spec had
- * stored a rate, which, since converter.spec.ts, was on every full run: they now fail, saying why.
+ * database per run: this one is a project of its own (playwright.config.ts), which every other waits for. Those
+ * tests used to skip themselves once another spec had stored a rate, which, since converter.spec.ts, was on every
+ * full run: they now fail, saying why.
  */
 test.describe("A fresh install without rates", () => {
   test.beforeEach(async ({ request }) => {

@@ -7,7 +7,7 @@ import { expect, test } from "./fixtures";
  * finds and steps through them, and the whole log to download. The search box keeps room to type in at
  * 320 px (it once shrank to a few letters beside the match count and the download link).
  */
-test("a stage's log has line numbers, a search that steps through its lines, and a download of the whole log", async ({ page, request }) => {
+test("a stage's log has line numbers, a search that steps through its lines, and a download of the whole log", { tag: "@builds" }, async ({ page, request }) => {
   test.setTimeout(180_000);
   const owner = await apiUser(request, "log-viewer");
   // Fails in its test stage: no preview to hold a port, and an install log of three known lines.
