@@ -73,29 +73,36 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     // they are canceled, however long a busy machine takes to draw the drawer.
     const blocker = await apiUser(request, "slots");
     const slowBuilds = [await startApiBuild(request, blocker.headers, ["slow"]), await startApiBuild(request, blocker.headers, ["slow"])];
-    for (const id of slowBuilds) await waitForBuildStatus(request, id, "installing");
-    await page.goto("/");
-    const email = await registerThroughHeader(page);
-    const totalBefore = Number(await page.getByTestId("counter-total").textContent());
-
-    const form = await openNewBuildForm(page);
-    await form.getByRole("checkbox", { name: "alpha" }).check();
-    await form.getByRole("checkbox", { name: "beta" }).check();
-    await form.getByLabel("Time to live").selectOption("600");
-    await form.getByRole("button", { name: "Start build" }).click();
-
-    // The new build opens in the drawer, addressed by the URL.
-    await expect(page).toHaveURL(/\?build=/);
-    const buildId = new URL(page.url()).searchParams.get("build")!;
+    let email: string;
+    let totalBefore: number;
+    let buildId: string;
     const drawer = page.getByRole("dialog", { name: /^Build / });
-    await expect(drawer).toBeVisible();
-    await expect(drawer.getByText(buildId)).toBeVisible();
-    // Who started it, by display name (the email's local part unless the person chose one), never the email.
-    await expect(drawer.getByTestId("build-origin")).toHaveText(email.split("@")[0]);
-    // The time to live starts when the build runs, not while it waits and builds.
-    await expect(drawer.getByText(/position \d+ in the queue/)).toBeVisible();
-    await expect(drawer.getByTestId("expiry-countdown")).toHaveText("starts when running");
-    for (const id of slowBuilds) expect((await request.post(`/builds/${id}/cancel`, { headers: blocker.headers })).ok()).toBe(true);
+    try {
+      for (const id of slowBuilds) await waitForBuildStatus(request, id, "installing");
+      await page.goto("/");
+      email = await registerThroughHeader(page);
+      totalBefore = Number(await page.getByTestId("counter-total").textContent());
+
+      const form = await openNewBuildForm(page);
+      await form.getByRole("checkbox", { name: "alpha" }).check();
+      await form.getByRole("checkbox", { name: "beta" }).check();
+      await form.getByLabel("Time to live").selectOption("600");
+      await form.getByRole("button", { name: "Start build" }).click();
+
+      // The new build opens in the drawer, addressed by the URL.
+      await expect(page).toHaveURL(/\?build=/);
+      buildId = new URL(page.url()).searchParams.get("build")!;
+      await expect(drawer).toBeVisible();
+      await expect(drawer.getByText(buildId)).toBeVisible();
+      // Who started it, by display name (the email's local part unless the person chose one), never the email.
+      await expect(drawer.getByTestId("build-origin")).toHaveText(email.split("@")[0]);
+      // The time to live starts when the build runs, not while it waits and builds.
+      await expect(drawer.getByText(/position \d+ in the queue/)).toBeVisible();
+      await expect(drawer.getByTestId("expiry-countdown")).toHaveText("starts when running");
+    } finally {
+      // Their slots back to the queue: the new build goes on (its checkout below).
+      for (const id of slowBuilds) await request.post(`/builds/${id}/cancel`, { headers: blocker.headers });
+    }
 
     // The stages move forward; the viewer follows the running one.
     await expect(drawer.getByTestId("stage-checkout")).toHaveAttribute("data-status", "succeeded", { timeout: 30_000 });

@@ -94,8 +94,8 @@ export default async function globalSetup(_config: FullConfig) {
 /**
  * The build configuration and its repositories:
  * - `demo`, a git repository with modules alpha and beta, which build cleanly, and broken, slow and verbose,
- *   which steer the stage commands: `slow` keeps install busy (to cancel it), `broken` fails the tests,
- *   `verbose` writes a log longer than the API's 100,000-byte tail;
+ *   which steer the stage commands: `slow` keeps install busy for five minutes (to cancel it, or to hold a
+ *   build slot), `broken` fails the tests, `verbose` writes a log longer than the API's 100,000-byte tail;
  * - `extras`, a second repository (module gamma) whose ref is locked to its default;
  * - `offline`, whose URL does not exist, so it is never ready.
  * The stages print a few coloured lines a second apart, so a spec can watch a log grow; `start` serves a
@@ -140,7 +140,8 @@ max_concurrent_builds: 2
 max_queued_builds: 10
 ttl: { default_seconds: 3600, min_seconds: 60, max_seconds: 86400, choices: [600, 3600, 86400] }
 ports: { start: ${ports.start}, end: ${ports.end} }
-stage_timeout_seconds: 120
+# Past the longest a spec lets a slow install run before it cancels it.
+stage_timeout_seconds: 600
 runtime:
   driver: process
   # Apart from the default range and from the other suites' (tests/support/builds.ts, fixtureUids).
@@ -148,7 +149,7 @@ runtime:
   install: >-
     echo "installing $MODULES";
     echo "reading each module manifest and its dependencies, then copying the add-ons into the build path in order";
-    case ",$MODULES," in *,slow,*) for i in $(seq 1 60); do echo "still installing $i"; sleep 1; done;; esac;
+    case ",$MODULES," in *,slow,*) for i in $(seq 1 300); do echo "still installing $i"; sleep 1; done;; esac;
     case ",$MODULES," in *,verbose,*) seq -f "verbose line %06g ................................................" 1 3000;; esac;
     sleep 1; printf "\\033[32minstalled\\033[0m %s\\n" "$MODULES"
   test: >-
