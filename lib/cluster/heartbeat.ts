@@ -32,8 +32,9 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
     (state.beat = state.beat
       .then(async () => {
         if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone") await registerInstance(config).catch(exitIfNameTaken("Stopping"));
-        const failed = await failBuildsOfLostHosts();
+        const { failed, expired } = await failBuildsOfLostHosts();
         if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
+        if (expired.length > 0) console.warn(`cluster: expired the previews of lost hosts: ${expired.join(", ")}`);
       })
       .catch((error) => console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`)));
   await beat();

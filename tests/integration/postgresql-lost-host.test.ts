@@ -8,8 +8,8 @@ import { queryDatabase } from "../support/database";
  * PostgreSQL only (project integration-postgresql): a build whose host never comes back. `alpha` runs a preview and
  * is killed (SIGKILL); once its heartbeat is older than INSTANCE_LOST_AFTER_SECONDS it is lost. Through `beta`, the
  * build's logs answer at once with a 503 naming the host and its last heartbeat (they are on alpha's disk), and
- * DELETE destroys the build in the database (202: the runtime could not be reached); when alpha does come back
- * under its name it removes what it left.
+ * DELETE destroys the build in the database (202: the runtime could not be reached), and a preview that reaches
+ * its time to live is expired; when alpha does come back under its name it removes what it left.
  */
 const LOST_AFTER_SECONDS = "6";
 
@@ -36,16 +36,25 @@ function runtimeOf(buildId: string): { port: number | null; runtimeHandle: strin
 
 describe("a build whose host was killed and is lost", () => {
   let running: BuildJson;
+  // A second preview of alpha's, whose time to live runs out while alpha is away.
+  let outliving: BuildJson;
   let pids: number[];
+
+  /** The pids a preview's server prints in its start log. */
+  async function previewPids(buildId: string): Promise<number[]> {
+    const startLog = (await (await beta.get(`/builds/${buildId}/logs?stage=start`)).json()) as { content: string };
+    return [...startLog.content.matchAll(/^pid=(\d+)$/gm)].map((match) => Number(match[1]));
+  }
 
   it("answers its log reads through another instance with 503 naming the host and its last heartbeat", { timeout: 120_000 }, async () => {
     const created = await (await beta.post({ repositories: [{ repository: "demo" }], modules: ["base_mod"] })).json();
     running = await beta.waitForStatus(created.build_id, ["running"]);
     expect(running.host).toBe("alpha");
-    // The preview's server, which prints its pid in the start log.
-    const startLog = (await (await beta.get(`/builds/${running.build_id}/logs?stage=start`)).json()) as { content: string };
-    pids = [...startLog.content.matchAll(/^pid=(\d+)$/gm)].map((match) => Number(match[1]));
-    expect(pids.length).toBeGreaterThan(0);
+    const second = await (await beta.post({ repositories: [{ repository: "demo" }], modules: ["base_mod"] })).json();
+    outliving = await beta.waitForStatus(second.build_id, ["running"]);
+    expect(outliving.host).toBe("alpha");
+    pids = [...(await previewPids(running.build_id)), ...(await previewPids(outliving.build_id))];
+    expect(pids.length).toBeGreaterThan(1);
     expect(pids.every(isProcessAlive)).toBe(true);
 
     await alpha.app.stopProcess("SIGKILL");
@@ -68,6 +77,17 @@ describe("a build whose host was killed and is lost", () => {
       expect(response.headers.get("content-type")).toMatch(/application\/problem\+json/);
       expect((await response.json()).detail).toMatch(/hosted by alpha, which is unreachable/);
     }
+  });
+
+  it("a preview of the lost host that reaches its time to live is expired by another instance; its runtime stays recorded", { timeout: 60_000 }, async () => {
+    // Its time to live runs out now (as if alpha had been away that long).
+    queryDatabase(beta.app, { sqlite: "", postgresql: `UPDATE "Build" SET "expiresAt" = now() WHERE "id" = :'params'::json->>0` }, [outliving.build_id]);
+    const expired = await beta.waitForStatus(outliving.build_id, ["expired"], 30_000);
+    expect(expired.status).toBe("expired");
+    expect(beta.app.output()).toContain(`cluster: expired the previews of lost hosts: ${outliving.build_id}`);
+    expect(runtimeOf(outliving.build_id).port).not.toBeNull();
+    // Not the other preview, whose time to live goes on.
+    expect((await (await beta.get(`/builds/${running.build_id}`)).json()).status).toBe("running");
   });
 
   it("DELETE through another instance: 202, destroyed in the database; its runtime, out of reach, stays recorded for its host", async () => {
@@ -93,11 +113,14 @@ describe("a build whose host was killed and is lost", () => {
       INSTANCE_URL: `http://127.0.0.1:${port}`,
     });
     await expectAllDead(pids, 30_000);
-    const deadline = Date.now() + 30_000;
-    while (runtimeOf(running.build_id).port !== null || runtimeOf(running.build_id).runtimeHandle !== null) {
-      if (Date.now() > deadline) throw new Error(`alpha never cleared the runtime of ${running.build_id}: ${JSON.stringify(runtimeOf(running.build_id))}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    for (const build of [running, outliving]) {
+      const deadline = Date.now() + 30_000;
+      while (runtimeOf(build.build_id).port !== null || runtimeOf(build.build_id).runtimeHandle !== null) {
+        if (Date.now() > deadline) throw new Error(`alpha never cleared the runtime of ${build.build_id}: ${JSON.stringify(runtimeOf(build.build_id))}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
     expect((await (await beta.get(`/builds/${running.build_id}`)).json()).status).toBe("destroyed");
+    expect((await (await beta.get(`/builds/${outliving.build_id}`)).json()).status).toBe("expired");
   });
 });
