@@ -4,7 +4,8 @@ import { distanceEarlier } from "./gaps";
 import { useSelectedCurrency } from "./selected-currency";
 
 /**
- * The rates of the range, newest first, each with its change from the row below (the previous stored rate).
+ * The rates of the range, newest first, each with its change from the previous stored rate: the one the API
+ * names (include=change), which for the oldest row lies before the range; the row below when a rate has none.
  * Every value of a column has the same number of decimals, in tabular figures, right-aligned: the decimal
  * points line up.
  */
@@ -24,7 +25,8 @@ export function RateTable({ rates }: { rates: Rate[] }) {
         </thead>
         <tbody className="divide-y divide-slate-100 font-mono text-[0.8125rem] dark:divide-slate-800">
           {rates.map((rate, index) => {
-            const previous = rates[index + 1];
+            // null: the first rate ever stored, nothing before it.
+            const previous = rate.previous === undefined ? rates[index + 1] : (rate.previous ?? undefined);
             const change = previous ? rate.dollar - previous.dollar : undefined;
             // A change across missing months is not a day's change: it says how far back it reaches.
             const across = previous ? distanceEarlier(previous.date, rate.date) : undefined;

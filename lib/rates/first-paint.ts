@@ -27,7 +27,8 @@ export async function loadRatesForFirstPaint({ currency, range }: { currency: st
     read(CURRENCIES_KEY, listCurrencies),
     range &&
       read(ratesHistoryKey(range, currency), async () => {
-        const history = await getRateHistory({ ...range, ...other });
+        // The same answer as the key asks for: with each rate's previous (include=change).
+        const history = await getRateHistory({ ...range, ...other, include: "change" });
         if (currency === "USD") return history;
         return { ...history, rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null) };
       }),

@@ -17,17 +17,43 @@ export const CURRENCIES_KEY = "/currencies";
 
 export const latestRateKey = (currency = "USD") => (currency === "USD" ? LATEST_RATE_KEY : `${LATEST_RATE_KEY}?currencies=${currency}`);
 
-export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
+function ratesHistoryQuery(range: DateRange, currency: string): URLSearchParams {
   const query = new URLSearchParams({ start_date: range.start_date, end_date: range.end_date });
   if (currency !== "USD") query.set("currencies", currency);
+  return query;
+}
+
+/**
+ * The history the chart and table read, with include=change: each rate carries its previous stored rate, so
+ * the oldest row of a range has its change too (its previous rate lies before the range, maybe months back),
+ * the same one the latest rate card shows.
+ */
+export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
+  const query = ratesHistoryQuery(range, currency);
+  query.set("include", "change");
+  return `/rates/history?${query}`;
+}
+
+/**
+ * The same range as a file, streamed by the server (GET /rates/history?format=csv): the dollar's column, and
+ * the currency's after it. Without include=change, which the CSV export refuses (400).
+ */
+export function ratesCsvUrl(range: DateRange, currency = "USD"): string {
+  const query = ratesHistoryQuery(range, currency);
+  query.set("format", "csv");
   return `/rates/history?${query}`;
 }
 
 /**
  * A rate with `dollar` replaced by another currency's rate of the same date (read with `currencies`), so the
- * card, chart and table draw any currency as they draw the dollar; null when that date has none for it.
+ * card, chart and table draw any currency as they draw the dollar; null when that date has none for it. Read
+ * with include=change, `previous` becomes that currency's previous rate (its own previous value date).
  */
 export function valueIn(rate: Rate, currency: string): Rate | null {
   const value = rate.rates?.[currency];
-  return value === undefined ? null : { date: rate.date, dollar: value };
+  if (value === undefined) return null;
+  const change = rate.changes?.[currency];
+  if (!change) return { date: rate.date, dollar: value };
+  const previous = change.previous_date !== null && change.previous !== null ? { date: change.previous_date, dollar: change.previous } : null;
+  return { date: rate.date, dollar: value, previous, change: change.change, change_percent: change.change_percent };
 }

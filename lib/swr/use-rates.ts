@@ -1,17 +1,10 @@
 import useSWR from "swr";
 import { request, type ApiError } from "./fetcher";
-import { ratesHistoryKey, valueIn, type DateRange } from "./rate-keys";
+import { ratesCsvUrl, ratesHistoryKey, valueIn, type DateRange } from "./rate-keys";
 import type { RateHistory } from "./types";
 
-export { ratesHistoryKey, valueIn, type DateRange };
-
-/**
- * The same range as a file, streamed by the server (GET /rates/history?format=csv): the dollar's column, and
- * the currency's after it; the server names the file after the currency and its first and last dates.
- */
-export function ratesCsvUrl(range: DateRange, currency = "USD"): string {
-  return `${ratesHistoryKey(range, currency)}&format=csv`;
-}
+// The server names the CSV file after the currency and its first and last dates.
+export { ratesCsvUrl, ratesHistoryKey, valueIn, type DateRange };
 
 /**
  * The stored rates of a date range, newest first, in bolívares per unit of `currency` (the dollar by

@@ -3,6 +3,7 @@ import { describeFetchFailure } from "@/components/rates/fetch-failure";
 import { checkCustomRange, selectionFromQuery, selectionToQuery } from "@/components/rates/rate-range";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "@/components/rates/time-axis";
 import { formatFixed, fractionDigitsOf } from "@/components/ui/format";
+import { ratesCsvUrl, ratesHistoryKey, valueIn } from "@/lib/swr/rate-keys";
 
 const labels = (start: string, end: string) => {
   const [s, e] = [dayToMs(start), dayToMs(end)];
@@ -111,5 +112,35 @@ describe("gaps in the history", () => {
     expect(distanceEarlier("2025-10-14", "2026-11-20")).toBe("13 months earlier");
     expect(distanceEarlier("2025-10-14", "2026-11-10")).toBe("12 months earlier");
     expect(distanceEarlier("2023-01-05", "2026-11-20")).toBe("3 years earlier");
+  });
+});
+
+describe("what the history panel asks the API for", () => {
+  const range = { start_date: "2023-03-01", end_date: "2023-03-31" };
+
+  it("reads the table's rows with include=change (the oldest row's previous rate lies before the range), the CSV without it (refused there)", () => {
+    expect(ratesHistoryKey(range, "EUR")).toBe("/rates/history?start_date=2023-03-01&end_date=2023-03-31&currencies=EUR&include=change");
+    expect(ratesCsvUrl(range, "EUR")).toBe("/rates/history?start_date=2023-03-01&end_date=2023-03-31&currencies=EUR&format=csv");
+    expect(ratesCsvUrl(range)).not.toContain("include");
+  });
+
+  it("gives another currency's row that currency's own previous rate, not the dollar's", () => {
+    const rate = {
+      date: "2023-03-15",
+      dollar: 40.25,
+      rates: { EUR: 43.5 },
+      previous: { date: "2023-03-14", dollar: 40 },
+      change: 0.25,
+      change_percent: 0.625,
+      changes: { EUR: { previous_date: "2023-01-10", previous: 41, change: 2.5, change_percent: 6.0976 } },
+    };
+    expect(valueIn(rate, "EUR")).toEqual({
+      date: "2023-03-15",
+      dollar: 43.5,
+      previous: { date: "2023-01-10", dollar: 41 },
+      change: 2.5,
+      change_percent: 6.0976,
+    });
+    expect(valueIn({ ...rate, changes: { EUR: { previous_date: null, previous: null, change: null, change_percent: null } } }, "EUR")).toMatchObject({ previous: null });
   });
 });
