@@ -143,7 +143,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
             const el = event.currentTarget;
             setStuck(el.scrollHeight - el.scrollTop - el.clientHeight < STICK_THRESHOLD);
           }}
-          className="h-80 overflow-auto rounded-lg bg-slate-950 py-3 pr-3 font-mono text-xs leading-5 text-slate-200 ring-1 ring-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 sm:h-[28rem]"
+          className="h-80 scroll-pb-12 overflow-auto rounded-lg bg-slate-950 pt-3 pr-3 pb-12 font-mono text-xs leading-5 text-slate-200 ring-1 ring-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-500 sm:h-[28rem]"
         >
           {isLoading && !log ? (
             <span className="inline-flex items-center gap-2 pl-3 text-slate-400">

@@ -51,3 +51,34 @@ test("a stage's log has line numbers, a search that steps through its lines, and
   expect(raw).toContain("\u001b[32minstalled\u001b[0m broken");
   expect(fs.readFileSync((await download.path())!, "utf8")).toBe(raw);
 });
+
+/**
+ * A search that finds the last line sets the log loose from its end, which shows "Jump to latest" over the
+ * log's bottom right corner; the log keeps room under its last line for it, so no text is ever behind it.
+ */
+test("'Jump to latest' never covers the last line, at 320 and 1440 px", { tag: "@builds" }, async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const owner = await apiUser(request, "log-jump");
+  // An install log longer than the box (3000 lines), ending with "installed verbose,broken"; no preview.
+  const buildId = await startApiBuild(request, owner.headers, ["verbose", "broken"]);
+  await waitForBuildStatus(request, buildId, "failed");
+
+  for (const width of [320, 1440]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.goto(`/builds/${buildId}`);
+    const drawer = page.getByRole("dialog", { name: `Build ${buildId.slice(0, 8)}` });
+    await drawer.getByTestId("stage-install").click();
+    const log = drawer.getByTestId("stage-log");
+    const lastLine = log.locator("li").last();
+    await expect(lastLine).toContainText("installed verbose,broken");
+    // The log opens at its end; searching for its last line leaves it there and shows the button.
+    await drawer.getByRole("searchbox", { name: "Search the install log" }).fill("installed verbose");
+    await expect(drawer.getByTestId("log-search-count")).toHaveText(/^1 of 1 line/);
+    const jump = drawer.getByRole("button", { name: "Jump to latest" });
+    await expect(jump).toBeVisible();
+    await page.screenshot({ path: test.info().outputPath(`jump-to-latest-${width}.png`) });
+    const button = (await jump.boundingBox())!;
+    const line = (await lastLine.boundingBox())!;
+    expect(button.y, `at ${width} px the button starts below the last line`).toBeGreaterThanOrEqual(line.y + line.height);
+  }
+});
