@@ -27,6 +27,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-rates-status",
   "health",
   "users",
+  "security-display-names",
   "security-auth",
   "rates-fetch",
   "rates-import",
