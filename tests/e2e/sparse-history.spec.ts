@@ -29,26 +29,27 @@ test("the chart breaks its line at a gap, and the table says how far apart the t
   await expect(firstAfterGap.getByTestId("change-across-gap")).toHaveText("vs Jan 4, 2022, 4 months earlier");
 });
 
-// 2023: apart from the dates above (2022) and from those other specs store (rates.spec's "900 days ago" is 2024 or later).
+// September to November 2022: apart from the dates above (the first half of 2022) and from those other specs store
+// (viewports.spec stores March 2023; rates.spec's "900 days ago" is 2024 or later).
 test("the oldest row of a range has its change from the rate before the range, as the latest rate card says, and the CSV link still answers", async ({ page }) => {
   await storeRates(page.request, [
-    { date: "2023-01-10", dollar: "38,00" },
-    // Two months missing, then the one rate of March.
-    { date: "2023-03-15", dollar: "40,25" },
+    { date: "2022-09-12", dollar: "38,00" },
+    // Two months missing, then the one rate of November.
+    { date: "2022-11-15", dollar: "40,25" },
   ]);
-  const url = "/?from=2023-03-01&to=2023-03-31";
+  const url = "/?from=2022-11-01&to=2022-11-30";
   // The first paint (rendered on the server, before any script runs) already has it.
   // (React separates the parts of a text with empty comments.)
   const html = (await (await page.request.get(url)).text()).replaceAll("<!-- -->", "");
-  expect(html).toContain("vs Jan 10, 2023, 2 months earlier");
+  expect(html).toContain("vs Sep 12, 2022, 2 months earlier");
 
   await page.goto(url);
   const history = page.getByRole("region", { name: "Rate history" });
   await expect(history.getByTestId("rates-count")).toHaveText(/^1 rate ·/, { timeout: 60_000 });
-  const onlyRow = history.getByRole("table").getByRole("row").filter({ hasText: "Mar 15, 2023" });
+  const onlyRow = history.getByRole("table").getByRole("row").filter({ hasText: "Nov 15, 2022" });
   const changeCell = onlyRow.getByRole("cell").nth(2);
   await expect(changeCell).toContainText("+2.25");
-  await expect(onlyRow.getByTestId("change-across-gap")).toHaveText("vs Jan 10, 2023, 2 months earlier");
+  await expect(onlyRow.getByTestId("change-across-gap")).toHaveText("vs Sep 12, 2022, 2 months earlier");
 
   // The CSV export refuses include=change (400): the link asks without it.
   const csvLink = history.getByRole("link", { name: "Download CSV" });
@@ -56,5 +57,5 @@ test("the oldest row of a range has its change from the rate before the range, a
   expect(href).not.toContain("include");
   const csv = await page.request.get(href!);
   expect(csv.status()).toBe(200);
-  expect(await csv.text()).toContain("2023-03-15");
+  expect(await csv.text()).toContain("2022-11-15");
 });
