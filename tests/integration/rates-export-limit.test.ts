@@ -1,7 +1,7 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/auto-builds";
 import { startAppServer, type AppServer } from "../support/app-server";
+import { openStalledPipeline } from "../support/pipelining";
 import { seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
@@ -31,26 +31,6 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
-/** A raw connection that sends these requests at once (HTTP/1.1 pipelining) and reads nothing until `resume`. */
-async function openStalledPipeline(paths: string[]) {
-  const socket = net.connect(Number(new URL(app.baseUrl).port), "127.0.0.1");
-  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-  socket.pause();
-  socket.write(paths.map((path, index) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === paths.length - 1 ? "Connection: close\r\n" : ""}\r\n`).join(""));
-  return {
-    /** Reads until the server closes the connection; the bytes as latin1 text. */
-    resume: () =>
-      new Promise<string>((resolve) => {
-        const chunks: Buffer[] = [];
-        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-        socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
-        socket.on("error", () => undefined);
-        socket.resume();
-      }),
-    destroy: () => socket.destroy(),
-  };
-}
-
 /** A small export, as a client that reads would ask for it. */
 const smallExport = () => app.fetch(`/rates/history?start_date=${shiftDate(END, -9)}&end_date=${END}&format=csv`);
 
@@ -59,7 +39,7 @@ describe("GET /rates/history exports: at most RATES_EXPORT_MAX_STREAMS at once",
     // Four JSON histories fill the connection's buffers (a few MB on loopback); the exports after them wait
     // behind, each holding its slot, for as long as nobody reads.
     const jsonHistory = `/rates/history?${TEN_YEARS}`;
-    const stalled = await openStalledPipeline([
+    const stalled = await openStalledPipeline(app.baseUrl, [
       ...Array.from({ length: 4 }, (_, index) => `${jsonHistory}&filler=${index}`),
       ...Array.from({ length: MAX_STREAMS + 2 }, (_, index) => `${EXPORT}&copy=${index}`),
     ]);
@@ -104,7 +84,7 @@ describe("GET /rates/history exports: at most RATES_EXPORT_MAX_STREAMS at once",
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 25);
     const connections = await Promise.all(
-      [1, 2, 3].map((reader) => openStalledPipeline(Array.from({ length: 12 }, (_, index) => `${EXPORT}&reader=${reader}&copy=${index}`))),
+      [1, 2, 3].map((reader) => openStalledPipeline(app.baseUrl, Array.from({ length: 12 }, (_, index) => `${EXPORT}&reader=${reader}&copy=${index}`))),
     );
     let received: string[];
     try {

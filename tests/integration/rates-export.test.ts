@@ -1,7 +1,7 @@
 import http from "node:http";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer, type AppServer } from "../support/app-server";
+import { openStalledPipeline } from "../support/pipelining";
 import { seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
@@ -50,33 +50,6 @@ function parseCsv(text: string): string[][] {
   }
   if (field !== "" || row.length > 0) throw new Error("the last row has no CRLF");
   return rows;
-}
-
-/**
- * A raw connection that sends `count` requests for `path` at once (HTTP/1.1 pipelining, the last one closing the
- * connection) and then reads nothing: its receive buffer fills, then the server's send buffer, then the server's
- * responses wait. `resume` reads what arrives until the connection closes.
- */
-async function openStalledPipeline(path: string, count: number) {
-  const socket = net.connect(Number(new URL(app.baseUrl).port), "127.0.0.1");
-  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
-  const requests = Array.from({ length: count }, (_, index) =>
-    `GET ${path}&copy=${index} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === count - 1 ? "Connection: close\r\n" : ""}\r\n`,
-  );
-  socket.write(requests.join(""));
-  socket.pause();
-  return {
-    /** Reads until the server closes the connection (or resets it); the bytes as latin1 text. */
-    resume: () =>
-      new Promise<string>((resolve) => {
-        const chunks: Buffer[] = [];
-        socket.on("data", (chunk: Buffer) => chunks.push(chunk));
-        socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
-        socket.on("error", () => undefined);
-        socket.resume();
-      }),
-    destroy: () => socket.destroy(),
-  };
 }
 
 /** Reads `path` to its end slowly: a pause after every chunk, as a client on a slow link would. */
@@ -225,7 +198,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     const before = residentBytes(app.pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 25);
-    const stalled = await Promise.all([1, 2, 3].map((reader) => openStalledPipeline(`${path}&reader=${reader}`, copies)));
+    const stalled = await Promise.all([1, 2, 3].map((reader) => openStalledPipeline(app.baseUrl, Array.from({ length: copies }, (_, index) => `${path}&reader=${reader}&copy=${index}`))));
     try {
       for (let round = 0; round < 3; round++) {
         expect((await app.fetch("/healthz")).status).toBe(200);
