@@ -1,7 +1,7 @@
 "use client";
 
 import { signOut, useSession } from "next-auth/react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { AuthDialog, type AuthMode } from "./auth-dialog";
 
@@ -9,6 +9,18 @@ import { AuthDialog, type AuthMode } from "./auth-dialog";
 export function AuthControls() {
   const { data: session, status } = useSession();
   const [mode, setMode] = useState<AuthMode | null>(null);
+
+  // Signing in replaces the controls (and the dialog, if the session arrives before it closes), so the
+  // focused element disappears and focus falls to the document's start. It goes to the page's content
+  // instead. An effect after the commit is the one place where both orders of "dialog closes" and "session
+  // arrives" have settled.
+  const previousStatus = useRef(status);
+  useEffect(() => {
+    const signedInNow = previousStatus.current === "unauthenticated" && status === "authenticated";
+    previousStatus.current = status;
+    const focusLost = document.activeElement === null || document.activeElement === document.body;
+    if (signedInNow && focusLost) document.getElementById("main-content")?.focus({ preventScroll: true });
+  }, [status]);
 
   if (status === "loading") {
     // Same footprint as the buttons, so the header does not jump when the session arrives.

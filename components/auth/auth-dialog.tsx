@@ -68,10 +68,8 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
         );
         return;
       }
+      // Where focus goes next is AuthControls' business: the session's arrival unmounts this dialog.
       onModeChange(null);
-      // The button that opened the dialog becomes "Sign out": focus goes to the page's content instead of
-      // being lost to the document's start.
-      requestAnimationFrame(() => document.getElementById("main-content")?.focus({ preventScroll: true }));
     } catch {
       setError("The server could not be reached. Check your connection and try again.");
     } finally {
