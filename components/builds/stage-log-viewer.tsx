@@ -103,7 +103,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
           />
           {needle && (
             <span className="text-xs text-slate-600 tabular-nums dark:text-slate-400" aria-live="polite" data-testid="log-search-count">
-              {matches.length === 0 ? "no match" : `${Math.min(current, matches.length - 1) + 1} of ${matches.length} lines`}
+              {describeMatches(matches.length, current)}
             </span>
           )}
           {matches.length > 1 && (
@@ -172,4 +172,11 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
       </div>
     </div>
   );
+}
+
+/** "no match", "1 matching line", or which of the matching lines is the current one: "2 of 5 matching lines". */
+function describeMatches(count: number, current: number): string {
+  if (count === 0) return "no match";
+  if (count === 1) return "1 matching line";
+  return `${Math.min(current, count - 1) + 1} of ${count} matching lines`;
 }
