@@ -4,6 +4,8 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { dropOutputWithoutReader } = await import("./lib/log-pipes");
+  dropOutputWithoutReader();
   const { getEnv } = await import("./lib/env");
   const { DATA_DIR, BENCH_ROUTES } = getEnv();
   if (BENCH_ROUTES === "1") (await import("./lib/http/bench-gc")).countGarbageCollections();
