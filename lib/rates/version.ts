@@ -3,6 +3,7 @@ import { secureDataFolderBeforeOpening } from "../data-folder";
 import { databaseFilePath } from "../database-url";
 import { getDialect } from "../db";
 import { getEnv } from "../env";
+import { freshReads } from "../fresh-reads";
 import { queryOne } from "../hot-sql";
 
 /**
@@ -13,11 +14,15 @@ import { queryOne } from "../hot-sql";
  * Writes to other tables (a build's stages, a sign-in) leave it alone, so they no longer empty the rate
  * reads' cache as SQLite's `PRAGMA data_version` did. Cheap enough to ask on every request served from a
  * cache: on SQLite one prepared statement on a read-only connection of its own, a few microseconds; on
- * PostgreSQL one prepared statement, one round trip.
+ * PostgreSQL one prepared statement, one round trip, shared by the requests that asked before it was sent
+ * (lib/fresh-reads.ts): under load, one round trip a batch instead of one a request, and a write that answered
+ * before a request arrived, through any instance, is still seen by that request.
  */
 const VERSION_QUERY = `SELECT "version" FROM "RatesVersion" WHERE "id" = 1`;
 
-const globalForVersion = globalThis as unknown as { readSqliteRatesVersion?: () => number };
+// On globalThis: Next bundles each route handler apart; the reads of every route share one connection, and on
+// PostgreSQL one round trip.
+const globalForVersion = globalThis as unknown as { readSqliteRatesVersion?: () => number; readPostgresqlRatesVersion?: () => Promise<number> };
 
 function readSqliteVersion(): number {
   if (!globalForVersion.readSqliteRatesVersion) {
@@ -33,6 +38,6 @@ function readSqliteVersion(): number {
 /** A number that changes after any committed change to the stored rates. */
 export async function ratesVersion(): Promise<number> {
   if (getDialect() === "sqlite") return readSqliteVersion();
-  const row = await queryOne<{ version: number }>(VERSION_QUERY);
-  return row!.version;
+  globalForVersion.readPostgresqlRatesVersion ??= freshReads(async () => (await queryOne<{ version: number }>(VERSION_QUERY))!.version);
+  return globalForVersion.readPostgresqlRatesVersion();
 }
