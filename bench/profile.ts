@@ -1,14 +1,17 @@
 /**
- * `npm run bench:profile -- [PATH ...]`: where `next start` spends its time under load. Starts the built app
- * with `node --cpu-prof` on a seeded database, loads each PATH (default: the four rate reads) with autocannon,
+ * `npm run bench:profile -- [--postgresql] [PATH ...]`: where `next start` spends its time under load. Starts the
+ * built app with `node --cpu-prof` on a seeded database (SQLite, or with --postgresql a throwaway PostgreSQL
+ * cluster, as the benchmark starts), loads each PATH (default: the four rate reads) with autocannon,
  * stops the app so V8 writes the profile, and prints the self time by function and by package. The raw
  * profile is kept in bench/results/ (open it in Chrome DevTools' Performance panel).
  */
 import fs from "node:fs";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../scripts/throwaway-postgresql";
 import { measureLoad } from "./support/load";
-import { SEEDED_DAYS, seedDailyRates, shiftDate } from "./support/seed";
-import { assertBuilt, makeDatabase, projectRoot, startApp } from "./support/servers";
+import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
+import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp } from "./support/servers";
 
 interface ProfileNode {
   id: number;
@@ -69,13 +72,25 @@ async function main() {
   assertBuilt();
   const today = new Date().toISOString().slice(0, 10);
   const { dataDir, databaseFile } = makeDatabase();
-  seedDailyRates(databaseFile, today);
+  let cluster: ThrowawayPostgresql | undefined;
+  let databaseUrl = `file:${databaseFile}`;
+  const env: Record<string, string> = { BENCH_ROUTES: "1" };
+  if (process.argv.includes("--postgresql")) {
+    cluster = await startThrowawayPostgresql();
+    execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
+    databaseUrl = cluster.urlOf("bench");
+    Object.assign(env, { NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret-1234", DATA_DIR: path.join(dataDir, "postgresql") });
+    migrateDatabase({ ...env, DATABASE_URL: databaseUrl });
+    await seedDailyRatesPostgresql(databaseUrl, today);
+  } else {
+    seedDailyRates(databaseFile, today);
+  }
   const paths = process.argv.slice(2).filter((arg) => arg.startsWith("/"));
   const targets = paths.length
     ? paths
     : ["/rates/", `/rates/${shiftDate(today, -100)}`, "/rates/history", `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`];
   const profileDir = fs.mkdtempSync(path.join(dataDir, "profile-"));
-  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BENCH_ROUTES: "1" }, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] });
+  const app = await startApp({ databaseUrl, env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] });
   try {
     for (const target of targets) {
       const result = await measureLoad(app.baseUrl + target, { durationSeconds: Number(process.env.BENCH_SECONDS ?? 8) });
@@ -84,6 +99,7 @@ async function main() {
   } finally {
     // SIGINT: Next exits through process.exit, which lets V8 write the profile.
     await app.stop();
+    cluster?.stop();
   }
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile was written:\n${app.output.join("")}`);

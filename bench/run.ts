@@ -23,7 +23,7 @@
  * the median of its rounds, each ratio the median of the ratios within a round: load from other processes then
  * weighs on every target alike instead of on whichever ran during a spike.
  * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds,
- * BENCH_CPU_PROF=<folder> (the app runs under `node --cpu-prof` and writes its profile there when stopped;
+ * BENCH_CPU_PROF=<folder> (each instance of the app runs under `node --cpu-prof` and writes its profile there when stopped;
  * summarise it with `npm run bench:profile -- --summarise <file>`), BENCH_NODE_ARGS (more options for the
  * app's node, e.g. "--max-semi-space-size=32").
  */
@@ -515,11 +515,9 @@ async function main() {
   fs.chmodSync(buildsDir, 0o755);
   const { configFile, repository } = makeBuildsBench(buildsDir);
   const profileDir = process.env.BENCH_CPU_PROF;
-  const app = await startApp({
-    databaseUrl: `file:${databaseFile}`,
-    env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile },
-    nodeArgs: [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
-  });
+  // Every instance of the app, SQLite's and PostgreSQL's, writes its own profile (named by its pid) there.
+  const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])];
+  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile }, nodeArgs });
   let nginx: NginxServer | undefined;
   let cluster: ThrowawayPostgresql | undefined;
   let postgresqlApps: Server[] = [];
@@ -545,7 +543,7 @@ async function main() {
         fs.mkdirSync(root, { mode: 0o755 });
         const builderConfig = makeBuildsBench(root, { slots: 1, repository }).configFile;
         const env = { NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, name), BENCH_ROUTES: "1", BUILDS_CONFIG: builderConfig };
-        postgresqlApps.push(await startApp({ databaseUrl, env }));
+        postgresqlApps.push(await startApp({ databaseUrl, env, nodeArgs }));
       }
     }
     const [postgresqlApp] = postgresqlApps;
