@@ -82,6 +82,15 @@ export async function execute(sql: Sql, args: readonly unknown[] = []): Promise<
 }
 
 /**
+ * A write on its own that returns its first row (`RETURNING`): on SQLite a write transaction, as `execute`; on
+ * PostgreSQL one statement, committed by itself, one round trip where BEGIN and COMMIT around it would be three.
+ */
+export async function executeReturningOne<T = Record<string, unknown>>(sql: Sql, args: readonly unknown[] = []): Promise<T | undefined> {
+  if (getDialect() === "sqlite") return runStatements("write", () => statement(sqliteSource(sql)).get(...args.map(sqliteValue)) as T | undefined);
+  return (await postgresqlQuery(getPool(), sql, args)).rows[0] as T | undefined;
+}
+
+/**
  * A step that serialises the transactions taking the same lock (and `key`) until they end. SQLite's write
  * transactions are serialised already: nothing to do there. PostgreSQL takes a transaction-scoped advisory lock.
  */
