@@ -69,7 +69,7 @@ function followsOpenPullRequests(host: Host) {
   const ref = (number: number) => (host === "gitlab" ? `refs/merge-requests/${number}/head` : `refs/pull/${number}/head`);
   let first: BuildJson;
 
-  it(`${host}: an open pull request found by polling is built as its preview, from ${ref(5)}`, async () => {
+  it.sequential(`${host}: an open pull request found by polling is built as its preview, from ${ref(5)}`, async () => {
     const sha = pushPullRequestHead(remotes[host], ref(5), "invoices: a due date on the report");
     listed[host].set(5, listedPullRequest(host, 5, sha));
     first = await buildOfCommit(alias, ref(5), sha);
@@ -87,7 +87,7 @@ function followsOpenPullRequests(host: Host) {
     expect(await buildsOf(alias, ref(5))).toHaveLength(1);
   });
 
-  it(`${host}: new commits on the pull request build its new head, which replaces the older preview`, async () => {
+  it.sequential(`${host}: new commits on the pull request build its new head, which replaces the older preview`, async () => {
     const sha = pushPullRequestHead(remotes[host], ref(5), "invoices: and on the PDF");
     listed[host].set(5, listedPullRequest(host, 5, sha));
     const second = await buildOfCommit(alias, ref(5), sha);
@@ -97,21 +97,21 @@ function followsOpenPullRequests(host: Host) {
     first = second;
   });
 
-  it(`${host}: a pull request from a fork is listed but not built`, async () => {
+  it.sequential(`${host}: a pull request from a fork is listed but not built`, async () => {
     const sha = pushPullRequestHead(remotes[host], ref(6), "a stranger's change");
     listed[host].set(6, listedPullRequest(host, 6, sha, { fork: true }));
     await morePolls(host, 3);
     expect(await buildsOf(alias, ref(6))).toEqual([]);
   });
 
-  it(`${host}: a listing that fails takes nothing as closed`, async () => {
+  it.sequential(`${host}: a listing that fails takes nothing as closed`, async () => {
     failing[host] = true;
     await morePolls(host, 4);
     expect((await builds.waitForStatus(first.build_id, ["running", "destroyed"])).status).toBe("running");
     failing[host] = false;
   });
 
-  it(`${host}: a pull request no longer listed as open has its preview destroyed`, async () => {
+  it.sequential(`${host}: a pull request no longer listed as open has its preview destroyed`, async () => {
     listed[host].delete(5);
     expect((await builds.waitForStatus(first.build_id, ["destroyed"], 30_000)).status).toBe("destroyed");
     // Its one comment is edited to say so, last.
@@ -128,8 +128,11 @@ function followsOpenPullRequests(host: Host) {
   });
 }
 
+// Each host's tests follow one pull request in order; the three hosts share nothing (a repository, a stand-in and
+// previews of their own, one build slot each), so their sequences run side by side: most of each test is waiting
+// for the next poll.
 describe("watch_interval_seconds with a forge: open pull requests", () => {
-  followsOpenPullRequests("github");
-  followsOpenPullRequests("gitlab");
-  followsOpenPullRequests("gitea");
+  for (const host of ["github", "gitlab", "gitea"] as const) {
+    describe(host, { concurrent: true }, () => followsOpenPullRequests(host));
+  }
 });
