@@ -48,8 +48,7 @@ const STAGE_DATES = ["startedAt", "finishedAt"] as const;
  * a round trip waits for this instance's event loop, busy with the other requests of a burst: every other
  * instance's post waits meanwhile. So the transaction is four statements whatever the number of repositories and
  * stages (the lock, the build, its repositories, its stages, each list bound as one JSON value), and the build
- * is read back after the commit. Ten statements under the lock put a burst of 40 posts on two instances at
- * about 2 s a post (docs/performance.md).
+ * is read back after the commit, outside the lock (docs/performance.md, On PostgreSQL).
  */
 export async function insertQueuedBuild(build: NewBuild, maxQueued: number, perUser: UserBuildLimits = NO_USER_LIMITS): Promise<BuildRecord | null> {
   const inserted = await transaction("write", function* () {
