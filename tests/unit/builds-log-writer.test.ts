@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { logWriterCommand } from "@/lib/builds/logs/log-writer";
+import { isProcessGroupAlive } from "@/lib/builds/runtime/processes";
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), "log-writer-"));
 afterAll(() => fs.rmSync(folder, { recursive: true, force: true }));
@@ -82,5 +83,25 @@ describe("the capping log writer", () => {
     expect(await exited).toBe(7);
     expect(fs.readFileSync(log, "utf8")).toBe("up\ngot-term\n");
   });
-});
 
+  it("a SIGTERM to the group at any moment of its start ends the command: no moment of it ignores the signal", { timeout: 60_000 }, async () => {
+    // Sent 0 to 19 ms after the start, so that some land while the writer forks and the command execs. A lost
+    // one left `sleep 30` running: a cancel right after a stage started waited the grace period for SIGKILL.
+    const survivors: number[] = [];
+    for (let delayMs = 0; delayMs < 20; delayMs++) {
+      const writer = logWriterCommand({ limitBytes: 1_000, loggedBytes: 0, mode: "exit", file: "sleep", args: ["30"] });
+      const child = spawn(writer.file, writer.args, { stdio: "ignore", detached: true });
+      const pgid = child.pid!;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      process.kill(-pgid, "SIGTERM");
+      const deadline = Date.now() + 10_000;
+      while (isProcessGroupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (isProcessGroupAlive(pgid)) {
+        survivors.push(delayMs);
+        process.kill(-pgid, "SIGKILL");
+        break;
+      }
+    }
+    expect(survivors, "the delays after which SIGTERM was lost").toEqual([]);
+  });
+});

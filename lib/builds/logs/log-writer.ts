@@ -22,6 +22,10 @@
  * before anything starts, so only the command's group ever holds it. The writer and the capper ignore
  * SIGHUP/SIGINT/SIGTERM (the group gets SIGTERM when a stage is stopped: the command decides how to end, the
  * writer keeps its log); the command gets every signal back to its default (`env --default-signal`).
+ * The command is started before the writer ignores those signals, the capper after: a process forked after
+ * `trap ''` starts with SIGTERM ignored, and a stop sent before its `env --default-signal` ran was lost (a
+ * cancel right after a stage started then waited the whole grace period for its SIGKILL). A stop that comes
+ * before the trap ends the writer too, before the command has had anything to log.
  *
  * argv after the script: <limit bytes> <room bytes> <mode: exit|eof> <uid or -> <gid or -> <file> [args...];
  * the log is its stdout and stderr. `room` is what the limit leaves after what the log already holds.
@@ -35,12 +39,19 @@
 export const LOG_WRITER_SCRIPT = String.raw`
 _lw_limit=$1 _lw_room=$2 _lw_mode=$3 _lw_uid=$4 _lw_gid=$5
 shift 5
-trap '' HUP INT TERM
 _lw_dir=$(mktemp -d) || exit 125
 mkfifo -m 600 "$_lw_dir/output" || exit 125
 # The read-write descriptor keeps the FIFO open, so neither end's open blocks; then the name goes.
 exec 3<>"$_lw_dir/output" 4<"$_lw_dir/output" 5>"$_lw_dir/output" 3>&-
 rm -r "$_lw_dir"
+# Its output waits in the FIFO (held open by descriptor 4) until the capper reads it.
+if [ "$_lw_uid" = - ]; then
+  env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
+else
+  setpriv --reuid="$_lw_uid" --regid="$_lw_gid" --clear-groups --no-new-privs -- env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
+fi
+_lw_command=$!
+trap '' HUP INT TERM
 {
   stdbuf -o0 head -c "$_lw_room"
   if [ "$(head -c 1 | wc -c)" -ne 0 ]; then
@@ -49,12 +60,6 @@ rm -r "$_lw_dir"
   fi
 } <&4 4<&- 5>&- &
 _lw_capper=$!
-if [ "$_lw_uid" = - ]; then
-  env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
-else
-  setpriv --reuid="$_lw_uid" --regid="$_lw_gid" --clear-groups --no-new-privs -- env --default-signal -- "$@" >&5 2>&5 4<&- 5>&- &
-fi
-_lw_command=$!
 exec 4<&- 5>&-
 wait "$_lw_command" 2>/dev/null
 _lw_status=$?
