@@ -186,10 +186,11 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     expect(detached).toHaveLength(7);
     const uid = uidOf(install);
 
-    // The reaper expires it: no request of anyone's ends its processes.
+    // The reaper expires it: no request of anyone's ends its processes. It marks the build expired first, then
+    // destroys its runtime, ending the processes of its uid (each given up to 15 s: lib/builds/runtime/processes.ts).
     expect((await builds.waitForStatus(build.build_id, ["expired"], 60_000)).status).toBe("expired");
-    await expectAllDead(detached, 5_000);
-    expect(processesOfUid(uid)).toEqual([]);
+    await expectAllDead(detached, 15_000);
+    await expect.poll(() => processesOfUid(uid), { timeout: 15_000 }).toEqual([]);
   });
 
   it("item 1: DELETE, while the build swaps its folders with symlinks to a root-only folder, deletes nothing of that folder", async () => {
