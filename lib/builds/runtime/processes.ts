@@ -132,6 +132,9 @@ export async function runToCompletion(
   };
   const onAbort = () => stop("aborted");
   control.signal.addEventListener("abort", onAbort, { once: true });
+  // An abort while the process was starting or being recorded fired before this listener existed (a cancel as
+  // soon as the stage shows as started): without this, the stage ran to its own end, a minute for a slow one.
+  if (control.signal.aborted) onAbort();
   const timer = setTimeout(() => stop("timed_out"), control.timeoutMs);
   try {
     const exit = await child.exited;
