@@ -237,6 +237,8 @@ export async function streamBuildLog(
     release();
   };
   signal.addEventListener("abort", finish, { once: true });
+  // A client gone before the follow began: its abort has fired already.
+  if (signal.aborted) finish();
 
   /** Waits for news of the file or the build, or `ms`. */
   const waitForNews = (ms: number) =>

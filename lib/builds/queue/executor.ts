@@ -303,6 +303,8 @@ function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }
     signal.addEventListener("abort", done, { once: true });
+    // Already aborted: its event has fired, and will not again.
+    if (signal.aborted) done();
   });
 }
 

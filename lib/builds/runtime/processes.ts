@@ -106,6 +106,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }
     signal?.addEventListener("abort", done, { once: true });
+    // Already aborted: its event has fired, and will not again.
+    if (signal?.aborted) done();
   });
 }
 
