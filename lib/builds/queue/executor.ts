@@ -290,22 +290,8 @@ async function recordEnd(buildId: string, signal: AbortSignal, end: () => Promis
       }
       console.error(`builds: could not record the end of build ${buildId} yet (${(error as Error).message}); trying again`);
     }
-    await sleepUnlessAborted(delay, signal);
+    await sleep(delay, signal);
   }
-}
-
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-    // Already aborted: its event has fired, and will not again.
-    if (signal.aborted) done();
-  });
 }
 
 async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void> {
