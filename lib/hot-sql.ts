@@ -101,6 +101,11 @@ export function* lockStep(lock: keyof typeof ADVISORY_LOCKS, key = ""): Generato
 /** The first half of PostgreSQL advisory lock keys (int4), one per kind of lock; lib/postgresql-migrations.ts has its own. */
 const ADVISORY_LOCKS = { buildQueue: 72_405_191, loginAttempts: 72_405_192 } as const;
 
+/** A lock's key, for SQL that takes the lock itself (the function `enqueue_build`: lib/builds/repository.ts). */
+export function advisoryLockKey(lock: keyof typeof ADVISORY_LOCKS): number {
+  return ADVISORY_LOCKS[lock];
+}
+
 /**
  * A row as Prisma reads it: the named columns become Dates (SQLite stores ISO text, PostgreSQL's come as Dates
  * already) and booleans (SQLite stores 0/1).

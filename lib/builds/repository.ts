@@ -1,6 +1,6 @@
 import { Prisma } from "@prisma/client";
-import { getDb } from "../db";
-import { all, asPrismaRow, execute, executeReturningOne, get, lockStep, queryOne, run, transaction } from "../hot-sql";
+import { getDb, getDialect } from "../db";
+import { advisoryLockKey, all, asPrismaRow, execute, executeReturningOne, get, queryOne, run, transaction } from "../hot-sql";
 import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
@@ -42,36 +42,51 @@ const STAGE_DATES = ["startedAt", "finishedAt"] as const;
 /**
  * Inserts a queued build unless `maxQueued` builds are already waiting (null then). The build's row is inserted
  * by one statement that counts the queue in its WHERE, so simultaneous requests cannot all take the last place;
- * its repositories and stages follow in the same transaction, only if that row went in.
+ * its repositories and stages follow in the same transaction, only if that row went in. The creator's own counts
+ * are checked in the same statement as the queue's; a NULL bound is no bound. The time to live starts at running
+ * (the executor sets expiresAt then).
  *
- * On PostgreSQL the queue's lock is held from its statement to the commit, across every round trip between, and
- * a round trip waits for this instance's event loop, busy with the other requests of a burst: every other
- * instance's post waits meanwhile. So the transaction is four statements whatever the number of repositories and
- * stages (the lock, the build, its repositories, its stages, each list bound as one JSON value), and the build
- * is read back after the commit, outside the lock (docs/performance.md, On PostgreSQL).
+ * SQLite serialises write transactions already. PostgreSQL does the same work in one call of the function
+ * `enqueue_build` (its migration 20261124150000_enqueue_build), which takes the queue's advisory lock: a lock taken
+ * by a transaction of ours would be held across its round trips, each waiting for this instance's event loop, busy
+ * with the other requests of a burst, while every other instance's post waits (docs/performance.md, On
+ * PostgreSQL). The build is read back after the insert, outside any lock.
  */
 export async function insertQueuedBuild(build: NewBuild, maxQueued: number, perUser: UserBuildLimits = NO_USER_LIMITS): Promise<BuildRecord | null> {
-  const inserted = await transaction("write", function* () {
-    // Two posts counting the queue at once must not both take its last place.
-    yield* lockStep("buildQueue");
-    // The time to live starts at running (the executor sets expiresAt then). The creator's own counts are
-    // checked in the same statement as the queue's; a NULL bound is no bound. PostgreSQL types the values of
-    // a SELECT from the values themselves, not from the columns they go to: the numbers and the date say theirs.
+  const repositories = build.repositories.map((r, position) => ({ position, ...r }));
+  const inserted = getDialect() === "postgresql" ? await enqueueOnPostgresql(build, repositories, maxQueued, perUser) : await enqueueOnSqlite(build, repositories, maxQueued, perUser);
+  return inserted ? findBuild(build.id) : null;
+}
+
+type PositionedRepository = NewBuild["repositories"][number] & { position: number };
+
+async function enqueueOnPostgresql(build: NewBuild, repositories: PositionedRepository[], maxQueued: number, perUser: UserBuildLimits): Promise<boolean> {
+  const { id, modules, ttlSeconds, createdAt, createdById, createdBy, trigger, triggeredBy, driver } = build;
+  const row = await executeReturningOne<{ inserted: boolean }>(
+    `SELECT "enqueue_build"(CAST(? AS INTEGER), CAST(? AS JSON), CAST(? AS JSON), CAST(? AS JSON), CAST(? AS INTEGER), CAST(? AS TEXT[]), CAST(? AS INTEGER), CAST(? AS INTEGER)) AS "inserted"`,
+    [
+      advisoryLockKey("buildQueue"),
+      // As Prisma stores DateTime: UTC, which timestamp(3) keeps as written (its zone is ignored).
+      JSON.stringify({ id, modules: modules.join(","), ttlSeconds, createdAt: createdAt.toISOString(), createdById, createdBy, trigger, triggeredBy, driver }),
+      JSON.stringify(repositories),
+      JSON.stringify(build.stages),
+      maxQueued,
+      LIVE_BUILD_STATUSES,
+      perUser.live,
+      perUser.queued,
+    ],
+  );
+  return row!.inserted;
+}
+
+function enqueueOnSqlite(build: NewBuild, repositories: PositionedRepository[], maxQueued: number, perUser: UserBuildLimits): Promise<boolean> {
+  return transaction("write", function* () {
     const changes = yield* run(
-      {
-        sqlite: `
-          INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdAt", "expiresAt", "createdById", "createdBy", "trigger", "triggeredBy", "driver")
-          SELECT ?, 'queued', ?, ?, ?, NULL, ?, ?, ?, ?, ?
-          WHERE (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued') < ?
-            AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = ?) < ?)
-            AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued' AND "createdById" = ?) < ?)`,
-        postgresql: `
-          INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdAt", "expiresAt", "createdById", "createdBy", "trigger", "triggeredBy", "driver")
-          SELECT ?, 'queued', ?, CAST(? AS INTEGER), CAST(? AS TIMESTAMP(3)), NULL, CAST(? AS INTEGER), ?, ?, ?, ?
-          WHERE (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued') < CAST(? AS INTEGER)
-            AND (CAST(? AS INTEGER) IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = CAST(? AS INTEGER)) < CAST(? AS INTEGER))
-            AND (CAST(? AS INTEGER) IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued' AND "createdById" = CAST(? AS INTEGER)) < CAST(? AS INTEGER))`,
-      },
+      `INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdAt", "expiresAt", "createdById", "createdBy", "trigger", "triggeredBy", "driver")
+       SELECT ?, 'queued', ?, ?, ?, NULL, ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued') < ?
+         AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = ?) < ?)
+         AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued' AND "createdById" = ?) < ?)`,
       [
         build.id, build.modules.join(","), build.ttlSeconds, build.createdAt, build.createdById,
         build.createdBy, build.trigger, build.triggeredBy, build.driver, maxQueued,
@@ -79,35 +94,19 @@ export async function insertQueuedBuild(build: NewBuild, maxQueued: number, perU
       ],
     );
     if (changes !== 1) return false;
-    const repositories = build.repositories.map((r, position) => ({ position, ...r }));
     yield* run(
-      {
-        sqlite: `
-          INSERT INTO "BuildRepository" ("buildId", "position", "alias", "ref", "commitSha", "commitSubject", "commitAuthor")
-          SELECT ?, json_extract("value", '$.position'), json_extract("value", '$.alias'), json_extract("value", '$.ref'),
-                 json_extract("value", '$.commitSha'), json_extract("value", '$.commitSubject'), json_extract("value", '$.commitAuthor')
-          FROM json_each(?)`,
-        postgresql: `
-          INSERT INTO "BuildRepository" ("buildId", "position", "alias", "ref", "commitSha", "commitSubject", "commitAuthor")
-          SELECT ?, "position", "alias", "ref", "commitSha", "commitSubject", "commitAuthor"
-          FROM json_to_recordset(CAST(? AS JSON)) AS "r"("position" INTEGER, "alias" TEXT, "ref" TEXT, "commitSha" TEXT, "commitSubject" TEXT, "commitAuthor" TEXT)`,
-      },
+      `INSERT INTO "BuildRepository" ("buildId", "position", "alias", "ref", "commitSha", "commitSubject", "commitAuthor")
+       SELECT ?, json_extract("value", '$.position'), json_extract("value", '$.alias'), json_extract("value", '$.ref'),
+              json_extract("value", '$.commitSha'), json_extract("value", '$.commitSubject'), json_extract("value", '$.commitAuthor')
+       FROM json_each(?)`,
       [build.id, JSON.stringify(repositories)],
     );
-    yield* run(
-      {
-        sqlite: `
-          INSERT INTO "BuildStage" ("buildId", "position", "name", "status")
-          SELECT ?, "key", "value", 'pending' FROM json_each(?)`,
-        postgresql: `
-          INSERT INTO "BuildStage" ("buildId", "position", "name", "status")
-          SELECT ?, CAST("position" - 1 AS INTEGER), "name", 'pending' FROM json_array_elements_text(CAST(? AS JSON)) WITH ORDINALITY AS "s"("name", "position")`,
-      },
-      [build.id, JSON.stringify(build.stages)],
-    );
+    yield* run(`INSERT INTO "BuildStage" ("buildId", "position", "name", "status") SELECT ?, "key", "value", 'pending' FROM json_each(?)`, [
+      build.id,
+      JSON.stringify(build.stages),
+    ]);
     return true;
   });
-  return inserted ? findBuild(build.id) : null;
 }
 
 /** A user's bounds (lib/builds/limits.ts); null: none. */

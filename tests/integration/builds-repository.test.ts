@@ -148,6 +148,45 @@ describe("the app's own connection beside Prisma's (lib/hot-sql.ts)", () => {
     expect(await prisma.buildStage.count({ where: { buildId: { startsWith: "burst-" } } })).toBe(3 * 3);
   });
 
+  it.runIf(onPostgresql)("count the queue only once they hold its lock, so a post that waited for another sees that one's build", async () => {
+    // The holder stands for another post inside enqueue_build: its build is in but not committed, and it
+    // holds the queue's lock. A post arriving then must wait, and count that build once it is committed.
+    const { getPool } = await import("@/lib/postgresql");
+    const { advisoryLockKey } = await import("@/lib/hot-sql");
+    const holder = await getPool().connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT pg_advisory_xact_lock($1, hashtext(''))`, [advisoryLockKey("buildQueue")]);
+      await holder.query(`INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdBy") VALUES ('held-place', 'queued', '', 1, 'x')`);
+      const oneFreePlace = (await repository.countQueuedBuilds()) + 1;
+      let settled = false;
+      const waiting = repository.insertQueuedBuild(newBuild("after-held-place"), oneFreePlace).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false);
+      await holder.query("COMMIT");
+      expect(await waiting).toBeNull();
+      expect(await repository.countQueuedBuilds()).toBe(oneFreePlace);
+    } finally {
+      holder.release();
+    }
+  });
+
+  it("keep a creator within their own limits of live and of queued builds, a null limit being none", async () => {
+    const creator = await prisma.user.create({ data: { email: "limits@example.com", passwordHash: "x", displayName: "limits" } });
+    const own = (id: string) => newBuild(id, { createdById: creator.id, createdBy: "limits" });
+    expect(await repository.insertQueuedBuild(own("own-1"), 100, { live: 2, queued: 1 })).not.toBeNull();
+    expect(await repository.insertQueuedBuild(own("own-2"), 100, { live: 2, queued: 1 })).toBeNull();
+    expect(await repository.insertQueuedBuild(own("own-2"), 100, { live: 2, queued: null })).not.toBeNull();
+    expect(await repository.insertQueuedBuild(own("own-3"), 100, { live: 2, queued: null })).toBeNull();
+    // A build in progress is live; one that failed is not. Builds of others (the bursts above) count for neither.
+    expect(await repository.moveBuild("own-1", "queued", "checking_out")).toBe(true);
+    expect(await repository.insertQueuedBuild(own("own-3"), 100, { live: 2, queued: null })).toBeNull();
+    expect(await repository.moveBuild("own-1", "checking_out", "failed")).toBe(true);
+    expect(await repository.insertQueuedBuild(own("own-3"), 100, { live: 2, queued: null })).not.toBeNull();
+    expect(await repository.countBuildsOfUser(creator.id)).toEqual({ live: 2, queued: 2 });
+    expect(await repository.insertQueuedBuild(own("own-4"), 100)).not.toBeNull();
+  });
+
   it.skipIf(onPostgresql)("waits for a Prisma transaction that holds SQLite's write lock without blocking the event loop, then writes", async () => {
     // The write lock is per file: another connection's interactive transaction (the test's Prisma client
     // stands for the app's) holds it across awaits, and a synchronous wait would block the loop that ends it.
