@@ -133,7 +133,31 @@ export async function countBuildsOfUser(userId: number): Promise<{ live: number;
 
 /** A build with its repositories and stages (in order), as `include: withDetails` gives it; read on every request about it. */
 export async function findBuild(id: string): Promise<BuildRecord | null> {
+  if (getDialect() === "postgresql") return findBuildOnPostgresql(id);
   return transaction("read", () => readBuild(id));
+}
+
+/**
+ * On PostgreSQL one statement, so one round trip where a transaction of three reads takes five: each waits for
+ * this instance's event loop, which a burst of requests keeps busy (docs/performance.md, On PostgreSQL). One
+ * statement reads one snapshot, as the transaction did. The lists come as JSON, whose timestamps carry no zone:
+ * they hold UTC (lib/postgresql.ts).
+ */
+async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
+  const row = await queryOne<Record<string, unknown> & { buildRepositories: BuildRecord["repositories"]; buildStages: Record<string, unknown>[] }>(
+    `SELECT "b".*,
+       COALESCE((SELECT json_agg("r" ORDER BY "r"."position") FROM "BuildRepository" AS "r" WHERE "r"."buildId" = "b"."id"), '[]') AS "buildRepositories",
+       COALESCE((SELECT json_agg("s" ORDER BY "s"."position") FROM "BuildStage" AS "s" WHERE "s"."buildId" = "b"."id"), '[]') AS "buildStages"
+     FROM "Build" AS "b" WHERE "b"."id" = ?`,
+    [id],
+  );
+  if (!row) return null;
+  const { buildRepositories, buildStages, ...build } = row;
+  const stages = buildStages.map((stage) => {
+    for (const column of STAGE_DATES) if (typeof stage[column] === "string") stage[column] = `${stage[column]}Z`;
+    return asPrismaRow<BuildRecord["stages"][number]>(stage, { dates: STAGE_DATES });
+  });
+  return { ...(build as Omit<BuildRecord, "repositories" | "stages">), repositories: buildRepositories, stages };
 }
 
 function* readBuild(id: string) {
