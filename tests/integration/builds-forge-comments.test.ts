@@ -76,7 +76,9 @@ const statusesOf = (alias: string, build: BuildJson) =>
     .requestsTo(`/repos/acme/${alias}/statuses/${shaOf(build)}`)
     .map((r) => `${r.body.state} ${r.body.description}`);
 
-describe("the pull request comment follows its preview to its end", () => {
+// Concurrent: the expiry test waits for the next minute (up to one) before its destroy; the other previews go
+// through their ends meanwhile, each on its own pull request. Sleep, wake and DELETE act on one preview, in turn.
+describe("the pull request comment follows its preview to its end", { concurrent: true }, () => {
   it("a preview whose time to live ends: the comment says it expired, and when; the commit status stays success", async () => {
     const build = await openPullRequest("brief", brief, 11);
     await builds.waitForStatus(build.build_id, ["expired"], 30_000);
@@ -106,24 +108,26 @@ describe("the pull request comment follows its preview to its end", () => {
     expect(keptUntil(edited) > keptUntil(text)).toBe(true);
   }, 150_000);
 
-  it("sleep and wake: the comment says sleeping, then running again; the commit status is not touched", async () => {
-    const build = await openPullRequest("hub", hub, 12);
-    await commentSays("hub", 12, "✅ the preview is running");
-    const act = (action: "sleep" | "wake") => builds.app.fetch(`/builds/${build.build_id}/${action}`, { method: "POST", headers: builds.authorization });
-    expect((await act("sleep")).status).toBe(200);
-    await commentSays("hub", 12, "💤 the preview is sleeping (stopped, its data kept)");
-    expect((await act("wake")).status).toBe(200);
-    await commentSays("hub", 12, "✅ the preview is running");
-    expect(statusesOf("hub", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
-  });
+  describe("one preview, slept, woken, then destroyed", () => {
+    it.sequential("sleep and wake: the comment says sleeping, then running again; the commit status is not touched", async () => {
+      const build = await openPullRequest("hub", hub, 12);
+      await commentSays("hub", 12, "✅ the preview is running");
+      const act = (action: "sleep" | "wake") => builds.app.fetch(`/builds/${build.build_id}/${action}`, { method: "POST", headers: builds.authorization });
+      expect((await act("sleep")).status).toBe(200);
+      await commentSays("hub", 12, "💤 the preview is sleeping (stopped, its data kept)");
+      expect((await act("wake")).status).toBe(200);
+      await commentSays("hub", 12, "✅ the preview is running");
+      expect(statusesOf("hub", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
+    });
 
-  it("DELETE: the comment says the preview was destroyed on request; the commit status stays success", async () => {
-    const [build] = await runningBuildsOf("hub", 12);
-    const response = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
-    expect((await response.json()).status).toBe("destroyed");
-    await commentSays("hub", 12, "🗑️ the preview was destroyed on request, before its time to live ended");
-    expect(statusesOf("hub", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
-    expect(commentOf("hub", 12).made).toHaveLength(1);
+    it.sequential("DELETE: the comment says the preview was destroyed on request; the commit status stays success", async () => {
+      const [build] = await runningBuildsOf("hub", 12);
+      const response = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
+      expect((await response.json()).status).toBe("destroyed");
+      await commentSays("hub", 12, "🗑️ the preview was destroyed on request, before its time to live ended");
+      expect(statusesOf("hub", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
+      expect(commentOf("hub", 12).made).toHaveLength(1);
+    });
   });
 
   it("a runtime that dies: the comment says the preview stopped, and the commit status turns to failure", async () => {
