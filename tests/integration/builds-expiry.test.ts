@@ -10,18 +10,19 @@ import {
   type BuildsApp,
 } from "../support/builds";
 
-// Short lives and a short stage timeout; the reaper looks every half second.
+// Short lives and a short stage timeout; the reaper looks every half second. The tests below mostly wait (for a
+// time to live, a stage timeout, the reaper's passes): they run side by side, one build each, room for three.
 let builds: BuildsApp;
 beforeAll(async () => {
   builds = await startBuildsApp(
     makeBuildsFixture((fixture) =>
-      fixtureConfig(fixture, { ttl: "{ default_seconds: 60, min_seconds: 1, max_seconds: 600, choices: [60] }", stageTimeout: 3 }),
+      fixtureConfig(fixture, { maxConcurrent: 3, ttl: "{ default_seconds: 60, min_seconds: 1, max_seconds: 600, choices: [60] }", stageTimeout: 3 }),
     ),
   );
 });
 afterAll(() => tearDownBuilds(builds));
 
-describe("time to live", () => {
+describe("time to live", { concurrent: true }, () => {
   it("a running build past expires_at is expired by the reaper and its runtime destroyed", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"], ttl_seconds: 4 })).json()) as BuildJson;
     const running = await builds.waitForStatus(created.build_id, ["running", "failed"]);
@@ -40,7 +41,7 @@ describe("time to live", () => {
   });
 });
 
-describe("a runtime that dies", () => {
+describe("a runtime that dies", { concurrent: true }, () => {
   it("fails its running build at stage start and frees its port", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
     const running = await builds.waitForStatus(created.build_id, ["running", "failed"]);
@@ -62,7 +63,7 @@ describe("a runtime that dies", () => {
   });
 });
 
-describe("a build without a runtime", () => {
+describe("a build without a runtime", { concurrent: true }, () => {
   it("stays running through the reaper's passes: there is no runtime that could have exited", async () => {
     // install and test only, as a CI check: no start command, so no runtime and no preview.
     const checks = await startBuildsApp(
@@ -82,7 +83,7 @@ describe("a build without a runtime", () => {
   });
 });
 
-describe("stage_timeout_seconds", () => {
+describe("stage_timeout_seconds", { concurrent: true }, () => {
   it("kills a stage that runs too long and fails the build saying so", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
     const failed = await builds.waitForStatus(created.build_id, ["failed", "running"], 20_000);
