@@ -87,6 +87,8 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
       const form = await openNewBuildForm(page);
       await form.getByRole("checkbox", { name: "alpha" }).check();
       await form.getByRole("checkbox", { name: "beta" }).check();
+      // Its test stage prints its lines a second apart (the fixture's paced module), for the live log below.
+      await form.getByRole("checkbox", { name: "paced" }).check();
       await form.getByLabel("Time to live").selectOption("600");
       await form.getByRole("button", { name: "Start build" }).click();
 

@@ -93,18 +93,20 @@ export default async function globalSetup(_config: FullConfig) {
 
 /**
  * The build configuration and its repositories:
- * - `demo`, a git repository with modules alpha and beta, which build cleanly, and broken, slow and verbose,
- *   which steer the stage commands: `slow` keeps install busy for five minutes (to cancel it, or to hold a
- *   build slot), `broken` fails the tests, `verbose` writes a log longer than the API's 100,000-byte tail;
+ * - `demo`, a git repository with modules alpha and beta, which build cleanly, and broken, slow, verbose and
+ *   paced, which steer the stage commands: `slow` keeps install busy for five minutes (to cancel it, or to hold a
+ *   build slot), `broken` fails the tests, `verbose` writes a log longer than the API's 100,000-byte tail,
+ *   `paced` prints the test lines a second apart, so a spec can watch a log grow;
  * - `extras`, a second repository (module gamma) whose ref is locked to its default;
  * - `offline`, whose URL does not exist, so it is never ready.
- * The stages print a few coloured lines a second apart, so a spec can watch a log grow; `start` serves a
- * page naming the build's modules on $PORT.
+ * The stages print a few coloured lines; `start` serves a page naming the build's modules on $PORT. Only a build
+ * with `paced` waits between its test lines: the specs that just need a running build do not wait six seconds
+ * for each one, one spec after another in the builds project.
  */
 const E2E_WEBHOOK_SECRET = "e2e-webhook-secret";
 
 function makeBuildsFixture(tempDir: string): string {
-  const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose"]);
+  const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose", "paced"]);
   // The specs push to it (auto-builds.spec.ts) and sign webhooks with the secret.
   process.env.E2E_DEMO_REPO = demo;
   process.env.E2E_WEBHOOK_SECRET = E2E_WEBHOOK_SECRET;
@@ -154,7 +156,8 @@ runtime:
     sleep 1; printf "\\033[32minstalled\\033[0m %s\\n" "$MODULES"
   test: >-
     case ",$MODULES," in *,broken,*) echo "1 test failed: broken" >&2; exit 3;; esac;
-    for i in 1 2 3 4 5 6; do printf "\\033[36mtest %s\\033[0m <b>ok</b>\\n" "$i"; sleep 1; done
+    case ",$MODULES," in *,paced,*) pause=1;; *) pause=0;; esac;
+    for i in 1 2 3 4 5 6; do printf "\\033[36mtest %s\\033[0m <b>ok</b>\\n" "$i"; sleep $pause; done
   start: 'echo "serving on $PORT"; exec node ${JSON.stringify(previewServer)}'
   healthcheck: { path: "/", timeout_seconds: 30 }
 repositories:
