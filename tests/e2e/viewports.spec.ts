@@ -111,73 +111,103 @@ async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage =
   await testInfo.attach(name, { path: file, contentType: "image/png" });
 }
 
+const SCHEMES = ["light", "dark"] as const;
+
+/**
+ * Runs the checks of the state on screen in light, then in dark, on the same page: the colours follow the system's
+ * scheme while the page is open (darkMode "media", components/ui/use-prefers-dark.ts), so one visit to each state
+ * serves both, instead of every navigation and dialog twice. Two frames after the switch, React has drawn what
+ * depends on the scheme (the chart's colours).
+ */
+async function inEachScheme(page: Page, check: (scheme: (typeof SCHEMES)[number]) => Promise<void>) {
+  for (const scheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await check(scheme);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
 for (const width of [320, 390, 768]) {
   test(`at ${width} px nothing is wider than the screen, in light and dark`, { tag: "@builds" }, async ({ page }, testInfo) => {
     // Seven states in two schemes, each measured: past the default two minutes on a busy two-core machine.
     test.setTimeout(300_000);
     await page.setViewportSize({ width, height: 800 });
-    for (const scheme of ["light", "dark"] as const) {
-      const name = (state: string) => `${width}px-${scheme}-${state}`;
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.goto("/?range=all");
-      const history = page.getByRole("region", { name: "Rate history" });
-      await expect(history.getByTestId("rate-value").first()).toBeVisible();
-      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
-      await expectPageFits(page, name("dashboard"));
-      await snapshot(page, testInfo, name("dashboard"), true);
+    const name = (scheme: string, state: string) => `${width}px-${scheme}-${state}`;
+    await page.goto("/?range=all");
+    const history = page.getByRole("region", { name: "Rate history" });
+    await expect(history.getByTestId("rate-value").first()).toBeVisible();
+    await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+    await inEachScheme(page, async (scheme) => {
+      await expectPageFits(page, name(scheme, "dashboard"));
+      await snapshot(page, testInfo, name(scheme, "dashboard"), true);
+    });
 
-      if (scheme === "light") {
-        await page.getByRole("banner").getByRole("button", { name: "Sign in" }).click();
-        await expectDialogFits(page, page.getByRole("dialog", { name: "Sign in" }), name("sign-in"), true);
-        await page.keyboard.press("Escape");
-        await signInThroughHeader(page, email);
-        await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toBeVisible();
-      }
+    await page.getByRole("banner").getByRole("button", { name: "Sign in" }).click();
+    await inEachScheme(page, async (scheme) => {
+      await expectDialogFits(page, page.getByRole("dialog", { name: "Sign in" }), name(scheme, "sign-in"), true);
+    });
+    await page.keyboard.press("Escape");
+    await signInThroughHeader(page, email);
+    await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toBeVisible();
+    // Signed in, the dashboard shows its build actions: measured again.
+    await inEachScheme(page, async (scheme) => expectPageFits(page, name(scheme, "dashboard-signed-in")));
 
-      // A custom range with a mistake: the named problem fits too.
-      await history.getByRole("button", { name: "Custom" }).click();
-      await history.getByLabel("From", { exact: true }).fill(todayInCaracas());
-      await history.getByLabel("To", { exact: true }).fill(shiftDays(todayInCaracas(), -3));
-      await history.getByRole("button", { name: "Apply" }).click();
-      await expect(history.getByTestId("range-problems")).toBeVisible();
-      await expectPageFits(page, name("range-problem"));
-      await history.getByTestId("range-problems").scrollIntoViewIfNeeded();
-      await snapshot(page, testInfo, name("range-problem"));
+    // A custom range with a mistake: the named problem fits too.
+    await history.getByRole("button", { name: "Custom" }).click();
+    await history.getByLabel("From", { exact: true }).fill(todayInCaracas());
+    await history.getByLabel("To", { exact: true }).fill(shiftDays(todayInCaracas(), -3));
+    await history.getByRole("button", { name: "Apply" }).click();
+    await expect(history.getByTestId("range-problems")).toBeVisible();
+    await history.getByTestId("range-problems").scrollIntoViewIfNeeded();
+    await inEachScheme(page, async (scheme) => {
+      await expectPageFits(page, name(scheme, "range-problem"));
+      await snapshot(page, testInfo, name(scheme, "range-problem"));
+    });
 
-      await page.getByRole("button", { name: "New build" }).click();
-      const form = page.getByRole("dialog", { name: "New build" });
-      await expect(form.getByLabel("Repository 1", { exact: true })).toBeFocused();
-      await expectDialogFits(page, form, name("new-build"), true);
-      await snapshot(page, testInfo, name("new-build"));
-      await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "New build" }).click();
+    const form = page.getByRole("dialog", { name: "New build" });
+    await expect(form.getByLabel("Repository 1", { exact: true })).toBeFocused();
+    await inEachScheme(page, async (scheme) => {
+      await expectDialogFits(page, form, name(scheme, "new-build"), true);
+      await snapshot(page, testInfo, name(scheme, "new-build"));
+    });
+    await page.keyboard.press("Escape");
 
-      await page.goto(`/?build=${buildId}&range=all`);
-      const drawer = page.getByRole("dialog", { name: /^Build / });
-      await expect(drawer.getByTestId("stage-log")).not.toHaveAttribute("aria-busy", "true");
-      await expect(drawer.getByTestId("preview-url")).toBeVisible();
-      await expectDialogFits(page, drawer, name("drawer"), false);
-      await snapshot(page, testInfo, name("drawer"));
+    await page.goto(`/?build=${buildId}&range=all`);
+    const drawer = page.getByRole("dialog", { name: /^Build / });
+    await expect(drawer.getByTestId("stage-log")).not.toHaveAttribute("aria-busy", "true");
+    await expect(drawer.getByTestId("preview-url")).toBeVisible();
+    await inEachScheme(page, async (scheme) => {
+      await expectDialogFits(page, drawer, name(scheme, "drawer"), false);
+      await snapshot(page, testInfo, name(scheme, "drawer"));
+    });
 
-      await drawer.getByRole("button", { name: "Destroy", exact: true }).click();
-      const confirm = page.getByRole("dialog", { name: `Destroy build ${buildId.slice(0, 8)}?` });
-      await expectDialogFits(page, confirm, name("confirm-destroy"), true);
-      await snapshot(page, testInfo, name("confirm-destroy"));
-      await confirm.getByRole("button", { name: "Keep it" }).click();
-      await expect(confirm).toBeHidden();
-      await expect(drawer.getByTestId("build-status")).toHaveText("running");
+    await drawer.getByRole("button", { name: "Destroy", exact: true }).click();
+    const confirm = page.getByRole("dialog", { name: `Destroy build ${buildId.slice(0, 8)}?` });
+    await inEachScheme(page, async (scheme) => {
+      await expectDialogFits(page, confirm, name(scheme, "confirm-destroy"), true);
+      await snapshot(page, testInfo, name(scheme, "confirm-destroy"));
+    });
+    await confirm.getByRole("button", { name: "Keep it" }).click();
+    await expect(confirm).toBeHidden();
+    await expect(drawer.getByTestId("build-status")).toHaveText("running");
 
-      // The canceled build opens on the install log it interrupted.
-      await page.goto(`/?build=${canceledId}`);
-      await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
-      await expect(drawer.getByTestId("stage-log")).toContainText("still installing 1");
-      await expectDialogFits(page, drawer, name("canceled"), false);
-      await snapshot(page, testInfo, name("canceled"));
+    // The canceled build opens on the install log it interrupted.
+    await page.goto(`/?build=${canceledId}`);
+    await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
+    await expect(drawer.getByTestId("stage-log")).toContainText("still installing 1");
+    await inEachScheme(page, async (scheme) => {
+      await expectDialogFits(page, drawer, name(scheme, "canceled"), false);
+      await snapshot(page, testInfo, name(scheme, "canceled"));
+    });
 
-      await page.goto("/?build=no-such-build-id-at-all");
-      const missing = page.getByRole("dialog", { name: "Build not found" });
-      await expect(missing.getByRole("button", { name: "Back to the builds" })).toBeVisible();
-      await expectDialogFits(page, missing, name("not-found"), false);
-      await snapshot(page, testInfo, name("not-found"));
-    }
+    await page.goto("/?build=no-such-build-id-at-all");
+    const missing = page.getByRole("dialog", { name: "Build not found" });
+    await expect(missing.getByRole("button", { name: "Back to the builds" })).toBeVisible();
+    await inEachScheme(page, async (scheme) => {
+      await expectDialogFits(page, missing, name(scheme, "not-found"), false);
+      await snapshot(page, testInfo, name(scheme, "not-found"));
+    });
   });
 }
