@@ -13,14 +13,22 @@ import {
 // Short lives and a short stage timeout; the reaper looks every half second. The tests below mostly wait (for a
 // time to live, a stage timeout, the reaper's passes): they run side by side, one build each, room for three.
 let builds: BuildsApp;
+// A server whose builds have no runtime: install and test only, as a CI check (no start command, no preview).
+// Started beside the first one.
+let checks: BuildsApp;
 beforeAll(async () => {
-  builds = await startBuildsApp(
-    makeBuildsFixture((fixture) =>
-      fixtureConfig(fixture, { maxConcurrent: 3, ttl: "{ default_seconds: 60, min_seconds: 1, max_seconds: 600, choices: [60] }", stageTimeout: 3 }),
+  [builds, checks] = await Promise.all([
+    startBuildsApp(
+      makeBuildsFixture((fixture) =>
+        fixtureConfig(fixture, { maxConcurrent: 3, ttl: "{ default_seconds: 60, min_seconds: 1, max_seconds: 600, choices: [60] }", stageTimeout: 3 }),
+      ),
     ),
-  );
+    startBuildsApp(makeBuildsFixture((fixture) => fixtureConfig(fixture).replace(/^ {2}start: .*\n {2}healthcheck: .*\n/m, ""))),
+  ]);
 });
-afterAll(() => tearDownBuilds(builds));
+afterAll(async () => {
+  await Promise.all([tearDownBuilds(builds), tearDownBuilds(checks)]);
+});
 
 describe("time to live", { concurrent: true }, () => {
   it("a running build past expires_at is expired by the reaper and its runtime destroyed", async () => {
@@ -65,21 +73,14 @@ describe("a runtime that dies", { concurrent: true }, () => {
 
 describe("a build without a runtime", { concurrent: true }, () => {
   it("stays running through the reaper's passes: there is no runtime that could have exited", async () => {
-    // install and test only, as a CI check: no start command, so no runtime and no preview.
-    const checks = await startBuildsApp(
-      makeBuildsFixture((fixture) => fixtureConfig(fixture).replace(/^ {2}start: .*\n {2}healthcheck: .*\n/m, "")),
-    );
-    try {
-      const created = (await (await checks.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
-      const running = await checks.waitForStatus(created.build_id, ["running", "failed"]);
-      expect(running).toMatchObject({ status: "running", preview_url: null });
-      expect(running.stages.filter((stage) => stage.status === "skipped").map((stage) => stage.name)).toEqual(["start", "healthcheck"]);
-      // The reaper looks every half second.
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      expect((await (await checks.get(`/builds/${created.build_id}`)).json()).status).toBe("running");
-    } finally {
-      await tearDownBuilds(checks);
-    }
+    // The server of builds without a runtime (beforeAll above).
+    const created = (await (await checks.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const running = await checks.waitForStatus(created.build_id, ["running", "failed"]);
+    expect(running).toMatchObject({ status: "running", preview_url: null });
+    expect(running.stages.filter((stage) => stage.status === "skipped").map((stage) => stage.name)).toEqual(["start", "healthcheck"]);
+    // The reaper looks every half second.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect((await (await checks.get(`/builds/${created.build_id}`)).json()).status).toBe("running");
   });
 });
 
