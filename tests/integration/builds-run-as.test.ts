@@ -53,7 +53,8 @@ afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe.skipIf(!asRoot)("process driver stages, with the server running as root", () => {
+// Concurrent: each test reads on its own (a build, the data folder's modes, its own `npm start` folder).
+describe.skipIf(!asRoot)("process driver stages, with the server running as root", { concurrent: true }, () => {
   it("run as a uid of runtime.run_as_uids and cannot read the secret, the database or the data folder, nor signal the server", async () => {
     const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
     const build = await builds.waitForStatus(created.build_id, ["running", "failed"]);
