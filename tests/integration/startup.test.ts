@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,24 +13,34 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-function prepareStart(env: Record<string, string>) {
-  return spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
-    cwd: projectRoot,
-    env: { ...process.env, NEXTAUTH_SECRET: undefined, ...env },
-    encoding: "utf8",
+/**
+ * Runs a command to its end without blocking this process (the tests below run side by side): its exit status
+ * (null when killed, as by `timeout`), stdout and stderr.
+ */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeout = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: projectRoot, env, encoding: "utf8", timeout }, (error, stdout, stderr) => {
+      const code = (error as { code?: unknown } | null)?.code;
+      resolve({ status: error ? (typeof code === "number" ? code : null) : 0, stdout, stderr });
+    });
   });
 }
 
-describe("starting the application", () => {
-  it("creates and migrates the database by itself, with a generated secret", () => {
-    const result = prepareStart({ DATABASE_URL: `file:${dir}/fresh/app.db` });
+function prepareStart(env: Record<string, string>) {
+  return run(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], { ...process.env, NEXTAUTH_SECRET: undefined, ...env });
+}
+
+// Concurrent: every test works in a data folder of its own; most of their time is waiting for a process.
+describe("starting the application", { concurrent: true }, () => {
+  it("creates and migrates the database by itself, with a generated secret", async () => {
+    const result = await prepareStart({ DATABASE_URL: `file:${dir}/fresh/app.db` });
     expect(result.status, result.stderr).toBe(0);
     expect(fs.existsSync(`${dir}/fresh/app.db`)).toBe(true);
     expect(fs.statSync(`${dir}/fresh/nextauth-secret`).mode & 0o777).toBe(0o600);
   });
 
-  it("prints where the data is and the configuration in use, without Prisma's notes", () => {
-    const first = prepareStart({ DATABASE_URL: `file:${dir}/quiet/app.db`, PORT: "4321" });
+  it("prints where the data is and the configuration in use, without Prisma's notes", async () => {
+    const first = await prepareStart({ DATABASE_URL: `file:${dir}/quiet/app.db`, PORT: "4321" });
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toContain("http://localhost:4321");
     expect(first.stdout).toMatch(new RegExp(`Data folder +${dir}/quiet\n`));
@@ -39,12 +49,12 @@ describe("starting the application", () => {
     expect(first.stdout).toContain("builds.config.yaml");
     expect(first.stdout + first.stderr).not.toMatch(/prisma|warn|will NOT be used|dev\.db|deprecated/i);
 
-    const again = prepareStart({ DATABASE_URL: `file:${dir}/quiet/app.db` });
+    const again = await prepareStart({ DATABASE_URL: `file:${dir}/quiet/app.db` });
     expect(again.stdout).toContain(`${dir}/quiet/app.db (up to date)`);
   });
 
-  it("stops with a message naming an invalid variable", () => {
-    const result = prepareStart({ DATABASE_URL: `file:${dir}/bad/app.db`, RATES_TIMEZONE: "Nowhere/Land" });
+  it("stops with a message naming an invalid variable", async () => {
+    const result = await prepareStart({ DATABASE_URL: `file:${dir}/bad/app.db`, RATES_TIMEZONE: "Nowhere/Land" });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("RATES_TIMEZONE");
     expect(fs.existsSync(`${dir}/bad/app.db`)).toBe(false);
@@ -55,18 +65,18 @@ describe("starting the application", () => {
     const dataDir = path.dirname(app.databaseFile);
     try {
       const pid = Number(fs.readFileSync(path.join(dataDir, "server.pid"), "utf8"));
-      const second = prepareStart({ DATABASE_URL: `file:${app.databaseFile}` });
+      const second = await prepareStart({ DATABASE_URL: `file:${app.databaseFile}` });
       expect(second.status).toBe(1);
       expect(second.stderr).toContain(`Another server (pid ${pid}) is using the data folder ${dataDir}.`);
       expect(second.stderr).not.toMatch(/prisma|SocketTimeout/i);
       // `next start` run by hand stops too, before serving anything.
       const port = String(await freePort());
-      const byHand = spawnSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["start", "-p", port], {
-        cwd: projectRoot,
-        env: { ...process.env, NODE_ENV: "production", NEXTAUTH_SECRET: undefined, DATABASE_URL: `file:${app.databaseFile}`, PORT: port },
-        encoding: "utf8",
-        timeout: 60_000,
-      });
+      const byHand = await run(
+        path.join(projectRoot, "node_modules", ".bin", "next"),
+        ["start", "-p", port],
+        { ...process.env, NODE_ENV: "production", NEXTAUTH_SECRET: undefined, DATABASE_URL: `file:${app.databaseFile}`, PORT: port },
+        60_000,
+      );
       expect(byHand.status).not.toBe(0);
       expect(byHand.stdout + byHand.stderr).toContain(`Another server (pid ${pid})`);
       expect(fs.readFileSync(path.join(dataDir, "server.pid"), "utf8").trim()).toBe(String(pid));
@@ -74,7 +84,7 @@ describe("starting the application", () => {
       // Stopped, the server removed its record; a record left by a killed one names a dead pid and is ignored.
       expect(fs.existsSync(path.join(dataDir, "server.pid"))).toBe(false);
       fs.writeFileSync(path.join(dataDir, "server.pid"), "999999999\n");
-      const after = prepareStart({ DATABASE_URL: `file:${app.databaseFile}` });
+      const after = await prepareStart({ DATABASE_URL: `file:${app.databaseFile}` });
       expect(after.status, after.stderr).toBe(0);
     } finally {
       await app.stop();
