@@ -122,13 +122,17 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     const linesEarly = await testLines();
     // The stage prints six lines a second apart: whatever had arrived when the viewer first showed, more follow.
     await expect.poll(testLines, { timeout: 15_000 }).toBeGreaterThan(linesEarly);
-    // ANSI colours are rendered, and markup in the log is shown as text, never interpreted.
+    // ANSI colours are rendered, and markup in the log is shown as text, never interpreted. The test stage is
+    // pinned for these checks: on a busy machine it may end meanwhile, and the viewer would follow the next stage.
+    await drawer.getByTestId("stage-test").click();
+    await expect(drawer.getByRole("heading", { name: "Log · test" })).toBeVisible();
     await expect(log.locator(".ansi-cyan-fg").first()).toContainText("test 1");
     await expect(log).toContainText("<b>ok</b>");
     await expect(log.locator("b")).toHaveCount(0);
     const shot = test.info().outputPath("build-live-log.png");
     await page.screenshot({ path: shot });
     await test.info().attach("build-live-log", { path: shot, contentType: "image/png" });
+    await drawer.getByRole("button", { name: "Follow the build" }).click();
 
     // It reaches running: the viewer has followed on to the next stages.
     await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 60_000 });
