@@ -12,9 +12,17 @@ import { getEnv } from "./env";
  */
 const TIMESTAMP_WITHOUT_TIME_ZONE = 1114;
 
+/**
+ * A `timestamp(3)` column's text, as PostgreSQL writes it in a row ("2026-11-23 10:01:00.123") or in JSON
+ * ("2026-11-23T10:01:00.123"): no zone, holding UTC.
+ */
+export function parseUtcTimestamp(value: string): Date {
+  return new Date(`${value.replace(" ", "T")}Z`);
+}
+
 const types = {
   getTypeParser(oid: number, format?: "text" | "binary") {
-    if (oid === TIMESTAMP_WITHOUT_TIME_ZONE && format !== "binary") return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+    if (oid === TIMESTAMP_WITHOUT_TIME_ZONE && format !== "binary") return parseUtcTimestamp;
     return pg.types.getTypeParser(oid, format);
   },
 } as pg.CustomTypesConfig;

@@ -1,6 +1,7 @@
 import { Prisma } from "@prisma/client";
 import { getDb, getDialect } from "../db";
 import { advisoryLockKey, all, asPrismaRow, execute, executeReturningOne, get, queryOne, run, transaction } from "../hot-sql";
+import { parseUtcTimestamp } from "../postgresql";
 import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
@@ -140,8 +141,8 @@ export async function findBuild(id: string): Promise<BuildRecord | null> {
 /**
  * On PostgreSQL one statement, so one round trip where a transaction of three reads takes five: each waits for
  * this instance's event loop, which a burst of requests keeps busy (docs/performance.md, On PostgreSQL). One
- * statement reads one snapshot, as the transaction did. The lists come as JSON, whose timestamps carry no zone:
- * they hold UTC (lib/postgresql.ts).
+ * statement reads one snapshot, as the transaction did. The lists come as JSON, whose timestamps carry no zone,
+ * as in a row: they hold UTC (lib/postgresql.ts parseUtcTimestamp).
  */
 async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
   const row = await queryOne<Record<string, unknown> & { buildRepositories: BuildRecord["repositories"]; buildStages: Record<string, unknown>[] }>(
@@ -154,8 +155,8 @@ async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
   if (!row) return null;
   const { buildRepositories, buildStages, ...build } = row;
   const stages = buildStages.map((stage) => {
-    for (const column of STAGE_DATES) if (typeof stage[column] === "string") stage[column] = `${stage[column]}Z`;
-    return asPrismaRow<BuildRecord["stages"][number]>(stage, { dates: STAGE_DATES });
+    for (const column of STAGE_DATES) if (typeof stage[column] === "string") stage[column] = parseUtcTimestamp(stage[column]);
+    return stage as BuildRecord["stages"][number];
   });
   return { ...(build as Omit<BuildRecord, "repositories" | "stages">), repositories: buildRepositories, stages };
 }
