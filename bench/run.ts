@@ -9,8 +9,8 @@
  *   (deploy/nginx/bcv-rates.conf, cache hits), and the 10-year history again while another connection writes a
  *   table other than the rates every 10 ms (as running builds do), which must not empty the read cache;
  * - the same four reads from a second instance of the app on PostgreSQL (a throwaway local cluster, as the
- *   tests start; Debian's postgresql-15 or later), each against its SQLite twin in the same round: what the
- *   bigger database costs a read (issue 19 asks for 0.9× at least). BENCH_POSTGRESQL=0 leaves it out;
+ *   tests start; Debian's postgresql-15 or later), each measured right beside its SQLite twin, which one first
+ *   changing round by round: what the bigger database costs a read (issue 19 asks for 0.9× at least). BENCH_POSTGRESQL=0 leaves it out;
  * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
  *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client; then the
  *   same (but the log line) across two builder instances of one PostgreSQL database with a slot each, the
@@ -218,19 +218,31 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
     let previousServer: number | undefined;
     // The app's targets take turns in an order that moves round by round, so that none is always the first to run
     // after the app sat idle or always the one after the 10-year history's garbage.
-    const onApp = targets.filter((target) => target.appUrl);
+    const onApp = targets.filter((target) => target.appUrl && !target.sqliteTwin);
+    // Each read on PostgreSQL runs right beside its SQLite twin, first in one round and second in the next. When
+    // they took turns with the others, up to a minute apart, the pair measured its place in the order as much as
+    // the database: PostgreSQL's 10-year history came out at 0.58-0.90x of SQLite's in the rounds where it ran
+    // after SQLite's and up to 1.57x where it ran first, and at 1.09-1.81x in both orders when run side by side
+    // (docs/performance.md).
+    const postgresqlTwin = new Map(targets.filter((target) => target.sqliteTwin).map((target) => [target.sqliteTwin!, target]));
+    const paired = new Set([...postgresqlTwin.keys(), ...[...postgresqlTwin.values()].map((target) => target.name)]);
     for (let round = 0; round < settings.rounds; round++) {
       const shift = (round * 3) % onApp.length;
+      const withTwins = (target: Target) => {
+        const twin = postgresqlTwin.get(target.name);
+        if (!twin) return [target];
+        return round % 2 === 0 ? [target, twin] : [twin, target];
+      };
       const roundOrder = [
         ...targets.filter((target) => target.kind === "limit"),
-        ...onApp.slice(shift),
-        ...onApp.slice(0, shift),
+        ...[...onApp.slice(shift), ...onApp.slice(0, shift)].flatMap(withTwins),
         ...targets.filter((target) => target.kind === "nginx"),
       ];
       for (const target of roundOrder) {
         // A server that sat idle while the others were measured has let V8 shrink its heap: its first seconds
-        // under load then run more full collections than the next target's would. Warm it up again first.
-        if (target.pgid !== previousServer) {
+        // under load then run more full collections than the next target's would. Warm it up again first. Both
+        // of a pair are warmed up on their own read, so that neither starts on what the target before it left.
+        if (target.pgid !== previousServer || paired.has(target.name)) {
           await measureLoad(target.url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
         }
         previousServer = target.pgid;
