@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseEnv, startAppServer, type AppServer } from "../support/app-server";
+import { commandEnvironment, startAppServer, type AppServer } from "../support/app-server";
 import {
   connectBuildsApp,
   fixtureConfig,
@@ -21,7 +21,7 @@ const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 function usersAdmin(app: AppServer, ...args: string[]) {
   return spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/users-admin.ts", ...args], {
     cwd: projectRoot,
-    env: { ...process.env, ...databaseEnv(app) },
+    env: { ...process.env, ...commandEnvironment(app) },
     encoding: "utf8",
     timeout: 120_000,
   });

@@ -37,7 +37,10 @@ export function sessionSecret(app: AppServer): string {
   return app.databaseUrl.startsWith("file:") ? fs.readFileSync(path.join(app.dataDir, "nextauth-secret"), "utf8") : TEST_NEXTAUTH_SECRET;
 }
 
-/** The environment an operator's command (scripts/, run by tsx) needs to act on a test server's database. */
+/**
+ * The environment an operator's command (scripts/, run by tsx: an import, users:admin) needs to act on a test
+ * server's database, whichever it is.
+ */
 export function commandEnvironment(app: AppServer): Record<string, string> {
   return app.databaseUrl.startsWith("file:")
     ? { DATABASE_URL: app.databaseUrl }
@@ -108,12 +111,6 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
     },
     stopProcess: (signal = "SIGTERM") => stopProcessGroup(child, signal),
   };
-}
-
-/** The environment a command (an import, users:admin) needs to work on a test server's database, whichever it is. */
-export function databaseEnv(app: AppServer): Record<string, string> {
-  if (app.databaseUrl.startsWith("file:")) return { DATABASE_URL: app.databaseUrl };
-  return { DATABASE_URL: app.databaseUrl, NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: app.dataDir };
 }
 
 async function waitUntilServing(baseUrl: string, child: ChildProcess, output: string[]) {
