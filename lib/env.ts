@@ -117,6 +117,9 @@ const envSchema = z.object({
   // How long decoding one uploaded workbook may take on its worker thread before it is stopped and refused
   // (lib/rates/workbook.ts); the bank's largest file takes well under a second.
   WORKBOOK_READ_TIMEOUT_MS: positiveInt(20_000),
+  // Uploaded workbooks that may wait for a decoding thread (two decode at once); past them an upload is refused
+  // with 503 until one is done (lib/rates/workbook.ts).
+  WORKBOOK_MAX_WAITING_READS: z.coerce.number().int().min(0).max(1000).default(8),
   // Comma-separated emails that are admins whatever their stored role, with REGISTRATION=closed only: with open
   // registration anyone could register a listed address first (lib/users/roles.ts).
   ADMIN_EMAILS: z

@@ -36,7 +36,8 @@ export interface ImportOptions {
  */
 export async function importWorkbook(bytes: Uint8Array, fileName: string, options: ImportOptions): Promise<ImportSummary> {
   const today = todayIn(getEnv().RATES_TIMEZONE);
-  const parsed = await parseWorkbook(bytes, today, getEnv().WORKBOOK_READ_TIMEOUT_MS);
+  const { WORKBOOK_READ_TIMEOUT_MS, WORKBOOK_MAX_WAITING_READS } = getEnv();
+  const parsed = await parseWorkbook(bytes, today, WORKBOOK_READ_TIMEOUT_MS, WORKBOOK_MAX_WAITING_READS);
   const sheets = parsed.sheets.filter((sheet) => sheet.date <= today);
   const future = parsed.sheets.filter((sheet) => sheet.date > today).map((sheet) => ({
     sheet: sheet.name,

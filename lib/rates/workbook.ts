@@ -28,7 +28,7 @@ export const MAX_WORKBOOK_BYTES = 5 * 1024 * 1024;
 export const MAX_COLUMNS = 32;
 /** Files decoded at once, each on its own thread: the machines this runs on have two cores or more. */
 export const MAX_PARALLEL_READS = 2;
-/** Files waiting for a thread; past this an upload is refused with 503 until one is done. */
+/** Files waiting for a thread by default (WORKBOOK_MAX_WAITING_READS); past this an upload is refused with 503 until one is done. */
 export const MAX_WAITING_READS = 8;
 /** The memory a decode may use; its time is bounded by WORKBOOK_READ_TIMEOUT_MS (lib/env.ts). */
 const WORKER_MEMORY_MB = 256;
@@ -91,11 +91,16 @@ const decodeQueue = new PQueue({ concurrency: MAX_PARALLEL_READS });
  * many files wait for a thread; a sheet that cannot be read is skipped with the reason. `today` (YYYY-MM-DD
  * in RATES_TIMEZONE) bounds the value dates accepted.
  */
-export async function parseWorkbook(bytes: Uint8Array, today: string, timeoutMs = 20_000): Promise<ParsedWorkbook> {
+export async function parseWorkbook(
+  bytes: Uint8Array,
+  today: string,
+  timeoutMs = 20_000,
+  maxWaiting = MAX_WAITING_READS,
+): Promise<ParsedWorkbook> {
   if (bytes.byteLength > MAX_WORKBOOK_BYTES) {
     throw new WorkbookError(`is ${bytes.byteLength} bytes; at most ${MAX_WORKBOOK_BYTES} are read`);
   }
-  if (decodeQueue.size >= MAX_WAITING_READS) {
+  if (decodeQueue.size >= maxWaiting) {
     throw new WorkbookBusyError(`${decodeQueue.pending + decodeQueue.size} workbooks are being read; try again in a moment`);
   }
   const decoded = await decodeQueue.add(() => decodeOnWorker(bytes, timeoutMs));

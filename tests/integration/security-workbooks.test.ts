@@ -11,9 +11,12 @@ import { makeLargeWorkbook, Q4_2025, readWorkbook } from "../support/workbooks";
 let app: AppServer;
 let authorization: Record<string, string>;
 let large: Uint8Array;
+const WAITING_READS = 1;
 beforeAll(async () => {
   // Room for the large file's decode on a busy machine: the bound itself is checked below with a small one.
-  app = await startAppServer({ WORKBOOK_READ_TIMEOUT_MS: "180000" });
+  // A waiting room of one file (8 by default): two decoding and one waiting are enough to fill it, and each
+  // decode costs seconds of CPU.
+  app = await startAppServer({ WORKBOOK_READ_TIMEOUT_MS: "180000", WORKBOOK_MAX_WAITING_READS: String(WAITING_READS) });
   ({ authorization } = await registerAndGetToken(app));
   large = makeLargeWorkbook();
   expect(large.byteLength).toBeGreaterThan(4_000_000);
@@ -65,11 +68,13 @@ describe("POST /rates/import decodes workbooks off the event loop", () => {
     expect(readsDuringImport).toBeGreaterThanOrEqual(5);
   });
 
-  it("decodes a few files at a time: past the waiting room, 503 with Retry-After; the bank's file still imports after", async () => {
-    const uploads = Array.from({ length: 14 }, () => postWorkbook(app, authorization, large).answered);
+  it("decodes a few files at a time: past the waiting room (WORKBOOK_MAX_WAITING_READS), 503 with Retry-After; the bank's file still imports after", async () => {
+    // Five more than two decoding and the room's one waiting.
+    const uploads = Array.from({ length: 2 + WAITING_READS + 5 }, () => postWorkbook(app, authorization, large).answered);
     const results = await Promise.all(uploads);
     const statuses = results.map((result) => result.status);
     expect(statuses.every((status) => status === 422 || status === 503)).toBe(true);
+    expect(statuses.filter((status) => status === 422).length).toBeGreaterThanOrEqual(2 + WAITING_READS);
     const busy = results.filter((result) => result.status === 503);
     expect(busy.length).toBeGreaterThanOrEqual(1);
     for (const result of busy) {
