@@ -45,9 +45,10 @@ describe.skipIf(unavailable)("compose builds across a crash of the server", { ti
   it("SIGKILL mid-build, then restart: the interrupted build's project is found by its label and removed; a running build lives on", async () => {
     const first = await startBuildsApp(fixture);
     servers.push(first);
+    // Side by side (max_concurrent_builds: 4): one reaches running while the other's install waits for a minute.
     const running = (await (await first.post({ repository: "demo", modules: ["base_mod"] })).json()) as BuildJson;
-    const preview = (await first.waitForStatus(running.build_id, ["running"], 60_000)).preview_url!;
     const interrupted = (await (await first.post({ repository: "demo", modules: ["slow_install"] })).json()) as BuildJson;
+    const preview = (await first.waitForStatus(running.build_id, ["running"], 60_000)).preview_url!;
     await first.waitForStatus(interrupted.build_id, ["installing"], 60_000);
     const deadline = Date.now() + 30_000;
     while (resourcesOfBuild(interrupted.build_id).containers.length < 2 && Date.now() < deadline) {
