@@ -55,7 +55,9 @@ export default async function globalSetup(_config: FullConfig) {
     });
 
     const appPort = await freePort();
-    const app = startProcess(bin("next"), ["start", "-p", String(appPort)], {
+    // Idle connections kept as `npm start` keeps them (65 s): with Node's 5 s, a spec's request on a loaded machine
+    // could reuse a connection the app was closing meanwhile (read ECONNRESET, seen on a CSV download).
+    const app = startProcess(bin("next"), ["start", "-p", String(appPort), "--keepAliveTimeout", "65000"], {
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
       NEXT_MANUAL_SIG_HANDLE: "true",
