@@ -89,6 +89,42 @@ const docsTest = test.extend<{ scriptErrors: string[] }>({
 });
 
 docsTest.describe("/docs", () => {
+  // First in the file: the longest test of the pages project (playwright.config.ts), which runs its tests one by
+  // one on whichever worker is free. Last, it ran on one worker alone long after everything else was done.
+  docsTest("every operation opens on its parameters and documented responses", async ({ page, request }) => {
+    const document = (await (await request.get("/openapi.json")).json()) as { paths: OpenApiPaths };
+    await page.goto("/docs");
+    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => METHODS.includes(method))
+        .map(([method, op]) => ({ path, method, op })),
+    );
+    expect(operations.length).toBeGreaterThan(10);
+    await expect(page.locator(".opblock")).toHaveCount(operations.length);
+
+    for (const { path, method, op } of operations) {
+      const block = operation(page, method, path);
+      await expand(block);
+      const body = block.locator(".opblock-body");
+      await expect(body.locator(".loading-container")).toHaveCount(0);
+      await expect(body.getByRole("heading", { name: "Parameters" })).toBeVisible();
+      if ((op.parameters ?? []).length === 0) {
+        await expect(body.locator(".opblock-description-wrapper").getByText("No parameters")).toBeVisible();
+      } else {
+        await expect(body.locator("tr[data-param-name]")).toHaveCount(op.parameters!.length);
+      }
+      const codes = await body.locator(".responses-table:not(.live-responses-table) > tbody > tr.response").evaluateAll(
+        (rows) => rows.map((row) => row.getAttribute("data-code")),
+      );
+      expect(codes, `${method.toUpperCase()} ${path}`).toEqual(Object.keys(op.responses));
+      await expect(body.getByRole("button", { name: "Execute" })).toBeVisible();
+      // Closed again so the page stays short and the next block's locators stay unambiguous.
+      await block.locator(".opblock-summary").click();
+      await expect(body).toBeHidden();
+    }
+  });
+
   docsTest("Swagger UI's script and styles load on /docs alone", async ({ page }) => {
     const swaggerAssets = async (path: string) => {
       const found: string[] = [];
@@ -168,40 +204,6 @@ docsTest.describe("/docs", () => {
     await page.emulateMedia({ colorScheme: "light" });
     await expect(page.locator("html")).not.toHaveClass(/dark-mode/);
     expect(luminance((await docsColours(page)).swaggerUi)).toBeGreaterThan(0.9);
-  });
-
-  docsTest("every operation opens on its parameters and documented responses", async ({ page, request }) => {
-    const document = (await (await request.get("/openapi.json")).json()) as { paths: OpenApiPaths };
-    await page.goto("/docs");
-    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
-    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.entries(item)
-        .filter(([method]) => METHODS.includes(method))
-        .map(([method, op]) => ({ path, method, op })),
-    );
-    expect(operations.length).toBeGreaterThan(10);
-    await expect(page.locator(".opblock")).toHaveCount(operations.length);
-
-    for (const { path, method, op } of operations) {
-      const block = operation(page, method, path);
-      await expand(block);
-      const body = block.locator(".opblock-body");
-      await expect(body.locator(".loading-container")).toHaveCount(0);
-      await expect(body.getByRole("heading", { name: "Parameters" })).toBeVisible();
-      if ((op.parameters ?? []).length === 0) {
-        await expect(body.locator(".opblock-description-wrapper").getByText("No parameters")).toBeVisible();
-      } else {
-        await expect(body.locator("tr[data-param-name]")).toHaveCount(op.parameters!.length);
-      }
-      const codes = await body.locator(".responses-table:not(.live-responses-table) > tbody > tr.response").evaluateAll(
-        (rows) => rows.map((row) => row.getAttribute("data-code")),
-      );
-      expect(codes, `${method.toUpperCase()} ${path}`).toEqual(Object.keys(op.responses));
-      await expect(body.getByRole("button", { name: "Execute" })).toBeVisible();
-      // Closed again so the page stays short and the next block's locators stay unambiguous.
-      await block.locator(".opblock-summary").click();
-      await expect(body).toBeHidden();
-    }
   });
 
   docsTest("Authorize with a token: GET /users/me and POST /rates/ are sent with it", { tag: "@rates" }, async ({ page, request, bcv }) => {
