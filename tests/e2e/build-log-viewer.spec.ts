@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
-import { expect, test } from "./fixtures";
+import { expect, screenshotToLookAt, test } from "./fixtures";
 
 /**
  * A stage's log as a person reads it on a phone (issue 23): numbered lines, a search that counts the lines it
@@ -78,7 +78,7 @@ test("'Jump to latest' never covers the last line, at 320 and 1440 px", { tag: "
     await expect(drawer.getByTestId("log-search-count")).toHaveText("1 matching line");
     const jump = drawer.getByRole("button", { name: "Jump to latest" });
     await expect(jump).toBeVisible();
-    await page.screenshot({ path: test.info().outputPath(`jump-to-latest-${width}.png`) });
+    await screenshotToLookAt(page, `jump-to-latest-${width}`);
     const button = (await jump.boundingBox())!;
     const line = (await lastLine.boundingBox())!;
     expect(button.y, `at ${width} px the button starts below the last line`).toBeGreaterThanOrEqual(line.y + line.height);

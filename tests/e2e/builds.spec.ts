@@ -1,5 +1,5 @@
 import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
-import { expect, registerThroughHeader, test } from "./fixtures";
+import { expect, registerThroughHeader, screenshotToLookAt, test } from "./fixtures";
 import type { Locator, Page } from "@playwright/test";
 
 async function openNewBuildForm(page: Page) {
@@ -129,9 +129,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await expect(log.locator(".ansi-cyan-fg").first()).toContainText("test 1");
     await expect(log).toContainText("<b>ok</b>");
     await expect(log.locator("b")).toHaveCount(0);
-    const shot = test.info().outputPath("build-live-log.png");
-    await page.screenshot({ path: shot });
-    await test.info().attach("build-live-log", { path: shot, contentType: "image/png" });
+    await screenshotToLookAt(page, "build-live-log");
     await drawer.getByRole("button", { name: "Follow the build" }).click();
 
     // It reaches running: the viewer has followed on to the next stages.

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { Locator } from "@playwright/test";
-import { expect, registerThroughHeader, signInThroughHeader, signOutThroughHeader, test } from "./fixtures";
+import { expect, registerThroughHeader, screenshotToLookAt, signInThroughHeader, signOutThroughHeader, test } from "./fixtures";
 import { Q4_2025 } from "../support/workbooks";
 
 /**
@@ -8,7 +8,7 @@ import { Q4_2025 } from "../support/workbooks";
  * card, chart and table in another currency, and the converter. Figures read from the workbook by hand.
  */
 test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
-  test("import a workbook, show the euro, convert on a weekend", async ({ page }, testInfo) => {
+  test("import a workbook, show the euro, convert on a weekend", async ({ page }) => {
     // Many steps and eight screenshots: more than the default two minutes on a busy machine.
     test.setTimeout(300_000);
     await page.goto("/");
@@ -98,9 +98,7 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
       for (const width of [1440, 390]) {
         await page.setViewportSize({ width, height: width > 400 ? 960 : 844 });
         await page.emulateMedia({ colorScheme });
-        const file = testInfo.outputPath(`currencies-${width}-${colorScheme}.png`);
-        await page.screenshot({ path: file, fullPage: true });
-        await testInfo.attach(`currencies-${width}-${colorScheme}`, { path: file, contentType: "image/png" });
+        await screenshotToLookAt(page, `currencies-${width}-${colorScheme}`, { fullPage: true });
         // The converter's pickers show the whole name of what they hold, also in the narrow column at 1440 px.
         await pickCurrency(converter, "To", "VES");
         for (const label of ["From", "To"]) {

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { test as base, expect, type Page } from "@playwright/test";
+import { test as base, expect, type Locator, type Page } from "@playwright/test";
 
 /**
  * The specs' `test`: baseURL is the app started by the global setup, and helpers do what a person does
@@ -35,6 +35,36 @@ export class BcvControl {
     });
     if (!response.ok) throw new Error(`PUT /__control answered ${response.status}: ${await response.text()}`);
   }
+}
+
+/**
+ * A screenshot to look at: saved in the test's output folder and attached to the report. CI takes none, as it
+ * records no trace (playwright.config.ts): it runs in a clone it removes at the end (.ci/run), report and
+ * screenshots with it, and each capture costs the browser 0.3 s (0.6 s a full page) of the two cores that the
+ * app and the builds share, some seventy a run. A failing test's own screenshot is taken everywhere.
+ */
+export async function screenshotToLookAt(target: Page | Locator, name: string, { fullPage = false } = {}) {
+  if (process.env.CI) return;
+  const testInfo = base.info();
+  const file = testInfo.outputPath(`${name}.png`);
+  if ("mouse" in target) await target.screenshot({ path: file, fullPage });
+  else await target.screenshot({ path: file });
+  await testInfo.attach(name, { path: file, contentType: "image/png" });
+}
+
+/**
+ * Runs the checks of the state on screen in light, then in dark, on the same page: the colours follow the system's
+ * scheme while the page is open (darkMode "media", components/ui/use-prefers-dark.ts), so one visit to each state
+ * serves both, instead of every navigation and dialog twice. Two frames after the switch, React has drawn what
+ * depends on the scheme (the chart's colours).
+ */
+export async function inEachScheme(page: Page, check: (scheme: "light" | "dark") => Promise<void>) {
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await check(scheme);
+  }
+  await page.emulateMedia({ colorScheme: "light" });
 }
 
 export const PASSWORD = "correct horse battery";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
-import { expect, registerThroughHeader, test } from "./fixtures";
+import { expect, registerThroughHeader, screenshotToLookAt, test } from "./fixtures";
 import { importRates } from "./workbook-rates";
 
 test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
@@ -188,13 +188,13 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     const card = page.getByRole("region", { name: "Latest rate" });
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
     await expect(card.getByTestId("fetch-progress")).toContainText(/Asking the central bank… \d+ s/);
-    await page.screenshot({ path: test.info().outputPath("fetch-slow-progress.png") });
+    await screenshotToLookAt(page, "fetch-slow-progress");
     await expect(card.getByRole("alert")).toContainText("The central bank’s website did not answer in time. Nothing was stored.", {
       timeout: 30_000,
     });
     await expect(card.getByTestId("fetch-progress")).toHaveCount(0);
     await card.getByText("Technical details").click();
     await expect(card.getByRole("alert")).toContainText(/did not answer within \d+ ms/);
-    await page.screenshot({ path: test.info().outputPath("fetch-slow-failure.png") });
+    await screenshotToLookAt(page, "fetch-slow-failure");
   });
 });

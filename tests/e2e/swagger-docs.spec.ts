@@ -1,6 +1,6 @@
 import type { APIRequestContext, Locator, Page, Response } from "@playwright/test";
 import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
-import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
+import { expect, PASSWORD, screenshotToLookAt, test, uniqueEmail } from "./fixtures";
 
 /**
  * /docs as an API client uses it: every operation opens on its parameters and responses, Execute sends the
@@ -153,7 +153,7 @@ docsTest.describe("/docs", () => {
       { width: 1440, height: 960 },
       { width: 390, height: 844 },
     ]) {
-      docsTest(`an opened operation at ${viewport.width} px in ${colorScheme} mode fits the screen`, async ({ page }, testInfo) => {
+      docsTest(`an opened operation at ${viewport.width} px in ${colorScheme} mode fits the screen`, async ({ page }) => {
         await page.emulateMedia({ colorScheme });
         await page.setViewportSize(viewport);
         await page.goto("/docs");
@@ -183,12 +183,9 @@ docsTest.describe("/docs", () => {
           else expect(luminance(text), JSON.stringify(colours)).toBeLessThan(0.1);
         }
         const name = `docs-${viewport.width}px-${colorScheme}`;
-        await history.screenshot({ path: testInfo.outputPath(`${name}-operation.png`) });
+        await screenshotToLookAt(history, `${name}-operation`);
         await page.evaluate(() => window.scrollTo(0, 0));
-        await page.screenshot({ path: testInfo.outputPath(`${name}-top.png`) });
-        for (const part of ["operation", "top"]) {
-          await testInfo.attach(`${name}-${part}`, { path: testInfo.outputPath(`${name}-${part}.png`), contentType: "image/png" });
-        }
+        await screenshotToLookAt(page, `${name}-top`);
       });
     }
   }

@@ -1,7 +1,7 @@
-import type { Locator, Page, TestInfo } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
 import { apiUser, startApiBuild, storeRates, waitForBuildStatus } from "./api";
-import { expect, signInThroughHeader, test } from "./fixtures";
+import { expect, inEachScheme, screenshotToLookAt, signInThroughHeader, test } from "./fixtures";
 
 /**
  * Phones and tablets: no page and no dialog may be wider than the screen (the rates table with
@@ -105,31 +105,8 @@ async function expectDialogFits(page: Page, dialog: Locator, what: string, centr
   await expectPageFits(page, what);
 }
 
-async function snapshot(page: Page, testInfo: TestInfo, name: string, fullPage = false) {
-  const file = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path: file, fullPage });
-  await testInfo.attach(name, { path: file, contentType: "image/png" });
-}
-
-const SCHEMES = ["light", "dark"] as const;
-
-/**
- * Runs the checks of the state on screen in light, then in dark, on the same page: the colours follow the system's
- * scheme while the page is open (darkMode "media", components/ui/use-prefers-dark.ts), so one visit to each state
- * serves both, instead of every navigation and dialog twice. Two frames after the switch, React has drawn what
- * depends on the scheme (the chart's colours).
- */
-async function inEachScheme(page: Page, check: (scheme: (typeof SCHEMES)[number]) => Promise<void>) {
-  for (const scheme of SCHEMES) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-    await check(scheme);
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
 for (const width of [320, 390, 768]) {
-  test(`at ${width} px nothing is wider than the screen, in light and dark`, { tag: "@builds" }, async ({ page }, testInfo) => {
+  test(`at ${width} px nothing is wider than the screen, in light and dark`, { tag: "@builds" }, async ({ page }) => {
     // Seven states in two schemes, each measured: past the default two minutes on a busy two-core machine.
     test.setTimeout(300_000);
     await page.setViewportSize({ width, height: 800 });
@@ -140,7 +117,7 @@ for (const width of [320, 390, 768]) {
     await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
     await inEachScheme(page, async (scheme) => {
       await expectPageFits(page, name(scheme, "dashboard"));
-      await snapshot(page, testInfo, name(scheme, "dashboard"), true);
+      await screenshotToLookAt(page, name(scheme, "dashboard"), { fullPage: true });
     });
 
     await page.getByRole("banner").getByRole("button", { name: "Sign in" }).click();
@@ -162,7 +139,7 @@ for (const width of [320, 390, 768]) {
     await history.getByTestId("range-problems").scrollIntoViewIfNeeded();
     await inEachScheme(page, async (scheme) => {
       await expectPageFits(page, name(scheme, "range-problem"));
-      await snapshot(page, testInfo, name(scheme, "range-problem"));
+      await screenshotToLookAt(page, name(scheme, "range-problem"));
     });
 
     await page.getByRole("button", { name: "New build" }).click();
@@ -170,7 +147,7 @@ for (const width of [320, 390, 768]) {
     await expect(form.getByLabel("Repository 1", { exact: true })).toBeFocused();
     await inEachScheme(page, async (scheme) => {
       await expectDialogFits(page, form, name(scheme, "new-build"), true);
-      await snapshot(page, testInfo, name(scheme, "new-build"));
+      await screenshotToLookAt(page, name(scheme, "new-build"));
     });
     await page.keyboard.press("Escape");
 
@@ -180,14 +157,14 @@ for (const width of [320, 390, 768]) {
     await expect(drawer.getByTestId("preview-url")).toBeVisible();
     await inEachScheme(page, async (scheme) => {
       await expectDialogFits(page, drawer, name(scheme, "drawer"), false);
-      await snapshot(page, testInfo, name(scheme, "drawer"));
+      await screenshotToLookAt(page, name(scheme, "drawer"));
     });
 
     await drawer.getByRole("button", { name: "Destroy", exact: true }).click();
     const confirm = page.getByRole("dialog", { name: `Destroy build ${buildId.slice(0, 8)}?` });
     await inEachScheme(page, async (scheme) => {
       await expectDialogFits(page, confirm, name(scheme, "confirm-destroy"), true);
-      await snapshot(page, testInfo, name(scheme, "confirm-destroy"));
+      await screenshotToLookAt(page, name(scheme, "confirm-destroy"));
     });
     await confirm.getByRole("button", { name: "Keep it" }).click();
     await expect(confirm).toBeHidden();
@@ -199,7 +176,7 @@ for (const width of [320, 390, 768]) {
     await expect(drawer.getByTestId("stage-log")).toContainText("still installing 1");
     await inEachScheme(page, async (scheme) => {
       await expectDialogFits(page, drawer, name(scheme, "canceled"), false);
-      await snapshot(page, testInfo, name(scheme, "canceled"));
+      await screenshotToLookAt(page, name(scheme, "canceled"));
     });
 
     await page.goto("/?build=no-such-build-id-at-all");
@@ -207,7 +184,7 @@ for (const width of [320, 390, 768]) {
     await expect(missing.getByRole("button", { name: "Back to the builds" })).toBeVisible();
     await inEachScheme(page, async (scheme) => {
       await expectDialogFits(page, missing, name(scheme, "not-found"), false);
-      await snapshot(page, testInfo, name(scheme, "not-found"));
+      await screenshotToLookAt(page, name(scheme, "not-found"));
     });
   });
 }
