@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { freePort, startAppServer, type AppServer } from "../support/app-server";
+import { startAppServer, type AppServer } from "../support/app-server";
 import { startBcvServer, type BcvServer } from "../support/bcv-server";
 import { deleteAllRates, readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 import { signInWithCookie } from "../support/sessions";
@@ -194,24 +194,21 @@ describe("POST /rates/ when the central bank fails", () => {
   });
 
   it("answers 502 naming the address when the site is unreachable", async () => {
-    const closedPort = await freePort();
-    const offline = await startAppServer({
-      BCV_URL: `http://127.0.0.1:${closedPort}/`,
-      BCV_RETRIES: "2",
-      BCV_RETRY_DELAY_MS: "10",
-    });
+    // The stand-in stops listening: its port refuses connections, as a site that is down does. It listens on
+    // the same port again afterwards, for whatever test comes next.
+    const port = Number(new URL(bcv.url).port);
+    await bcv.stop();
     try {
-      const { authorization: offlineAuthorization } = await registerAndGetToken(offline);
-      const response = await offline.fetch("/rates/", { method: "POST", headers: offlineAuthorization });
+      const response = await fetchRate();
       expect(response.status).toBe(502);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       const problem = await response.json();
       expect(problem.detail).toMatch(
-        new RegExp(`could not reach http://127\\.0\\.0\\.1:${closedPort}/: .*ECONNREFUSED.* \\(3 attempts\\)\\. Nothing was stored\\.$`),
+        new RegExp(`could not reach http://127\\.0\\.0\\.1:${port}/: .*ECONNREFUSED.* \\(3 attempts\\)\\. Nothing was stored\\.$`),
       );
-      expect(readStoredRates(offline)).toEqual([]);
+      expect(readStoredRates(app)).toEqual([]);
     } finally {
-      await offline.stop();
+      bcv = await startBcvServer({ slowMs: 5_000, port });
     }
   });
 });
