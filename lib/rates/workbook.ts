@@ -28,7 +28,10 @@ export const MAX_WORKBOOK_BYTES = 5 * 1024 * 1024;
 export const MAX_COLUMNS = 32;
 /** Files decoded at once, each on its own thread: the machines this runs on have two cores or more. */
 export const MAX_PARALLEL_READS = 2;
-/** Files waiting for a thread by default (WORKBOOK_MAX_WAITING_READS); past this an upload is refused with 503 until one is done. */
+/**
+ * Files waiting for a thread when the caller names no other number (the app passes WORKBOOK_MAX_WAITING_READS, whose
+ * default this is); past them an upload is refused with 503 until one is done.
+ */
 export const MAX_WAITING_READS = 8;
 /** The memory a decode may use; its time is bounded by WORKBOOK_READ_TIMEOUT_MS (lib/env.ts). */
 const WORKER_MEMORY_MB = 256;
