@@ -30,7 +30,5 @@ export function benchFloorResponse(request: Request): Response {
   if (!Number.isInteger(size) || size < 16 || size > MAX_BYTES) return new Response(null, { status: 400 });
   const body = sizedBody(size);
   // Sent as the app sends its cached reads (lib/http/cache.ts): the floor is the least a route can cost.
-  return new Response(uncopiedBody(body), {
-    headers: { "Content-Type": "application/json", "Content-Length": String(body.byteLength) },
-  });
+  return new Response(uncopiedBody(body), { headers: { "Content-Type": "application/json" } });
 }

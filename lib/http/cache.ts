@@ -42,10 +42,8 @@ export function cachedJson(request: Request, json: SerializedJson, options: Cach
   if (ifNoneMatch !== null && (ifNoneMatch === json.etag || fresh({ "if-none-match": ifNoneMatch }, { etag: json.etag }))) {
     return new Response(null, { status: 304, headers });
   }
-  return new Response(uncopiedBody(json.body), {
-    status: 200,
-    headers: { ...headers, "Content-Type": "application/json", "Content-Length": String(json.body.byteLength) },
-  });
+  // No Content-Length: Next.js drops it from a route handler's response and sends the body chunked.
+  return new Response(uncopiedBody(json.body), { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
 }
 
 /**
