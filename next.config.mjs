@@ -3,7 +3,19 @@
  * for them (docs/performance.md): their security headers come from `headers()` below instead, and a JSON body
  * needs no nonce, so their policy is the strictest one.
  */
-const API_PATH_PREFIXES = ["rates", "builds", "users", "app-config", "convert", "currencies", "hooks", "openapi.json", "bench", "healthz", "readyz"];
+const API_PATH_PREFIXES = [
+  "rates",
+  "builds",
+  "users",
+  "app-config",
+  "convert",
+  "currencies",
+  "hooks",
+  "openapi.json",
+  "bench",
+  "healthz",
+  "readyz",
+];
 
 const API_SECURITY_HEADERS = [
   { key: "Content-Security-Policy", value: "default-src 'none'; frame-ancestors 'none'" },
@@ -18,7 +30,15 @@ const nextConfig = {
   // Serve /rates and /rates/ alike: API clients POST to the trailing-slash form and must not get a 308.
   skipTrailingSlashRedirect: true,
   // Native and server-only packages stay out of the bundle and load from node_modules at run time.
-  serverExternalPackages: ["next-swagger-doc", "swagger-jsdoc", "better-sqlite3", "bcrypt", "@prisma/adapter-better-sqlite3", "@prisma/client", "prisma"],
+  serverExternalPackages: [
+    "next-swagger-doc",
+    "swagger-jsdoc",
+    "better-sqlite3",
+    "bcrypt",
+    "@prisma/adapter-better-sqlite3",
+    "@prisma/client",
+    "prisma",
+  ],
   poweredByHeader: false,
   async headers() {
     // Set before the route handler answers; a header the handler sets too keeps this value.

@@ -35,10 +35,22 @@ export default defineConfig({
     // Before anything stores a rate: a fresh install's dashboard.
     { name: "blank-install", testMatch: "blank-install.spec.ts" },
     { name: "rates", grep: /@rates/, workers: 1, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
-    { name: "builds", grep: /@builds/, workers: 1, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
+    {
+      name: "builds",
+      grep: /@builds/,
+      workers: 1,
+      dependencies: ["blank-install"],
+      testIgnore: "blank-install.spec.ts",
+    },
     // Test by test rather than file by file: the last file's tests (swagger-docs.spec.ts, five minutes) spread over
     // both workers once the other projects are done, instead of running one after another on one.
-    { name: "pages", grepInvert: /@rates|@builds/, fullyParallel: true, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
+    {
+      name: "pages",
+      grepInvert: /@rates|@builds/,
+      fullyParallel: true,
+      dependencies: ["blank-install"],
+      testIgnore: "blank-install.spec.ts",
+    },
   ],
   use: {
     ...devices["Desktop Chrome"],

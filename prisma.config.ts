@@ -1,6 +1,6 @@
 import path from "node:path";
-import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { defineConfig } from "prisma/config";
 import { resolveDatabaseUrl } from "./lib/database-url";
 
 // Prisma's CLI looks for native engine files before every command and tries to download them, which cannot

@@ -1,4 +1,4 @@
-import { NextResponse, type NextRequest } from "next/server";
+import { type NextRequest, NextResponse } from "next/server";
 import { getEnv } from "./lib/env";
 import { rejectMalformedPath } from "./lib/http/malformed-path";
 import { contentSecurityPolicy, newNonce, securityHeaders } from "./lib/http/security-headers";

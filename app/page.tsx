@@ -11,21 +11,35 @@ import { loadRatesForFirstPaint } from "@/lib/rates/first-paint";
 import { SwrFallback } from "@/lib/swr/swr-fallback";
 
 /** The dashboard: the BCV rates (any published currency), their history and a converter, then the preview builds. */
-export default async function DashboardPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function DashboardPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   // The rate, its freshness and the table's rows come with the first paint (lib/rates/first-paint.ts).
   const query = new URLSearchParams(
     Object.entries(await searchParams).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
   );
-  const fallback = await loadRatesForFirstPaint({ currency: currencyFromQuery(query), range: rangeOfSelection(selectionFromQuery(query)) });
+  const fallback = await loadRatesForFirstPaint({
+    currency: currencyFromQuery(query),
+    range: rangeOfSelection(selectionFromQuery(query)),
+  });
   return (
-    <main id="main-content" tabIndex={-1} className="outline-none mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6">
+    <main
+      id="main-content"
+      tabIndex={-1}
+      className="outline-none mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6"
+    >
       <h1 className="sr-only">Dashboard</h1>
       {/* The currency picked in the rate card also drives the history's chart and table; both read the query
           string. No Suspense boundary around them: the page is rendered per request, and a boundary would let
           React send their content apart from the page's shell, shown only once an inline script runs. */}
       <SwrFallback fallback={fallback}>
         <SelectedCurrencyProvider>
-          <section aria-label="Exchange rates" className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]">
+          <section
+            aria-label="Exchange rates"
+            className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]"
+          >
             <div className="flex min-w-0 flex-col gap-4">
               <LatestRateCard />
               <CurrencyConverter />

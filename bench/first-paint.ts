@@ -11,7 +11,7 @@
  * - script: the JavaScript fetched before the rate was visible, and in all, in KB as transferred.
  * Marks are taken in the page by a MutationObserver installed before any of its scripts run.
  */
-import { chromium, type BrowserContext } from "@playwright/test";
+import { type BrowserContext, chromium } from "@playwright/test";
 import { seedDailyRates } from "./support/seed";
 import { assertBuilt, makeDatabase, startApp } from "./support/servers";
 
@@ -57,9 +57,13 @@ async function measureOnce(context: BrowserContext, baseUrl: string, throttle: b
     });
   }
   await page.goto(baseUrl + "/", { waitUntil: "load" });
-  await page.waitForFunction("window.__seen.rate !== undefined && window.__seen.table !== undefined && window.__seen.chart !== undefined", undefined, {
-    timeout: 60_000,
-  });
+  await page.waitForFunction(
+    "window.__seen.rate !== undefined && window.__seen.table !== undefined && window.__seen.chart !== undefined",
+    undefined,
+    {
+      timeout: 60_000,
+    },
+  );
   // A string for the same reason as WATCH_FOR_CONTENT.
   const sample = (await page.evaluate(`(() => {
     const seen = window.__seen;
@@ -90,10 +94,19 @@ async function main() {
   assertBuilt();
   const { databaseFile } = makeDatabase();
   seedDailyRates(databaseFile, new Date().toISOString().slice(0, 10));
-  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { RATES_FETCH_INTERVAL_SECONDS: "0", BCV_URL: "http://127.0.0.1:9/" } });
+  const app = await startApp({
+    databaseUrl: `file:${databaseFile}`,
+    env: { RATES_FETCH_INTERVAL_SECONDS: "0", BCV_URL: "http://127.0.0.1:9/" },
+  });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   try {
     // A first visit warms the server (its route code and the read cache), not measured.
@@ -115,10 +128,19 @@ async function main() {
       rows.push(
         `| ${label} | ${m("fcp").toFixed(0)} | ${m("rateVisible").toFixed(0)} | ${m("tableVisible").toFixed(0)} | ${m("chartDrawn").toFixed(0)} | ${m("scriptBeforeRateKb").toFixed(0)} | ${m("scriptKb").toFixed(0)} |`,
       );
-      console.error(label, JSON.stringify(samples.map((sample) => [sample.fcp, sample.rateVisible, sample.tableVisible, sample.chartDrawn].map(Math.round))));
+      console.error(
+        label,
+        JSON.stringify(
+          samples.map((sample) =>
+            [sample.fcp, sample.rateVisible, sample.tableVisible, sample.chartDrawn].map(Math.round),
+          ),
+        ),
+      );
     }
     console.log(`Medians of ${RUNS} cold loads of / (ms from navigation start; KB transferred):\n`);
-    console.log("| condition | first contentful paint | rate visible | table visible | chart drawn | script before the rate, KB | script in all, KB |");
+    console.log(
+      "| condition | first contentful paint | rate visible | table visible | chart drawn | script before the rate, KB | script in all, KB |",
+    );
     console.log("|---|---:|---:|---:|---:|---:|---:|");
     for (const row of rows) console.log(row);
   } finally {

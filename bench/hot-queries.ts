@@ -25,8 +25,15 @@ async function measureHere() {
   await db.revokedSession.create({ data: { sid: "other", expiresAt: new Date(Date.now() + 3_600_000) } });
   await repository.insertQueuedBuild(
     {
-      id: "bench1", modules: ["base"], ttlSeconds: 3600, createdAt: new Date(), createdById: user.id, createdBy: "bench",
-      trigger: "manual", triggeredBy: "bench", driver: "process",
+      id: "bench1",
+      modules: ["base"],
+      ttlSeconds: 3600,
+      createdAt: new Date(),
+      createdById: user.id,
+      createdBy: "bench",
+      trigger: "manual",
+      triggeredBy: "bench",
+      driver: "process",
       repositories: [{ alias: "odoo", ref: "main", commitSha: "a".repeat(40), commitSubject: "s", commitAuthor: "a" }],
       stages: ["checkout", "install", "test", "start", "healthcheck"],
     },
@@ -44,16 +51,26 @@ async function measureHere() {
   }
   await time("session check, hot", 3000, () => findSessionUser("sid-1", user.id));
   await time("session check, Prisma (two findUnique)", 1000, () =>
-    Promise.all([db.revokedSession.findUnique({ where: { sid: "sid-1" } }), db.user.findUnique({ where: { id: user.id } })]),
+    Promise.all([
+      db.revokedSession.findUnique({ where: { sid: "sid-1" } }),
+      db.user.findUnique({ where: { id: user.id } }),
+    ]),
   );
   await time("build with repositories and stages, hot", 2000, () => repository.findBuild("bench1"));
   await time("build with repositories and stages, Prisma include", 1000, () =>
-    db.build.findUnique({ where: { id: "bench1" }, include: { repositories: { orderBy: { position: "asc" } }, stages: { orderBy: { position: "asc" } } } }),
+    db.build.findUnique({
+      where: { id: "bench1" },
+      include: { repositories: { orderBy: { position: "asc" } }, stages: { orderBy: { position: "asc" } } },
+    }),
   );
   await time("queued count, hot", 3000, () => repository.countQueuedBuilds());
   await time("rates version, hot", 3000, () => ratesVersion());
-  await time("stage update, hot", 1000, () => repository.updateStage("bench1", "checkout", { logFile: "checkout.log" }));
-  await time("stage update, Prisma updateMany", 1000, () => db.buildStage.updateMany({ where: { buildId: "bench1", name: "checkout" }, data: { logFile: "checkout.log" } }));
+  await time("stage update, hot", 1000, () =>
+    repository.updateStage("bench1", "checkout", { logFile: "checkout.log" }),
+  );
+  await time("stage update, Prisma updateMany", 1000, () =>
+    db.buildStage.updateMany({ where: { buildId: "bench1", name: "checkout" }, data: { logFile: "checkout.log" } }),
+  );
   process.stdout.write(JSON.stringify(results));
   process.exit(0);
 }
@@ -67,12 +84,16 @@ function migrate(env: Record<string, string>) {
 }
 
 function measureIn(env: Record<string, string>): [string, number, number][] {
-  const output = execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), [fileURLToPath(import.meta.url), "--child"], {
-    cwd: projectRoot,
-    env: { ...process.env, ...env, NODE_ENV: "production" },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const output = execFileSync(
+    path.join(projectRoot, "node_modules", ".bin", "tsx"),
+    [fileURLToPath(import.meta.url), "--child"],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, NODE_ENV: "production" },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return JSON.parse(output);
 }
 
@@ -84,7 +105,11 @@ if (process.argv.includes("--child")) {
   try {
     const sqliteEnv = { DATABASE_URL: `file:${path.join(dir, "app.db")}` };
     execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
-    const postgresqlEnv = { DATABASE_URL: cluster.urlOf("bench"), NEXTAUTH_SECRET: SECRET, DATA_DIR: path.join(dir, "pg") };
+    const postgresqlEnv = {
+      DATABASE_URL: cluster.urlOf("bench"),
+      NEXTAUTH_SECRET: SECRET,
+      DATA_DIR: path.join(dir, "pg"),
+    };
     migrate(sqliteEnv);
     migrate(postgresqlEnv);
     const sqlite = measureIn(sqliteEnv);
@@ -92,7 +117,9 @@ if (process.argv.includes("--child")) {
     console.log(`${"query".padEnd(52)} ${"SQLite µs (CPU)".padStart(18)} ${"PostgreSQL µs (CPU)".padStart(22)}`);
     sqlite.forEach(([name, wall, cpu], index) => {
       const [, pgWall, pgCpu] = postgresql[index];
-      console.log(`${name.padEnd(52)} ${`${wall.toFixed(0)} (${cpu.toFixed(0)})`.padStart(18)} ${`${pgWall.toFixed(0)} (${pgCpu.toFixed(0)})`.padStart(22)}`);
+      console.log(
+        `${name.padEnd(52)} ${`${wall.toFixed(0)} (${cpu.toFixed(0)})`.padStart(18)} ${`${pgWall.toFixed(0)} (${pgCpu.toFixed(0)})`.padStart(22)}`,
+      );
     });
   } finally {
     cluster.stop();

@@ -5,9 +5,10 @@
  * stops the app so V8 writes the profile, and prints the self time by function and by package. The raw
  * profile is kept in bench/results/ (open it in Chrome DevTools' Performance panel).
  */
+
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../scripts/throwaway-postgresql";
 import { measureLoad } from "./support/load";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
@@ -36,14 +37,17 @@ function packageOf(url: string): string {
     return name;
   }
   if (file.includes("/.next/server/")) return "app bundle (.next/server)";
-  if (file.startsWith("node:") || !file.includes("/")) return file === "" ? "(native/V8)" : `node:${file.replace(/^node:/, "")}`;
+  if (file.startsWith("node:") || !file.includes("/"))
+    return file === "" ? "(native/V8)" : `node:${file.replace(/^node:/, "")}`;
   return path.relative(projectRoot, file);
 }
 
 function summarise(profile: CpuProfile, top = 25) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, index) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  profile.samples.forEach((id, index) =>
+    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)),
+  );
   const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
@@ -79,7 +83,10 @@ async function main() {
     cluster = await startThrowawayPostgresql();
     execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
     databaseUrl = cluster.urlOf("bench");
-    Object.assign(env, { NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret-1234", DATA_DIR: path.join(dataDir, "postgresql") });
+    Object.assign(env, {
+      NEXTAUTH_SECRET: "bench-secret-bench-secret-bench-secret-1234",
+      DATA_DIR: path.join(dataDir, "postgresql"),
+    });
     migrateDatabase({ ...env, DATABASE_URL: databaseUrl });
     await seedDailyRatesPostgresql(databaseUrl, today);
   } else {
@@ -88,13 +95,22 @@ async function main() {
   const paths = process.argv.slice(2).filter((arg) => arg.startsWith("/"));
   const targets = paths.length
     ? paths
-    : ["/rates/", `/rates/${shiftDate(today, -100)}`, "/rates/history", `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`];
+    : [
+        "/rates/",
+        `/rates/${shiftDate(today, -100)}`,
+        "/rates/history",
+        `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`,
+      ];
   const profileDir = fs.mkdtempSync(path.join(dataDir, "profile-"));
   const app = await startApp({ databaseUrl, env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] });
   try {
     for (const target of targets) {
-      const result = await measureLoad(app.baseUrl + target, { durationSeconds: Number(process.env.BENCH_SECONDS ?? 8) });
-      console.log(`${target}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`);
+      const result = await measureLoad(app.baseUrl + target, {
+        durationSeconds: Number(process.env.BENCH_SECONDS ?? 8),
+      });
+      console.log(
+        `${target}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`,
+      );
     }
   } finally {
     // SIGINT: Next exits through process.exit, which lets V8 write the profile.

@@ -15,7 +15,9 @@ seedDailyRates(databaseFile, today);
 const prisma = new PrismaClient({ adapter: new PrismaBetterSQLite3({ url: `file:${databaseFile}` }) });
 const sqlite = new Database(databaseFile, { readonly: true });
 const fields = { id: true, date: true, rate: true } as const;
-const latest = sqlite.prepare("SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' ORDER BY date DESC LIMIT 1");
+const latest = sqlite.prepare(
+  "SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' ORDER BY date DESC LIMIT 1",
+);
 const range = sqlite.prepare(
   "SELECT id, date, rate AS dollar FROM CurrencyRate WHERE currency = 'USD' AND date >= ? AND date <= ? ORDER BY date DESC",
 );
@@ -46,7 +48,13 @@ const d = await time("10-year history (3,661 rows), prepared statement", 40, () 
 const rows = range.all(start, today) as { date: string; dollar: string }[];
 const e = await time("10-year history: JSON + ETag of the body", 40, async () => {
   const { serializedJson } = await import("../lib/http/cache");
-  serializedJson({ start_date: start, end_date: today, rates: rows.map((r) => ({ dollar: Number(r.dollar), date: r.date })) });
+  serializedJson({
+    start_date: start,
+    end_date: today,
+    rates: rows.map((r) => ({ dollar: Number(r.dollar), date: r.date })),
+  });
 });
-console.log(`\nPrisma / prepared: ${(a / b).toFixed(1)}× for one row, ${(c / d).toFixed(1)}× for 3,661 rows; serialising the history: ${e.toFixed(0)} µs`);
+console.log(
+  `\nPrisma / prepared: ${(a / b).toFixed(1)}× for one row, ${(c / d).toFixed(1)}× for 3,661 rows; serialising the history: ${e.toFixed(0)} µs`,
+);
 await prisma.$disconnect();

@@ -33,12 +33,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { startNginx, type NginxServer } from "../tests/support/nginx";
-import { makeBuildsBench } from "./support/builds";
-import { measureLoad, type LoadResult } from "./support/load";
 import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../scripts/throwaway-postgresql";
+import { type NginxServer, startNginx } from "../tests/support/nginx";
+import { makeBuildsBench } from "./support/builds";
+import { type LoadResult, measureLoad } from "./support/load";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
-import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp, startNodeHttp, stopEveryServer, type Server } from "./support/servers";
+import {
+  assertBuilt,
+  makeDatabase,
+  migrateDatabase,
+  projectRoot,
+  type Server,
+  startApp,
+  startNodeHttp,
+  stopEveryServer,
+} from "./support/servers";
 
 /**
  * What to stop if the run is interrupted (Ctrl-C, kill): the servers, nginx and the PostgreSQL cluster run in their
@@ -126,13 +135,24 @@ function writeOtherTableEvery10Ms(databaseFile: string): () => void {
   };
 }
 
-async function measureReads(app: Server, nginx: NginxServer, today: string, databaseFile: string, postgresqlApp?: Server) {
+async function measureReads(
+  app: Server,
+  nginx: NginxServer,
+  today: string,
+  databaseFile: string,
+  postgresqlApp?: Server,
+) {
   const longHistory = `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`;
   const longHistoryBytes = (await (await fetch(app.baseUrl + longHistory)).arrayBuffer()).byteLength;
   const limitServer = await startNodeHttp(FLOOR_BODY);
   const sizedLimitServer = await startNodeHttp(`--bytes=${longHistoryBytes}`);
   const load = (url: string, warmupSeconds: number, serverProcessGroup: number) =>
-    measureLoad(url, { connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds, serverProcessGroup });
+    measureLoad(url, {
+      connections: settings.connections,
+      durationSeconds: settings.durationSeconds,
+      warmupSeconds,
+      serverProcessGroup,
+    });
   try {
     const dateRead = `/rates/${shiftDate(today, -100)}`;
     const reads: [string, string][] = [
@@ -170,7 +190,13 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
       appUrl: app.baseUrl,
     });
     const targets: Target[] = [
-      { name: "node:http, constant JSON (the limit)", url: `${limitServer.baseUrl}/`, kind: "limit", pgid: limitServer.child.pid!, rounds: [] },
+      {
+        name: "node:http, constant JSON (the limit)",
+        url: `${limitServer.baseUrl}/`,
+        kind: "limit",
+        pgid: limitServer.child.pid!,
+        rounds: [],
+      },
       {
         name: `node:http, ${sizedName} (its limit)`,
         url: `${sizedLimitServer.baseUrl}/`,
@@ -180,26 +206,34 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         rounds: [],
       },
       appTarget("Next.js route, constant JSON (the floor)", "/bench/floor", "floor"),
-      { ...appTarget(`Next.js route, ${sizedName} (its floor)`, `/bench/floor?bytes=${longHistoryBytes}`, "floor"), sized: true },
+      {
+        ...appTarget(`Next.js route, ${sizedName} (its floor)`, `/bench/floor?bytes=${longHistoryBytes}`, "floor"),
+        sized: true,
+      },
       // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
       appTarget("the floor through proxy.ts", "/bench/%66loor"),
       // The same constant from a route with a path parameter (app/bench/[name]): what Next's matching of a dynamic
       // segment adds, which /rates/{date} pays too. /rates/{date} is compared with it, as the 10-year history is
       // with the floor of its size.
-      { ...appTarget("Next.js route with a path parameter, constant JSON (its floor)", "/bench/segment", "floor"), segment: true },
+      {
+        ...appTarget("Next.js route with a path parameter, constant JSON (its floor)", "/bench/segment", "floor"),
+        segment: true,
+      },
       ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
       {
         ...appTarget("app /rates/history (10 years), another table written every 10 ms", longHistory),
         during: () => writeOtherTableEvery10Ms(databaseFile),
       },
       ...(postgresqlApp
-        ? reads.map(([name, pathname]): Target => ({
-            ...appTarget(`app on PostgreSQL ${name}`, pathname),
-            url: postgresqlApp.baseUrl + pathname,
-            pgid: postgresqlApp.child.pid!,
-            appUrl: postgresqlApp.baseUrl,
-            sqliteTwin: `app ${name}`,
-          }))
+        ? reads.map(
+            ([name, pathname]): Target => ({
+              ...appTarget(`app on PostgreSQL ${name}`, pathname),
+              url: postgresqlApp.baseUrl + pathname,
+              pgid: postgresqlApp.child.pid!,
+              appUrl: postgresqlApp.baseUrl,
+              sqliteTwin: `app ${name}`,
+            }),
+          )
         : []),
       ...reads.map(
         ([name, pathname]): Target => ({
@@ -214,7 +248,11 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
     ];
     // A warm-up pass over every target first (the JIT compiles each route's own code), then the measured rounds.
     for (const target of targets) {
-      await measureLoad(target.url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+      await measureLoad(target.url, {
+        connections: settings.connections,
+        durationSeconds: settings.warmupSeconds,
+        warmupSeconds: 0,
+      });
     }
     let previousServer: number | undefined;
     // The app's targets take turns in an order that moves round by round, so that none is always the first to run
@@ -225,7 +263,9 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
     // the database: PostgreSQL's 10-year history came out at 0.58-0.90x of SQLite's in the rounds where it ran
     // after SQLite's and up to 1.57x where it ran first, and at 1.09-1.81x in both orders when run side by side
     // (docs/performance.md).
-    const postgresqlTwin = new Map(targets.filter((target) => target.sqliteTwin).map((target) => [target.sqliteTwin!, target]));
+    const postgresqlTwin = new Map(
+      targets.filter((target) => target.sqliteTwin).map((target) => [target.sqliteTwin!, target]),
+    );
     const paired = new Set([...postgresqlTwin.keys(), ...[...postgresqlTwin.values()].map((target) => target.name)]);
     for (let round = 0; round < settings.rounds; round++) {
       const shift = (round * 3) % onApp.length;
@@ -244,7 +284,11 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         // under load then run more full collections than the next target's would. Warm it up again first. Both
         // of a pair are warmed up on their own read, so that neither starts on what the target before it left.
         if (target.pgid !== previousServer || paired.has(target.name)) {
-          await measureLoad(target.url, { connections: settings.connections, durationSeconds: settings.warmupSeconds, warmupSeconds: 0 });
+          await measureLoad(target.url, {
+            connections: settings.connections,
+            durationSeconds: settings.warmupSeconds,
+            warmupSeconds: 0,
+          });
         }
         previousServer = target.pgid;
         const gcBefore = target.appUrl ? await gcCounts(target.appUrl) : undefined;
@@ -259,7 +303,8 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         // A figure measured on failing answers says nothing about the read: stop rather than print it. A socket
         // error or two in a round of tens of thousands (a connection cut as the round ends) is noted, not fatal.
         const answered = result.requestsPerSecond * settings.durationSeconds;
-        if (result.errors + result.non2xx > 0) console.error(`  ! ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+        if (result.errors + result.non2xx > 0)
+          console.error(`  ! ${result.errors} errors, ${result.non2xx} non-2xx answers`);
         if (result.non2xx > 0 || result.errors > answered / 1000) {
           throw new Error(`${target.name} (${target.url}): ${result.errors} errors, ${result.non2xx} non-2xx answers`);
         }
@@ -315,11 +360,14 @@ async function measureReads(app: Server, nginx: NginxServer, today: string, data
         ...result,
         requestsPerSecond: round(result.requestsPerSecond),
         ratioToFloor: toFloor ? pairedRatio(rounds, floor, requestsPerSecond) : undefined,
-        ratioToSmallFloor: toFloor && (sized || segment) ? pairedRatio(rounds, smallFloor.rounds, requestsPerSecond) : undefined,
+        ratioToSmallFloor:
+          toFloor && (sized || segment) ? pairedRatio(rounds, smallFloor.rounds, requestsPerSecond) : undefined,
         p99RatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.latencyP99Ms) : undefined,
         ratioToLimit: round(median(rounds.map((r, index) => r.requestsPerSecond / limit[index].requestsPerSecond)), 3),
         cpuRatioToFloor: toFloor ? pairedRatio(rounds, floor, (r) => r.cpuMicrosPerRequest ?? NaN) : undefined,
-        ratioToSqlite: sqliteTwin ? pairedRatio(rounds, measured.find((m) => m.name === sqliteTwin)!.rounds, requestsPerSecond) : undefined,
+        ratioToSqlite: sqliteTwin
+          ? pairedRatio(rounds, measured.find((m) => m.name === sqliteTwin)!.rounds, requestsPerSecond)
+          : undefined,
       };
     });
   } finally {
@@ -353,8 +401,12 @@ async function measureBuilds(apps: Server[], options: { sseLines: boolean }) {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ email, password }),
   });
-  if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${await registered.text()}`);
-  const token = await fetch(`${app.baseUrl}/users/token`, { method: "POST", body: new URLSearchParams({ username: email, password }) });
+  if (registered.status !== 201)
+    throw new Error(`registration answered ${registered.status}: ${await registered.text()}`);
+  const token = await fetch(`${app.baseUrl}/users/token`, {
+    method: "POST",
+    body: new URLSearchParams({ username: email, password }),
+  });
   const { access_token } = (await token.json()) as { access_token: string };
   const headers = { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" };
   const post = async (modules: string[]) => {
@@ -367,7 +419,8 @@ async function measureBuilds(apps: Server[], options: { sseLines: boolean }) {
     return (await response.json()) as BuildJson;
   };
   const get = async (id: string) => (await (await fetch(`${app.baseUrl}/builds/${id}`)).json()) as BuildJson;
-  const settled = (build: BuildJson) => !["queued", "checking_out", "installing", "testing", "starting"].includes(build.status);
+  const settled = (build: BuildJson) =>
+    !["queued", "checking_out", "installing", "testing", "starting"].includes(build.status);
 
   // POST to the first stage's start, one build at a time (a slot is always free).
   const toFirstStage: number[] = [];
@@ -419,13 +472,25 @@ async function measureBuilds(apps: Server[], options: { sseLines: boolean }) {
   const burstHosts = new Set(finished.map((build) => (build as BuildJson & { host?: string }).host));
   const sseLineDelayMs = options.sseLines ? await measureLogLineDelays(app, post) : undefined;
 
-  const summary = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99), max: Math.max(...values), count: values.length });
+  const summary = (values: number[]) => ({
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    max: Math.max(...values),
+    count: values.length,
+  });
   return {
     instances: apps.length,
     postToFirstStageMs: summary(toFirstStage),
     createdToFirstStageMs: summary(createdToFirstStage),
     postAnswerMs: summary(postAnswer),
-    burst: { builds: settings.burst, answerMs: summary(burstAnswers), drainMs, perBuildMs: round(drainMs / settings.burst, 1), hosts: burstHosts.size, hostNames: [...burstHosts] },
+    burst: {
+      builds: settings.burst,
+      answerMs: summary(burstAnswers),
+      drainMs,
+      perBuildMs: round(drainMs / settings.burst, 1),
+      hosts: burstHosts.size,
+      hostNames: [...burstHosts],
+    },
     sseLineDelayMs: sseLineDelayMs && summary(sseLineDelayMs),
   };
 }
@@ -466,7 +531,11 @@ function machine() {
 
 type BuildsResult = Awaited<ReturnType<typeof measureBuilds>>;
 
-function printTable(reads: ReadRow[] | undefined, builds: BuildsResult | undefined, buildsOnPostgresql: BuildsResult | undefined) {
+function printTable(
+  reads: ReadRow[] | undefined,
+  builds: BuildsResult | undefined,
+  buildsOnPostgresql: BuildsResult | undefined,
+) {
   const lines: string[] = [];
   if (reads) {
     lines.push(
@@ -503,11 +572,16 @@ function printTable(reads: ReadRow[] | undefined, builds: BuildsResult | undefin
   ] as const) {
     if (!result) continue;
     lines.push("", `| build service (${where}) | p50 ms | p99 ms | max ms |`, "|---|---:|---:|---:|");
-    const row = (name: string, s: { p50: number; p99: number; max: number }) => lines.push(`| ${name} | ${s.p50} | ${s.p99} | ${s.max} |`);
-    row(`POST /builds to first stage, free slot (${result.postToFirstStageMs.count} builds)`, result.postToFirstStageMs);
+    const row = (name: string, s: { p50: number; p99: number; max: number }) =>
+      lines.push(`| ${name} | ${s.p50} | ${s.p99} | ${s.max} |`);
+    row(
+      `POST /builds to first stage, free slot (${result.postToFirstStageMs.count} builds)`,
+      result.postToFirstStageMs,
+    );
     row("created to first stage (server clock)", result.createdToFirstStageMs);
     row(`POST /builds answer, burst of ${result.burst.builds} at once`, result.burst.answerMs);
-    if (result.sseLineDelayMs) row(`log line to SSE client (${result.sseLineDelayMs.count} lines)`, result.sseLineDelayMs);
+    if (result.sseLineDelayMs)
+      row(`log line to SSE client (${result.sseLineDelayMs.count} lines)`, result.sseLineDelayMs);
     lines.push(
       `| queue drain, ${result.burst.builds} builds on 2 slots (${result.burst.hosts} host${result.burst.hosts === 1 ? "" : "s"} used) | ${result.burst.drainMs} ms total, ${result.burst.perBuildMs} ms a build | | |`,
     );
@@ -529,8 +603,15 @@ async function main() {
   const { configFile, repository } = makeBuildsBench(buildsDir);
   const profileDir = process.env.BENCH_CPU_PROF;
   // Every instance of the app, SQLite's and PostgreSQL's, writes its own profile (named by its pid) there.
-  const nodeArgs = [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])];
-  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile }, nodeArgs });
+  const nodeArgs = [
+    ...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+    ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
+  ];
+  const app = await startApp({
+    databaseUrl: `file:${databaseFile}`,
+    env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile },
+    nodeArgs,
+  });
   let nginx: NginxServer | undefined;
   let cluster: ThrowawayPostgresql | undefined;
   let postgresqlApps: Server[] = [];
@@ -548,21 +629,32 @@ async function main() {
       cluster = await startThrowawayPostgresql();
       execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
       const databaseUrl = cluster.urlOf("bench");
-      migrateDatabase({ DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, "postgresql-migrate") });
+      migrateDatabase({
+        DATABASE_URL: databaseUrl,
+        NEXTAUTH_SECRET: POSTGRESQL_SECRET,
+        DATA_DIR: path.join(dataDir, "postgresql-migrate"),
+      });
       await seedDailyRatesPostgresql(databaseUrl, today);
       // Two builder instances of one database, one slot each, each with its own builds_root, ports and uids.
       for (const name of ["postgresql-1", "postgresql-2"]) {
         const root = path.join(buildsDir, name);
         fs.mkdirSync(root, { mode: 0o755 });
         const builderConfig = makeBuildsBench(root, { slots: 1, repository }).configFile;
-        const env = { NEXTAUTH_SECRET: POSTGRESQL_SECRET, DATA_DIR: path.join(dataDir, name), BENCH_ROUTES: "1", BUILDS_CONFIG: builderConfig };
+        const env = {
+          NEXTAUTH_SECRET: POSTGRESQL_SECRET,
+          DATA_DIR: path.join(dataDir, name),
+          BENCH_ROUTES: "1",
+          BUILDS_CONFIG: builderConfig,
+        };
         postgresqlApps.push(await startApp({ databaseUrl, env, nodeArgs }));
       }
     }
     const [postgresqlApp] = postgresqlApps;
     if (settings.only !== "builds") {
       nginx = await startNginx({ appPort: app.port, workers: "auto" });
-      console.error(`reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`);
+      console.error(
+        `reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`,
+      );
       reads = await measureReads(app, nginx, today, databaseFile, postgresqlApp);
       await nginx.stop();
       nginx = undefined;
@@ -573,9 +665,19 @@ async function main() {
       if (postgresqlApps.length > 0) buildsOnPostgresql = await measureBuilds(postgresqlApps, { sseLines: false });
     }
     const table = printTable(reads, builds, buildsOnPostgresql);
-    console.log(`\nnpm run bench, ${started.toISOString()}, ${host.cores} cores (${host.cpuModel}), Node ${process.version}, ${SEEDED_DAYS} daily rates\n`);
+    console.log(
+      `\nnpm run bench, ${started.toISOString()}, ${host.cores} cores (${host.cpuModel}), Node ${process.version}, ${SEEDED_DAYS} daily rates\n`,
+    );
     console.log(table);
-    const result = { time: started.toISOString(), machine: host, settings: { ...settings, seededDays: SEEDED_DAYS }, reads, builds, buildsOnPostgresql, table };
+    const result = {
+      time: started.toISOString(),
+      machine: host,
+      settings: { ...settings, seededDays: SEEDED_DAYS },
+      reads,
+      builds,
+      buildsOnPostgresql,
+      table,
+    };
     const file = path.join(projectRoot, "bench", "results", "latest.json");
     fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`\nwritten: ${path.relative(projectRoot, file)}`);

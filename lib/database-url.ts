@@ -17,7 +17,9 @@ export function resolveDatabaseUrl(raw: string | undefined): string {
   if (databaseDialect(url) === "postgresql") {
     // Parsed here so that a malformed URL stops the start with its name, not the first query.
     if (!URL.canParse(url)) {
-      throw new Error("DATABASE_URL is not a valid URL; a PostgreSQL one reads postgresql://user:password@host:5432/db");
+      throw new Error(
+        "DATABASE_URL is not a valid URL; a PostgreSQL one reads postgresql://user:password@host:5432/db",
+      );
     }
     return url;
   }

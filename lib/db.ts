@@ -1,8 +1,8 @@
-import { PrismaPg } from "@prisma/adapter-pg";
 import { createRequire } from "node:module";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
-import { databaseDialect, databaseFilePath, type DatabaseDialect } from "./database-url";
 import { secureDataFolderBeforeOpening } from "./data-folder";
+import { type DatabaseDialect, databaseDialect, databaseFilePath } from "./database-url";
 import { getEnv } from "./env";
 import { getPool } from "./postgresql";
 import { recoveringSqliteAdapter } from "./sqlite-adapter";

@@ -48,7 +48,10 @@ const envSchema = z.object({
   // the machine's host name and PORT ("build-1:3000"), unique as long as two instances do not share both.
   INSTANCE_NAME: z
     .string()
-    .regex(INSTANCE_NAME_PATTERN, "must be 1-100 letters, digits, dots, dashes, underscores or colons, such as build-1:3000")
+    .regex(
+      INSTANCE_NAME_PATTERN,
+      "must be 1-100 letters, digits, dots, dashes, underscores or colons, such as build-1:3000",
+    )
     .optional(),
   // An instance whose heartbeat is older than this is lost: another fails the builds it was running. Small
   // values are for tests; an instance beats six times within it.
@@ -78,7 +81,12 @@ const envSchema = z.object({
   BCV_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   // Hourly by default: the bank publishes once a business day, in the afternoon (Caracas time). 0 turns the
   // schedule off: the rate is then fetched only through POST /rates/.
-  RATES_FETCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(7 * 24 * 3600).default(3600),
+  RATES_FETCH_INTERVAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3600)
+    .default(3600),
   // After a scheduled fetch fails, the next try comes this soon, then twice as late each time (30 s, 1 min,
   // 2 min, ...), never later than the interval: a bank down at start is not left for a whole interval.
   RATES_RETRY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
@@ -93,9 +101,13 @@ const envSchema = z.object({
     .string()
     .default("")
     .transform((list, ctx) => {
-      const dates = list.split(",").map((entry) => entry.trim()).filter(Boolean);
+      const dates = list
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       for (const date of dates) {
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) ctx.addIssue({ code: "custom", message: `"${date}" is not a YYYY-MM-DD date` });
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(date))
+          ctx.addIssue({ code: "custom", message: `"${date}" is not a YYYY-MM-DD date` });
       }
       return new Set(dates);
     }),
@@ -113,7 +125,12 @@ const envSchema = z.object({
   LOG_STREAMS_MAX: positiveInt(200),
   LOG_STREAMS_PER_CLIENT: positiveInt(10),
   // The largest request body a JSON or form endpoint reads (413 past it); the app's own bodies are a few KB.
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(256 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(256 * 1024),
   // How long decoding one uploaded workbook may take on its worker thread before it is stopped and refused
   // (lib/rates/workbook.ts); the bank's largest file takes well under a second.
   WORKBOOK_READ_TIMEOUT_MS: positiveInt(20_000),
@@ -125,7 +142,15 @@ const envSchema = z.object({
   ADMIN_EMAILS: z
     .string()
     .default("")
-    .transform((list) => new Set(list.split(",").map((email) => email.trim().toLowerCase()).filter(Boolean))),
+    .transform(
+      (list) =>
+        new Set(
+          list
+            .split(",")
+            .map((email) => email.trim().toLowerCase())
+            .filter(Boolean),
+        ),
+    ),
   // closed: only a signed-in admin may create users (POST /users/); the very first user can always register.
   REGISTRATION: z.enum(["open", "closed"]).default("open"),
   // Comma-separated IP addresses of reverse proxies whose X-Forwarded-For is believed (lib/http/client-address.ts).
@@ -133,7 +158,10 @@ const envSchema = z.object({
     .string()
     .default("")
     .transform((list, ctx) => {
-      const addresses = list.split(",").map((entry) => entry.trim()).filter(Boolean);
+      const addresses = list
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       for (const address of addresses) {
         if (net.isIP(address) === 0) ctx.addIssue({ code: "custom", message: `"${address}" is not an IP address` });
       }
@@ -171,7 +199,9 @@ export function getEnv(): Env {
     throw new InvalidEnvironmentError(`Invalid environment:\n${lines.join("\n")}`);
   }
   const onSqlite = databaseDialect(parsed.data.DATABASE_URL) === "sqlite";
-  const dataDir = path.resolve(parsed.data.DATA_DIR ?? (onSqlite ? path.dirname(databaseFilePath(parsed.data.DATABASE_URL)) : "data"));
+  const dataDir = path.resolve(
+    parsed.data.DATA_DIR ?? (onSqlite ? path.dirname(databaseFilePath(parsed.data.DATABASE_URL)) : "data"),
+  );
   // On PostgreSQL several instances share one database, so they must share one secret: a generated one, kept
   // on one machine's disk, would sign every instance's sessions differently.
   if (!onSqlite && parsed.data.NEXTAUTH_SECRET === undefined) {
@@ -214,7 +244,14 @@ export function buildProcessBaseEnv(): Record<string, string> {
     PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
     LANG: process.env.LANG ?? "C.UTF-8",
   };
-  for (const name of ["HOME", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG", "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY"]) {
+  for (const name of [
+    "HOME",
+    "DOCKER_HOST",
+    "DOCKER_CONTEXT",
+    "DOCKER_CONFIG",
+    "DOCKER_CERT_PATH",
+    "DOCKER_TLS_VERIFY",
+  ]) {
     const value = process.env[name];
     if (value !== undefined) inherited[name] = value;
   }

@@ -28,10 +28,16 @@ export interface Step {
 }
 
 /** Inside `transaction`: `const row = yield* get(sql, args)`. */
-export function* get<T = Record<string, unknown>>(sql: Sql, args: readonly unknown[] = []): Generator<Step, T | undefined, unknown> {
+export function* get<T = Record<string, unknown>>(
+  sql: Sql,
+  args: readonly unknown[] = [],
+): Generator<Step, T | undefined, unknown> {
   return (yield { kind: "get", sql, args }) as T | undefined;
 }
-export function* all<T = Record<string, unknown>>(sql: Sql, args: readonly unknown[] = []): Generator<Step, T[], unknown> {
+export function* all<T = Record<string, unknown>>(
+  sql: Sql,
+  args: readonly unknown[] = [],
+): Generator<Step, T[], unknown> {
   return (yield { kind: "all", sql, args }) as T[];
 }
 /** Runs a write; returns how many rows it changed. */
@@ -65,7 +71,10 @@ export async function transaction<T>(mode: "read" | "write", work: Work<T>): Pro
 }
 
 /** One statement on its own (no transaction around it beyond the statement's own). */
-export async function queryOne<T = Record<string, unknown>>(sql: Sql, args: readonly unknown[] = []): Promise<T | undefined> {
+export async function queryOne<T = Record<string, unknown>>(
+  sql: Sql,
+  args: readonly unknown[] = [],
+): Promise<T | undefined> {
   if (getDialect() === "sqlite") return statement(sqliteSource(sql)).get(...args.map(sqliteValue)) as T | undefined;
   return (await postgresqlQuery(getPool(), sql, args)).rows[0] as T | undefined;
 }
@@ -77,7 +86,8 @@ export async function queryAll<T = Record<string, unknown>>(sql: Sql, args: read
 
 /** A write on its own; returns how many rows it changed. */
 export async function execute(sql: Sql, args: readonly unknown[] = []): Promise<number> {
-  if (getDialect() === "sqlite") return runStatements("write", () => statement(sqliteSource(sql)).run(...args.map(sqliteValue)).changes);
+  if (getDialect() === "sqlite")
+    return runStatements("write", () => statement(sqliteSource(sql)).run(...args.map(sqliteValue)).changes);
   return (await postgresqlQuery(getPool(), sql, args)).rowCount ?? 0;
 }
 
@@ -85,8 +95,12 @@ export async function execute(sql: Sql, args: readonly unknown[] = []): Promise<
  * A write on its own that returns its first row (`RETURNING`): on SQLite a write transaction, as `execute`; on
  * PostgreSQL one statement, committed by itself, one round trip where BEGIN and COMMIT around it would be three.
  */
-export async function executeReturningOne<T = Record<string, unknown>>(sql: Sql, args: readonly unknown[] = []): Promise<T | undefined> {
-  if (getDialect() === "sqlite") return runStatements("write", () => statement(sqliteSource(sql)).get(...args.map(sqliteValue)) as T | undefined);
+export async function executeReturningOne<T = Record<string, unknown>>(
+  sql: Sql,
+  args: readonly unknown[] = [],
+): Promise<T | undefined> {
+  if (getDialect() === "sqlite")
+    return runStatements("write", () => statement(sqliteSource(sql)).get(...args.map(sqliteValue)) as T | undefined);
   return (await postgresqlQuery(getPool(), sql, args)).rows[0] as T | undefined;
 }
 
@@ -110,7 +124,10 @@ export function advisoryLockKey(lock: keyof typeof ADVISORY_LOCKS): number {
  * A row as Prisma reads it: the named columns become Dates (SQLite stores ISO text, PostgreSQL's come as Dates
  * already) and booleans (SQLite stores 0/1).
  */
-export function asPrismaRow<T>(row: Record<string, unknown>, types: { dates?: readonly string[]; booleans?: readonly string[] }): T {
+export function asPrismaRow<T>(
+  row: Record<string, unknown>,
+  types: { dates?: readonly string[]; booleans?: readonly string[] },
+): T {
   for (const column of types.dates ?? []) {
     const value = row[column];
     if (value !== null && value !== undefined) row[column] = new Date(value as string | number);
@@ -144,7 +161,13 @@ function driveSqlite<T>(steps: Generator<Step, T, unknown>): T {
     }
     const prepared = statement(sqliteSource(sql));
     const values = args.map(sqliteValue);
-    next = steps.next(kind === "get" ? prepared.get(...values) : kind === "all" ? prepared.all(...values) : prepared.run(...values).changes);
+    next = steps.next(
+      kind === "get"
+        ? prepared.get(...values)
+        : kind === "all"
+          ? prepared.all(...values)
+          : prepared.run(...values).changes,
+    );
   }
   return next.value;
 }

@@ -6,7 +6,7 @@
 import { buildJobs } from "./builds/jobs";
 import { instanceJobs } from "./cluster/heartbeat";
 import { thisInstanceName } from "./cluster/instances";
-import { runOnceAcrossCluster, type Job } from "./cluster/leases";
+import { type Job, runOnceAcrossCluster } from "./cluster/leases";
 import { rateJobs } from "./rates/jobs";
 import { webhookJobs } from "./rates/webhooks/dispatcher";
 

@@ -101,5 +101,7 @@ export async function pendingMigrations(client: pg.ClientBase | pg.Pool, folder:
     );
     for (const row of rows) recorded.add(row.migration_name);
   }
-  return listMigrations(folder).map((migration) => migration.name).filter((name) => !recorded.has(name));
+  return listMigrations(folder)
+    .map((migration) => migration.name)
+    .filter((name) => !recorded.has(name));
 }

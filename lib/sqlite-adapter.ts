@@ -70,7 +70,9 @@ export function recoveringSqliteAdapter(url: string): Factory {
   const wrapAdapter = (adapter: Adapter): Adapter => {
     const connection = (adapter as unknown as { client?: Database.Database }).client;
     if (!connection || typeof connection.exec !== "function") {
-      throw new Error("@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: review lib/sqlite-adapter.ts");
+      throw new Error(
+        "@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: review lib/sqlite-adapter.ts",
+      );
     }
     beginTransactionsImmediately(connection);
     const startTransaction: Adapter["startTransaction"] = async (isolationLevel) => {

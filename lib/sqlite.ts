@@ -52,7 +52,8 @@ export function statement(source: string): Database.Statement {
 /** How long a write keeps retrying while another connection holds the write lock: Prisma's longest transaction (a rates import) may take 60 s. */
 const BUSY_GIVE_UP_MS = 60_000;
 
-const isBusy = (error: unknown) => typeof (error as { code?: unknown })?.code === "string" && (error as { code: string }).code.startsWith("SQLITE_BUSY");
+const isBusy = (error: unknown) =>
+  typeof (error as { code?: unknown })?.code === "string" && (error as { code: string }).code.startsWith("SQLITE_BUSY");
 
 /**
  * Runs `work` (statements from `statement()`) as one transaction: a write takes the write lock at its start

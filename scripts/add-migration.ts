@@ -30,7 +30,11 @@ function splitSchema(text: string): [string, string] {
 /** The file at HEAD, or an empty schema of the same header when it did not exist there. */
 function committed(file: string, header: string): string {
   try {
-    return execFileSync("git", ["show", `HEAD:${file}`], { cwd: projectRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    return execFileSync("git", ["show", `HEAD:${file}`], {
+      cwd: projectRoot,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    });
   } catch {
     return header;
   }
@@ -39,7 +43,12 @@ function committed(file: string, header: string): string {
 function diff(from: string, to: string, env: NodeJS.ProcessEnv, config?: string): string {
   const args = ["migrate", "diff", "--from-schema-datamodel", from, "--to-schema-datamodel", to, "--script"];
   if (config) args.push("--config", config);
-  return execFileSync(prismaBin, args, { cwd: projectRoot, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  return execFileSync(prismaBin, args, {
+    cwd: projectRoot,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
 }
 
 async function main() {
@@ -61,8 +70,20 @@ async function main() {
     fs.writeFileSync(previousPostgresql, committed(POSTGRESQL_SCHEMA, postgresqlHeader));
     const written: string[] = [];
     for (const [previous, current, migrations, env, config] of [
-      [previousSqlite, SQLITE_SCHEMA, "prisma/migrations", { ...process.env, DATABASE_URL: `file:${path.join(scratch, "scratch.db")}` }, undefined],
-      [previousPostgresql, POSTGRESQL_SCHEMA, "prisma/postgresql/migrations", { ...process.env, DATABASE_URL: cluster.url }, POSTGRESQL_CONFIG],
+      [
+        previousSqlite,
+        SQLITE_SCHEMA,
+        "prisma/migrations",
+        { ...process.env, DATABASE_URL: `file:${path.join(scratch, "scratch.db")}` },
+        undefined,
+      ],
+      [
+        previousPostgresql,
+        POSTGRESQL_SCHEMA,
+        "prisma/postgresql/migrations",
+        { ...process.env, DATABASE_URL: cluster.url },
+        POSTGRESQL_CONFIG,
+      ],
     ] as const) {
       const sql = diff(previous, current, env, config);
       if (sql.trim() === "" || /^-- This is an empty migration\.\s*$/.test(sql.trim())) {

@@ -14,16 +14,24 @@ import type { ImportSummary } from "../lib/rates/schemas";
 import { MAX_WORKBOOK_BYTES, WorkbookError } from "../lib/rates/workbook";
 
 function printSummary(summary: ImportSummary): void {
-  console.log(`${summary.file}: ${summary.sheets_read} sheets read, value dates ${summary.first_date} .. ${summary.last_date}`);
-  console.log(`  dates added ${summary.dates_added}, changed ${summary.dates_changed}, unchanged ${summary.dates_unchanged}`);
+  console.log(
+    `${summary.file}: ${summary.sheets_read} sheets read, value dates ${summary.first_date} .. ${summary.last_date}`,
+  );
+  console.log(
+    `  dates added ${summary.dates_added}, changed ${summary.dates_changed}, unchanged ${summary.dates_unchanged}`,
+  );
   console.log(`  currencies: ${summary.currencies.join(" ")}`);
   for (const skipped of summary.sheets_skipped) console.log(`  sheet ${skipped.sheet} skipped: ${skipped.reason}`);
   for (const skipped of summary.rows_skipped) console.log(`  sheet ${skipped.sheet}, row skipped: ${skipped.reason}`);
   for (const kept of summary.home_page_kept) {
-    console.log(`  ${kept.date} ${kept.currency}: kept the home page's ${kept.home_page}, not the workbook's ${kept.workbook} (--overwrite replaces it)`);
+    console.log(
+      `  ${kept.date} ${kept.currency}: kept the home page's ${kept.home_page}, not the workbook's ${kept.workbook} (--overwrite replaces it)`,
+    );
   }
   for (const won of summary.workbook_won) {
-    console.log(`  ${won.date} ${won.currency}: the workbook's ${won.workbook} replaced the home page's ${won.home_page}`);
+    console.log(
+      `  ${won.date} ${won.currency}: the workbook's ${won.workbook} replaced the home page's ${won.home_page}`,
+    );
   }
 }
 
@@ -70,7 +78,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(error instanceof InvalidEnvironmentError ? error.message : `rates:import failed: ${(error as Error).message}`);
+    console.error(
+      error instanceof InvalidEnvironmentError ? error.message : `rates:import failed: ${(error as Error).message}`,
+    );
     process.exit(1);
   },
 );

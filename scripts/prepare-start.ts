@@ -8,13 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { databaseDialect, databaseFilePath } from "../lib/database-url";
-import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/postgresql-migrations";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
 import { checkStageUser, StageUserError } from "../lib/builds/runtime/run-as";
 import { secureDataFolder } from "../lib/data-folder";
-import { assertNoOtherServer, DataFolderInUseError } from "../lib/server-pid";
+import { databaseDialect, databaseFilePath } from "../lib/database-url";
 import { getEnv, InvalidEnvironmentError } from "../lib/env";
+import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/postgresql-migrations";
+import { assertNoOtherServer, DataFolderInUseError } from "../lib/server-pid";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -27,7 +27,8 @@ async function main() {
     fs.mkdirSync(env.DATA_DIR, { recursive: true, mode: 0o700 });
     for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
     const run = await migratePostgresql(env.DATABASE_URL, path.join(projectRoot, POSTGRESQL_MIGRATIONS_FOLDER));
-    for (const name of run.modified) console.warn(`The migration ${name} changed after it was applied to this database.`);
+    for (const name of run.modified)
+      console.warn(`The migration ${name} changed after it was applied to this database.`);
     database = `${redactPassword(env.DATABASE_URL)} (${run.applied.length > 0 ? `migrations applied: ${run.applied.join(", ")}` : "up to date"})`;
   } else {
     const dbFile = databaseFilePath(env.DATABASE_URL);
@@ -50,16 +51,23 @@ async function main() {
     ["Data folder", env.DATA_DIR],
     ["Database", database],
     ["Secret", secretKept ? `kept in ${secretFile}` : "NEXTAUTH_SECRET"],
-    ["Builds", `${path.resolve(env.BUILDS_CONFIG)} (${builds.repositories.length} ${builds.repositories.length === 1 ? "repository" : "repositories"})`],
+    [
+      "Builds",
+      `${path.resolve(env.BUILDS_CONFIG)} (${builds.repositories.length} ${builds.repositories.length === 1 ? "repository" : "repositories"})`,
+    ],
     ["Central bank", `${env.BCV_URL} (${env.BCV_TIMEOUT_MS} ms per attempt, ${env.BCV_RETRIES} retries)`],
     [
       "Rate schedule",
-      env.RATES_FETCH_INTERVAL_SECONDS > 0 ? `every ${env.RATES_FETCH_INTERVAL_SECONDS} s` : "off (POST /rates/ fetches)",
+      env.RATES_FETCH_INTERVAL_SECONDS > 0
+        ? `every ${env.RATES_FETCH_INTERVAL_SECONDS} s`
+        : "off (POST /rates/ fetches)",
     ],
     ["Time zone", env.RATES_TIMEZONE],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
-  console.log(["BCV Rates & Previews", ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`)].join("\n"));
+  console.log(
+    ["BCV Rates & Previews", ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`)].join("\n"),
+  );
 }
 
 /** A database URL fit to print: its password, if any, replaced. */

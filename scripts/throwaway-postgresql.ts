@@ -5,7 +5,7 @@
  * free port, with durability off (a throwaway cluster needs none, and fsync would make every test slower).
  * `stop()` ends it and deletes the folder.
  */
-import { execFileSync, type ExecFileSyncOptions } from "node:child_process";
+import { type ExecFileSyncOptions, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,10 +26,16 @@ export function postgresqlBinFolder(): string {
   if (fromEnv) return fromEnv;
   const root = "/usr/lib/postgresql";
   const versions = fs.existsSync(root)
-    ? fs.readdirSync(root).map(Number).filter((version) => version >= 15).sort((a, b) => b - a)
+    ? fs
+        .readdirSync(root)
+        .map(Number)
+        .filter((version) => version >= 15)
+        .sort((a, b) => b - a)
     : [];
   if (versions.length === 0) {
-    throw new Error("PostgreSQL 15 or later is not installed (apt-get install postgresql); POSTGRESQL_BIN may name its bin folder.");
+    throw new Error(
+      "PostgreSQL 15 or later is not installed (apt-get install postgresql); POSTGRESQL_BIN may name its bin folder.",
+    );
   }
   return path.join(root, String(versions[0]), "bin");
 }

@@ -31,7 +31,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(error instanceof InvalidEnvironmentError ? error.message : `users:admin failed: ${(error as Error).message}`);
+    console.error(
+      error instanceof InvalidEnvironmentError ? error.message : `users:admin failed: ${(error as Error).message}`,
+    );
     process.exit(1);
   },
 );

@@ -1,5 +1,5 @@
-import { json, route } from "@/lib/http/route";
 import { getAppConfig } from "@/lib/builds/service";
+import { json, route } from "@/lib/http/route";
 
 // Readiness changes while the server runs: never prerender this at build time.
 export const dynamic = "force-dynamic";

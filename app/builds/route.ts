@@ -1,11 +1,11 @@
+import { z } from "zod";
 import { requireUser } from "@/lib/auth/guard";
-import { requestReceivedAt } from "@/lib/http/client-address";
-import { parseJson, parseQuery } from "@/lib/http/request";
-import { json, route } from "@/lib/http/route";
 import { createBuild, parseCreateBuild } from "@/lib/builds/create";
 import { listBuildsQuerySchema } from "@/lib/builds/schemas";
 import { listBuilds } from "@/lib/builds/service";
-import { z } from "zod";
+import { requestReceivedAt } from "@/lib/http/client-address";
+import { parseJson, parseQuery } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
 
 /**
  * @swagger

@@ -40,6 +40,10 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  */
-export const GET = withCors(route(async (request) => cacheableJson(request, await convertAmount(parseConvertQuery(request)), { headers: RATE_SOURCE_HEADERS })));
+export const GET = withCors(
+  route(async (request) =>
+    cacheableJson(request, await convertAmount(parseConvertQuery(request)), { headers: RATE_SOURCE_HEADERS }),
+  ),
+);
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -30,6 +30,8 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *                 - { code: MXN, name: Mexican peso, first_date: "2025-01-03", last_date: "2025-10-14", dates: 125 }
  *       304: { $ref: "#/components/responses/NotModified" }
  */
-export const GET = withCors(route(async (request) => cacheableJson(request, await listCurrencies(), { headers: RATE_SOURCE_HEADERS })));
+export const GET = withCors(
+  route(async (request) => cacheableJson(request, await listCurrencies(), { headers: RATE_SOURCE_HEADERS })),
+);
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

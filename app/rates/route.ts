@@ -81,15 +81,18 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
 export const GET = withCors(
-  route((request) =>
-    serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema))),
-  ),
+  route((request) => serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema)))),
 );
 
-export const POST = withCors(route(async (request) => {
-  await requireUser(request);
-  const { rate, created } = await fetchAndStoreRate();
-  return json(rate, { status: created ? 201 : 200, headers: { ...RATE_SOURCE_HEADERS, "Cache-Control": "no-store" } });
-}));
+export const POST = withCors(
+  route(async (request) => {
+    await requireUser(request);
+    const { rate, created } = await fetchAndStoreRate();
+    return json(rate, {
+      status: created ? 201 : 200,
+      headers: { ...RATE_SOURCE_HEADERS, "Cache-Control": "no-store" },
+    });
+  }),
+);
 
 export const OPTIONS = corsPreflight(["GET", "HEAD", "POST"]);

@@ -1,6 +1,6 @@
 import { optionalUser } from "@/lib/auth/guard";
-import { json, route } from "@/lib/http/route";
 import { parseJson } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
 import { registerUserSchema } from "@/lib/users/schemas";
 import { assertCanRegister, registerUser } from "@/lib/users/service";
 

@@ -5,7 +5,9 @@ import http from "node:http";
 
 const [port, body] = process.argv.slice(2);
 const size = /^--bytes=(\d+)$/.exec(body)?.[1];
-const bytes = size ? Buffer.from(JSON.stringify({ padding: "x".repeat(Number(size) - '{"padding":""}'.length) })) : Buffer.from(body);
+const bytes = size
+  ? Buffer.from(JSON.stringify({ padding: "x".repeat(Number(size) - '{"padding":""}'.length) }))
+  : Buffer.from(body);
 http
   .createServer((request, response) => {
     response.writeHead(200, { "Content-Type": "application/json", "Content-Length": bytes.length });

@@ -17,14 +17,20 @@ const timer = setInterval(() => {
 `;
 
 function git(cwd: string, ...args: string[]) {
-  execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", ...args], { cwd, stdio: "ignore" });
+  execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", ...args], {
+    cwd,
+    stdio: "ignore",
+  });
 }
 
 /**
  * A builds configuration under `root`, with `slots` concurrent builds. Several builder instances of one
  * database must agree on the repositories: pass the first one's `repository` to the others.
  */
-export function makeBuildsBench(root: string, options: { slots?: number; repository?: string } = {}): { configFile: string; repository: string } {
+export function makeBuildsBench(
+  root: string,
+  options: { slots?: number; repository?: string } = {},
+): { configFile: string; repository: string } {
   const repository = options.repository ?? makeBenchRepository(path.join(root, "repo"));
   // Ports are only leased (no runtime is started), never bound: any free-looking range will do.
   const start = 40000 + Math.floor(Math.random() * 100) * 200;

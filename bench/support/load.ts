@@ -70,6 +70,9 @@ export async function measureLoad(url: string, options: LoadOptions = {}): Promi
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     bytesPerRequest: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
-    cpuMicrosPerRequest: cpuMs === undefined || result.requests.total === 0 ? undefined : Math.round((cpuMs * 1000) / result.requests.total),
+    cpuMicrosPerRequest:
+      cpuMs === undefined || result.requests.total === 0
+        ? undefined
+        : Math.round((cpuMs * 1000) / result.requests.total),
   };
 }

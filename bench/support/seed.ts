@@ -15,11 +15,18 @@ export function shiftDate(date: string, days: number): string {
  */
 function dailyRates(lastDate: string, days: number): [date: string, dollar: string][] {
   const first = shiftDate(lastDate, -(days - 1));
-  return Array.from({ length: days }, (_, day) => [shiftDate(first, day), (4.3 * Math.exp(day / 690) + (day % 7) * 0.0137).toFixed(8)]);
+  return Array.from({ length: days }, (_, day) => [
+    shiftDate(first, day),
+    (4.3 * Math.exp(day / 690) + (day % 7) * 0.0137).toFixed(8),
+  ]);
 }
 
 /** Stores the daily rates straight into a migrated SQLite database file. */
-export function seedDailyRates(databaseFile: string, lastDate: string, days = SEEDED_DAYS): { first: string; last: string } {
+export function seedDailyRates(
+  databaseFile: string,
+  lastDate: string,
+  days = SEEDED_DAYS,
+): { first: string; last: string } {
   const database = new Database(databaseFile);
   try {
     const upsert = database.prepare(
@@ -37,7 +44,11 @@ export function seedDailyRates(databaseFile: string, lastDate: string, days = SE
 }
 
 /** Stores the same daily rates into a migrated PostgreSQL database, in one statement. */
-export async function seedDailyRatesPostgresql(databaseUrl: string, lastDate: string, days = SEEDED_DAYS): Promise<void> {
+export async function seedDailyRatesPostgresql(
+  databaseUrl: string,
+  lastDate: string,
+  days = SEEDED_DAYS,
+): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -39,35 +39,47 @@ export function assertBuilt(): void {
 }
 
 /** `next start` of the built app; `nodeOptions` e.g. `--cpu-prof` for a profile. */
-export async function startApp(options: { databaseUrl: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<Server> {
+export async function startApp(options: {
+  databaseUrl: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<Server> {
   const port = await freePort();
   const next = path.join(projectRoot, "node_modules", "next", "dist", "bin", "next");
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), next, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      NEXT_MANUAL_SIG_HANDLE: "true",
-      DATABASE_URL: options.databaseUrl,
-      NEXTAUTH_URL: undefined,
-      NEXTAUTH_SECRET: undefined,
-      PORT: String(port),
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), next, "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        NEXT_MANUAL_SIG_HANDLE: "true",
+        DATABASE_URL: options.databaseUrl,
+        NEXTAUTH_URL: undefined,
+        NEXTAUTH_SECRET: undefined,
+        PORT: String(port),
+        ...options.env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  );
   return watch(child, port, "/users/me");
 }
 
 /** The machine's limit for an HTTP server in Node: node:http answering constant JSON. */
 export async function startNodeHttp(body: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(projectRoot, "bench", "servers", "node-http.mjs"), String(port), body], {
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(projectRoot, "bench", "servers", "node-http.mjs"), String(port), body],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   return watch(child, port, "/");
 }
 

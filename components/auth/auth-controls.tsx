@@ -30,7 +30,10 @@ export function AuthControls() {
   if (session?.user) {
     return (
       <div className="flex items-center gap-3">
-        <span className="hidden max-w-56 truncate text-sm text-slate-700 sm:inline dark:text-slate-300" title={session.user.email ?? undefined}>
+        <span
+          className="hidden max-w-56 truncate text-sm text-slate-700 sm:inline dark:text-slate-300"
+          title={session.user.email ?? undefined}
+        >
           {session.user.email}
         </span>
         <Button size="sm" onClick={() => void signOut({ redirect: false })}>

@@ -63,9 +63,7 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
       const result = await signIn("credentials", { email, password, redirect: false });
       if (!result || result.error) {
         // next-auth answers "CredentialsSignin" when authorize() returned null (wrong email or password).
-        setError(
-          !result?.error || result.error === "CredentialsSignin" ? "Wrong email or password." : result.error,
-        );
+        setError(!result?.error || result.error === "CredentialsSignin" ? "Wrong email or password." : result.error);
         return;
       }
       // Where focus goes next is AuthControls' business: the session's arrival unmounts this dialog.

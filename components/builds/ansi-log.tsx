@@ -38,7 +38,10 @@ function Segment({ entry }: { entry: AnserJsonEntry }) {
     .join(" ");
   if (!classes && !fg.color && !bg.color) return <>{entry.content}</>;
   return (
-    <span className={classes || undefined} style={fg.color || bg.color ? { color: fg.color, backgroundColor: bg.color } : undefined}>
+    <span
+      className={classes || undefined}
+      style={fg.color || bg.color ? { color: fg.color, backgroundColor: bg.color } : undefined}
+    >
       {entry.content}
     </span>
   );

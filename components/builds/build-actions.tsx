@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { ApiError, sendJson } from "@/lib/swr/fetcher";
-import { IN_PROGRESS_STATUSES, type Build } from "@/lib/swr/types";
+import { type Build, IN_PROGRESS_STATUSES } from "@/lib/swr/types";
 import { buildKey } from "@/lib/swr/use-build";
 import { isBuildsKey } from "@/lib/swr/use-builds";
 import { shortId } from "./build-format";
@@ -32,7 +32,9 @@ export function BuildActions({ build }: { build: Build }) {
   const othersBuild = canAct && build.viewer_can_change === false;
   const cancelable = !othersBuild && IN_PROGRESS_STATUSES.includes(build.status) && build.status !== "destroying";
   const destroyable = !othersBuild && ["running", "sleeping", "failed", "canceled", "expired"].includes(build.status);
-  const changeable = IN_PROGRESS_STATUSES.includes(build.status) || ["running", "sleeping", "failed", "canceled", "expired"].includes(build.status);
+  const changeable =
+    IN_PROGRESS_STATUSES.includes(build.status) ||
+    ["running", "sleeping", "failed", "canceled", "expired"].includes(build.status);
   // Sleep stops a preview and keeps its data; Wake starts it again (and waits for its healthcheck).
   const sleepable = !othersBuild && build.status === "running" && build.preview_url !== null;
   const wakeable = !othersBuild && build.status === "sleeping";
@@ -51,9 +53,13 @@ export function BuildActions({ build }: { build: Build }) {
           : undefined,
       );
       // The answer is the build as it is now: show it at once, then let the list catch up.
-      await mutate(buildKey(build.build_id), (current?: Build) => ({ ...current, ...data, stages: data.stages ?? current?.stages ?? [] }), {
-        revalidate: true,
-      });
+      await mutate(
+        buildKey(build.build_id),
+        (current?: Build) => ({ ...current, ...data, stages: data.stages ?? current?.stages ?? [] }),
+        {
+          revalidate: true,
+        },
+      );
       void mutate(isBuildsKey);
       setAsking(undefined);
     } catch (e) {
@@ -103,7 +109,9 @@ export function BuildActions({ build }: { build: Build }) {
             Destroy
           </Button>
         )}
-        {hint && (cancelable || destroyable) && <span className="text-xs text-slate-600 dark:text-slate-400">{hint}</span>}
+        {hint && (cancelable || destroyable) && (
+          <span className="text-xs text-slate-600 dark:text-slate-400">{hint}</span>
+        )}
         {othersBuild && changeable && (
           <span className="text-xs text-slate-600 dark:text-slate-400">
             {build.trigger === "webhook" || build.trigger === "poll"
@@ -138,8 +146,8 @@ export function BuildActions({ build }: { build: Build }) {
       >
         <p>
           Build <code className="font-mono">{name}</code>
-          {build.status === "running" ? "'s preview stops answering and its" : "'s"} runtime files are removed. Its record and
-          logs stay.
+          {build.status === "running" ? "'s preview stops answering and its" : "'s"} runtime files are removed. Its
+          record and logs stay.
         </p>
       </ConfirmDialog>
       {!asking && error && <Alert tone="error">{error}</Alert>}

@@ -19,8 +19,16 @@ export function BuildCounters() {
       value: builds.filter((b) => IN_PROGRESS_STATUSES.includes(b.status)).length,
       tone: "text-sky-700 dark:text-sky-300",
     },
-    { label: "Running", value: builds.filter((b) => b.status === "running").length, tone: "text-emerald-700 dark:text-emerald-300" },
-    { label: "Failed", value: builds.filter((b) => b.status === "failed").length, tone: "text-red-700 dark:text-red-300" },
+    {
+      label: "Running",
+      value: builds.filter((b) => b.status === "running").length,
+      tone: "text-emerald-700 dark:text-emerald-300",
+    },
+    {
+      label: "Failed",
+      value: builds.filter((b) => b.status === "failed").length,
+      tone: "text-red-700 dark:text-red-300",
+    },
   ].map((counter) => (counter.value === 0 ? { ...counter, tone: "text-slate-500 dark:text-slate-400" } : counter));
   // A zero is nothing to look at: grey, not the alarm colour of failures or the green of running previews.
 
@@ -31,9 +39,18 @@ export function BuildCounters() {
           key={counter.label}
           className="rounded-xl border border-slate-200 bg-white px-4 py-3 shadow-sm dark:border-slate-800 dark:bg-slate-900"
         >
-          <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">{counter.label}</dt>
-          <dd className={`mt-1 h-8 text-2xl font-semibold tabular-nums ${counter.tone}`} data-testid={`counter-${counter.label.toLowerCase().replace(" ", "-")}`}>
-            {data ? `${counter.value}${more}` : <span className="inline-block h-6 w-10 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />}
+          <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
+            {counter.label}
+          </dt>
+          <dd
+            className={`mt-1 h-8 text-2xl font-semibold tabular-nums ${counter.tone}`}
+            data-testid={`counter-${counter.label.toLowerCase().replace(" ", "-")}`}
+          >
+            {data ? (
+              `${counter.value}${more}`
+            ) : (
+              <span className="inline-block h-6 w-10 animate-pulse rounded bg-slate-200 dark:bg-slate-800" />
+            )}
           </dd>
         </div>
       ))}

@@ -10,9 +10,9 @@ import type { Build } from "@/lib/swr/types";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildActions } from "./build-actions";
 import { BuildExpiry, expiryLabel } from "./build-expiry";
+import { shortSha } from "./build-format";
 import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
-import { shortSha } from "./build-format";
 import { followedStage } from "./followed-stage";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
@@ -29,9 +29,13 @@ function ForgeReportLine({ build }: { build: Build }) {
     <p className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="forge-reports">
       Git host:{" "}
       {[...last.values()].map((report, index) => (
-        <span key={`${report.repository}-${report.kind}`} className={report.outcome === "failed" ? "text-red-700 dark:text-red-300" : undefined}>
+        <span
+          key={`${report.repository}-${report.kind}`}
+          className={report.outcome === "failed" ? "text-red-700 dark:text-red-300" : undefined}
+        >
           {index > 0 && " · "}
-          {report.repository} {report.kind} {report.outcome === "sent" ? report.state : `${report.state} not delivered (${report.error ?? "unknown"})`}
+          {report.repository} {report.kind}{" "}
+          {report.outcome === "sent" ? report.state : `${report.state} not delivered (${report.error ?? "unknown"})`}
         </span>
       ))}
     </p>
@@ -50,7 +54,8 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
   if (error) return <PanelError error={error} onRetry={retryable ? () => void mutate() : undefined} className="h-64" />;
   if (!build) return <PanelLoading label="Loading the build" className="h-64" />;
 
-  const stage = (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build.stages, build.failure_stage);
+  const stage =
+    (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build.stages, build.failure_stage);
 
   return (
     <div className="flex min-w-0 flex-col gap-5">
@@ -60,7 +65,9 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
             <BuildStatusBadge status={build.status} />
             <TriggerBadge build={build} />
             {build.status === "queued" && build.queue_position != null && (
-              <span className="text-sm text-slate-600 dark:text-slate-400">position {build.queue_position} in the queue</span>
+              <span className="text-sm text-slate-600 dark:text-slate-400">
+                position {build.queue_position} in the queue
+              </span>
             )}
           </div>
           <p className="font-mono text-xs break-all text-slate-600 dark:text-slate-400">{build.build_id}</p>
@@ -69,7 +76,11 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
       </div>
 
       {build.status === "failed" && (
-        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-100" data-testid="failure-box">
+        <div
+          role="alert"
+          className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-100"
+          data-testid="failure-box"
+        >
           <p className="font-semibold">Failed in {build.failure_stage ?? "an unknown stage"}</p>
           {build.failure_message && <p className="mt-1 break-words whitespace-pre-wrap">{build.failure_message}</p>}
         </div>
@@ -77,7 +88,9 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
 
       {build.preview_url && (
         <div className="flex flex-col gap-1 text-sm" data-testid="preview-url">
-          <span className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">Preview</span>
+          <span className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
+            Preview
+          </span>
           <div className="flex min-w-0 flex-wrap items-center gap-2">
             <a
               href={build.preview_url}
@@ -94,7 +107,9 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
         <Fact label="Started by">
-          <span className="break-words" data-testid="build-origin">{describeOrigin(build)}</span>
+          <span className="break-words" data-testid="build-origin">
+            {describeOrigin(build)}
+          </span>
         </Fact>
         <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
         <Fact label="Started">{formatDateTime(build.started_at)}</Fact>
@@ -123,7 +138,11 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
               <li key={repo.repository} className="flex flex-wrap items-baseline gap-x-2">
                 <span className="font-medium">{repo.repository}</span>
                 <span className="font-mono text-slate-700 dark:text-slate-300">{repo.ref}</span>
-                <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="commit-sha">
+                <code
+                  className="text-xs text-slate-600 dark:text-slate-400"
+                  title={repo.commit_sha ?? undefined}
+                  data-testid="commit-sha"
+                >
                   {shortSha(repo.commit_sha)}
                 </code>
                 <CommitLine repo={repo} />
@@ -136,7 +155,10 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
           <h3 className="mb-1 text-sm font-semibold">Modules</h3>
           <ul className="flex flex-wrap gap-1.5">
             {build.modules.map((name) => (
-              <li key={name} className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-200">
+              <li
+                key={name}
+                className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-200"
+              >
                 {name}
               </li>
             ))}
@@ -185,7 +207,8 @@ function BuildNotFound({ buildId, onClose }: { buildId: string; onClose: () => v
     // The drawer's title already says "Build not found": the body says why and the way back.
     <PanelEmpty className="h-64">
       <p className="max-w-sm break-words">
-        No build has the id <code className="font-mono break-all">{buildId}</code>. The link may be mistyped or cut short.
+        No build has the id <code className="font-mono break-all">{buildId}</code>. The link may be mistyped or cut
+        short.
       </p>
       <Button onClick={onClose}>Back to the builds</Button>
     </PanelEmpty>

@@ -17,7 +17,8 @@ export function BuildExpiry({ build }: { build: BuildSummary }) {
     return <span className="text-slate-600 dark:text-slate-400">starts when running</span>;
   }
   // A sleeping build's time to live goes on counting.
-  if (build.status === "running" || build.status === "sleeping") return <ExpiryCountdown expiresAt={build.expires_at} />;
+  if (build.status === "running" || build.status === "sleeping")
+    return <ExpiryCountdown expiresAt={build.expires_at} />;
   if (build.status === "expired" && build.expires_at) return <span>{formatDateTime(build.expires_at)}</span>;
   return <span>—</span>;
 }

@@ -14,7 +14,9 @@ export function TriggerBadge({ build }: { build: Pick<BuildSummary, "trigger" | 
   return (
     <span
       data-testid="build-trigger"
-      title={build.triggered_by ? `${TRIGGER_LABELS[build.trigger]} by ${build.triggered_by}` : TRIGGER_LABELS[build.trigger]}
+      title={
+        build.triggered_by ? `${TRIGGER_LABELS[build.trigger]} by ${build.triggered_by}` : TRIGGER_LABELS[build.trigger]
+      }
       className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium whitespace-nowrap ${
         automatic
           ? "bg-sky-100 text-sky-900 dark:bg-sky-900/60 dark:text-sky-100"
@@ -44,7 +46,11 @@ export function describeOrigin(build: Pick<BuildSummary, "trigger" | "triggered_
 export function CommitLine({ repo }: { repo: BuildRepository }) {
   if (!repo.commit_subject && !repo.commit_author) return null;
   return (
-    <span className="block max-w-80 truncate text-xs text-slate-600 dark:text-slate-400" title={repo.commit_subject ?? undefined} data-testid="commit-subject">
+    <span
+      className="block max-w-80 truncate text-xs text-slate-600 dark:text-slate-400"
+      title={repo.commit_subject ?? undefined}
+      data-testid="commit-subject"
+    >
       {repo.commit_subject}
       {repo.commit_author && <span className="text-slate-500 dark:text-slate-400"> — {repo.commit_author}</span>}
     </span>

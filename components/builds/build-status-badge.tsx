@@ -2,16 +2,20 @@ import type { BuildStatus, StageStatus } from "@/lib/swr/types";
 
 const buildTones: Record<BuildStatus, string> = {
   // Waiting (violet, hollow dot) and gone (no fill, dashed outline) must not look alike: both used to be grey.
-  queued: "bg-violet-50 text-violet-800 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-700",
+  queued:
+    "bg-violet-50 text-violet-800 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-700",
   checking_out: "ring-1 bg-sky-50 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800",
   installing: "ring-1 bg-sky-50 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800",
   testing: "ring-1 bg-sky-50 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800",
   starting: "ring-1 bg-sky-50 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800",
   sleeping: "bg-slate-200 text-slate-700 dark:bg-slate-700 dark:text-slate-200",
-  running: "ring-1 bg-emerald-50 text-emerald-800 ring-emerald-300 dark:bg-emerald-950 dark:text-emerald-200 dark:ring-emerald-800",
+  running:
+    "ring-1 bg-emerald-50 text-emerald-800 ring-emerald-300 dark:bg-emerald-950 dark:text-emerald-200 dark:ring-emerald-800",
   failed: "ring-1 bg-red-50 text-red-800 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-800",
-  canceled: "ring-1 bg-amber-50 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-800",
-  expired: "ring-1 bg-slate-100 text-slate-700 ring-slate-300 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-600",
+  canceled:
+    "ring-1 bg-amber-50 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-800",
+  expired:
+    "ring-1 bg-slate-100 text-slate-700 ring-slate-300 dark:bg-slate-800 dark:text-slate-300 dark:ring-slate-600",
   destroying: "border border-dashed border-slate-400 text-slate-700 dark:border-slate-500 dark:text-slate-300",
   destroyed: "border border-dashed border-slate-400 text-slate-700 dark:border-slate-500 dark:text-slate-300",
 };

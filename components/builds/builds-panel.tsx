@@ -64,8 +64,17 @@ export function BuildsPanel() {
       title="Builds"
       actions={
         <>
-          {hint && <span className="text-xs text-slate-600 dark:text-slate-400" id="new-build-hint">{hint}</span>}
-          <Button variant="primary" disabled={!canAct} onClick={() => setCreating(true)} aria-describedby={hint ? "new-build-hint" : undefined}>
+          {hint && (
+            <span className="text-xs text-slate-600 dark:text-slate-400" id="new-build-hint">
+              {hint}
+            </span>
+          )}
+          <Button
+            variant="primary"
+            disabled={!canAct}
+            onClick={() => setCreating(true)}
+            aria-describedby={hint ? "new-build-hint" : undefined}
+          >
             New build
           </Button>
         </>
@@ -74,7 +83,11 @@ export function BuildsPanel() {
       <div className="mb-3 flex flex-wrap gap-3">
         <label className="flex items-center gap-2 text-sm font-medium text-slate-700 dark:text-slate-300">
           Status
-          <select value={status} onChange={(e) => setStatus(e.target.value as BuildStatus | "")} className={`${inputClass} h-9 w-40`}>
+          <select
+            value={status}
+            onChange={(e) => setStatus(e.target.value as BuildStatus | "")}
+            className={`${inputClass} h-9 w-40`}
+          >
             <option value="">All statuses</option>
             {BUILD_STATUSES.map((s) => (
               <option key={s} value={s}>

@@ -5,9 +5,9 @@ import { useSearchParams } from "next/navigation";
 import { hrefWith } from "@/components/ui/query-string";
 import type { BuildSummary } from "@/lib/swr/types";
 import { BuildExpiry } from "./build-expiry";
+import { repositoryLabel, shortId, shortSha } from "./build-format";
 import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
-import { repositoryLabel, shortId, shortSha } from "./build-format";
 import { BuildAge, BuildRunTime, PreviewLink } from "./build-times";
 
 /** Cards have no "Expires in" column: they say it only while it means something. */
@@ -29,7 +29,11 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
     <div className="min-h-48">
       <ul className="grid grid-cols-1 gap-2 md:grid-cols-2 lg:hidden" aria-label="Builds, newest first">
         {builds.map((build) => (
-          <li key={build.build_id} className="flex min-w-0 flex-col gap-1 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800" data-testid="build-card">
+          <li
+            key={build.build_id}
+            className="flex min-w-0 flex-col gap-1 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800"
+            data-testid="build-card"
+          >
             <div className="flex items-center justify-between gap-2">
               <Link href={href(build)} scroll={false} className={linkClass} title={build.build_id}>
                 {shortId(build.build_id)}
@@ -47,7 +51,11 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                     <span className="font-medium">{repo.repository}</span>
                     <span className="text-slate-600 dark:text-slate-400">@{repo.ref}</span>
                   </span>
-                  <code className="shrink-0 text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="row-commit">
+                  <code
+                    className="shrink-0 text-xs text-slate-600 dark:text-slate-400"
+                    title={repo.commit_sha ?? undefined}
+                    data-testid="row-commit"
+                  >
                     {shortSha(repo.commit_sha)}
                   </code>
                 </p>
@@ -79,18 +87,36 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
           <caption className="sr-only">Builds, newest first</caption>
           <thead className="bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
             <tr>
-              <th scope="col" className="px-3 py-2 font-semibold">Build</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Branch and commit</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Modules</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Status</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Started</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Expires in</th>
-              <th scope="col" className="px-3 py-2 font-semibold">Preview</th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Build
+              </th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Branch and commit
+              </th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Modules
+              </th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Status
+              </th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Started
+              </th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Expires in
+              </th>
+              <th scope="col" className="px-3 py-2 font-semibold">
+                Preview
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
             {builds.map((build) => (
-              <tr key={build.build_id} className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/40" data-testid="build-row">
+              <tr
+                key={build.build_id}
+                className="align-top hover:bg-slate-50 dark:hover:bg-slate-800/40"
+                data-testid="build-row"
+              >
                 <td className="px-3 py-2">
                   <Link href={href(build)} scroll={false} className={linkClass} title={build.build_id}>
                     {shortId(build.build_id)}
@@ -105,7 +131,11 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                       <li key={repo.repository} className="min-w-0">
                         <span className="font-medium">{repo.repository}</span>
                         <span className="text-slate-600 dark:text-slate-400">@{repo.ref}</span>{" "}
-                        <code className="text-xs text-slate-600 dark:text-slate-400" title={repo.commit_sha ?? undefined} data-testid="row-commit">
+                        <code
+                          className="text-xs text-slate-600 dark:text-slate-400"
+                          title={repo.commit_sha ?? undefined}
+                          data-testid="row-commit"
+                        >
                           {shortSha(repo.commit_sha)}
                         </code>
                         <CommitLine repo={repo} />
@@ -128,7 +158,11 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
                   <span className="block whitespace-nowrap">
                     <BuildAge build={build} />
                   </span>
-                  <span className="block truncate text-xs text-slate-600 dark:text-slate-400" title={describeOrigin(build)} data-testid="build-created-by">
+                  <span
+                    className="block truncate text-xs text-slate-600 dark:text-slate-400"
+                    title={describeOrigin(build)}
+                    data-testid="build-created-by"
+                  >
                     {describeOrigin(build)}
                   </span>
                 </td>

@@ -21,9 +21,15 @@ export function FollowedBranches() {
           ))}
           <span className="text-xs text-slate-600 dark:text-slate-400">
             {" "}
-            ({[repository.auto_build!.webhook && "webhook", repository.auto_build!.watch_interval_seconds && `polled every ${repository.auto_build!.watch_interval_seconds} s`]
+            (
+            {[
+              repository.auto_build!.webhook && "webhook",
+              repository.auto_build!.watch_interval_seconds &&
+                `polled every ${repository.auto_build!.watch_interval_seconds} s`,
+            ]
               .filter(Boolean)
-              .join(", ") || "no webhook or polling set"})
+              .join(", ") || "no webhook or polling set"}
+            )
           </span>
         </span>
       ))}

@@ -87,7 +87,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
     // What the browser can tell at once is said at once, in the same place the API's answer would go.
     const local = checkForm(rows, selected);
     if (local.length > 0) {
-      setProblem(new ApiError(0, { title: "Check the form", status: 0, detail: "Check the highlighted fields.", errors: local }));
+      setProblem(
+        new ApiError(0, { title: "Check the form", status: 0, detail: "Check the highlighted fields.", errors: local }),
+      );
       return;
     }
     setBusy(true);
@@ -151,7 +153,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                       <option
                         key={r.alias}
                         value={r.alias}
-                        disabled={!r.ready || (r.alias !== row.repository && rows.some((o) => o.repository === r.alias))}
+                        disabled={
+                          !r.ready || (r.alias !== row.repository && rows.some((o) => o.repository === r.alias))
+                        }
                       >
                         {r.alias}
                         {r.ready ? "" : " (not ready)"}
@@ -163,7 +167,13 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
               <Field
                 label={`Ref ${index + 1}`}
                 error={rowError(index, "ref")}
-                hint={refLocked ? "Only the default ref can be built." : repo && !repo.ready ? "Not ready: its mirror has not been fetched." : undefined}
+                hint={
+                  refLocked
+                    ? "Only the default ref can be built."
+                    : repo && !repo.ready
+                      ? "Not ready: its mirror has not been fetched."
+                      : undefined
+                }
               >
                 {(control) => (
                   <input
@@ -201,7 +211,10 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
 
       <fieldset aria-describedby={modulesError ? "modules-error" : undefined}>
         <legend className="mb-2 text-sm font-semibold">
-          Modules <span className="font-normal text-slate-600 dark:text-slate-400">({selected.length} of at most {config.max_modules})</span>
+          Modules{" "}
+          <span className="font-normal text-slate-600 dark:text-slate-400">
+            ({selected.length} of at most {config.max_modules})
+          </span>
         </legend>
         <div className="flex max-h-56 flex-col gap-3 overflow-y-auto rounded-md border border-slate-200 p-3 dark:border-slate-700">
           {offered.map(({ repo, modules: names }) => (
@@ -220,7 +233,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                         className="size-4 accent-indigo-600"
                         checked={selected.includes(name)}
                         onChange={(e) =>
-                          setModules((current) => (e.target.checked ? [...current, name] : current.filter((m) => m !== name)))
+                          setModules((current) =>
+                            e.target.checked ? [...current, name] : current.filter((m) => m !== name),
+                          )
                         }
                       />
                       <span className="font-mono">{name}</span>
@@ -280,7 +295,8 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
 function checkForm(rows: RepositoryRow[], modules: string[]): { field: string; message: string }[] {
   const errors: { field: string; message: string }[] = [];
   rows.forEach((row, index) => {
-    if (!row.ref.trim()) errors.push({ field: `body.repositories.${index}.ref`, message: "Enter a branch, tag or commit." });
+    if (!row.ref.trim())
+      errors.push({ field: `body.repositories.${index}.ref`, message: "Enter a branch, tag or commit." });
   });
   if (modules.length === 0) errors.push({ field: "body.modules", message: "Choose at least one module." });
   return errors;

@@ -51,7 +51,9 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
         setAsking(undefined);
       }
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : `The build could not be ${action === "rebuild" ? "rebuilt" : "extended"}.`);
+      setError(
+        e instanceof ApiError ? e.message : `The build could not be ${action === "rebuild" ? "rebuilt" : "extended"}.`,
+      );
     } finally {
       setBusy(undefined);
     }
@@ -62,7 +64,12 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
   return (
     <div className="flex flex-col gap-2">
       <div className="flex flex-wrap items-center gap-2">
-        <Button onClick={() => void act("rebuild")} busy={busy === "rebuild"} disabled={!canAct} title="A new build of the same repositories and modules, at their newest commits">
+        <Button
+          onClick={() => void act("rebuild")}
+          busy={busy === "rebuild"}
+          disabled={!canAct}
+          title="A new build of the same repositories and modules, at their newest commits"
+        >
           Rebuild
         </Button>
         {extendable && (
@@ -77,11 +84,13 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
               className={`${inputClass} h-10 w-32`}
               disabled={!canAct}
             >
-              {[...new Set([...choices, chosen])].sort((a, b) => a - b).map((seconds) => (
-                <option key={seconds} value={seconds}>
-                  + {formatTtl(seconds)}
-                </option>
-              ))}
+              {[...new Set([...choices, chosen])]
+                .sort((a, b) => a - b)
+                .map((seconds) => (
+                  <option key={seconds} value={seconds}>
+                    + {formatTtl(seconds)}
+                  </option>
+                ))}
             </select>
             <Button
               onClick={() => {
@@ -119,7 +128,15 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
 }
 
 /** The expiry now and after the extension, with the cap named when it cuts the addition short. */
-function ExtensionPreview({ expiresAt, addSeconds, maxSeconds }: { expiresAt: string; addSeconds: number; maxSeconds: number }) {
+function ExtensionPreview({
+  expiresAt,
+  addSeconds,
+  maxSeconds,
+}: {
+  expiresAt: string;
+  addSeconds: number;
+  maxSeconds: number;
+}) {
   const now = new Date();
   const current = new Date(expiresAt);
   const next = extendedExpiry(current, addSeconds, maxSeconds, now);

@@ -45,7 +45,8 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
     setStuck(false);
     scroller.current?.querySelector(`[data-line="${currentLine}"]`)?.scrollIntoView({ block: "center" });
   }, [currentLine]);
-  const step = (by: number) => setCurrent((index) => (matches.length === 0 ? 0 : (index + by + matches.length) % matches.length));
+  const step = (by: number) =>
+    setCurrent((index) => (matches.length === 0 ? 0 : (index + by + matches.length) % matches.length));
   // Following the newest line; the parent keys the viewer by stage, so each stage starts out stuck.
   const [stuck, setStuck] = useState(true);
 
@@ -63,12 +64,14 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
 
   let placeholder: string | null = null;
   if (stage.status === "pending") placeholder = "This stage has not started yet.";
-  else if (notStarted && stage.status === "canceled") placeholder = "This stage did not run: the build was canceled before it.";
+  else if (notStarted && stage.status === "canceled")
+    placeholder = "This stage did not run: the build was canceled before it.";
   else if (notStarted && stage.status === "failed") placeholder = "This stage did not run: the build failed before it.";
   else if (notStarted) placeholder = "This stage was skipped.";
   else if (error) placeholder = error.message;
   else if (isLoading) placeholder = null;
-  else if (log && log.content === "") placeholder = isLive ? "Waiting for output…" : "This stage wrote nothing to its log.";
+  else if (log && log.content === "")
+    placeholder = isLive ? "Waiting for output…" : "This stage wrote nothing to its log.";
 
   return (
     <div className="flex min-h-0 flex-col gap-2">
@@ -77,7 +80,10 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
           Log · <span className="font-mono">{stage.name}</span>
         </h3>
         {isLive && !notStarted && (
-          <span className="inline-flex items-center gap-1.5 text-xs font-medium text-sky-700 dark:text-sky-300" data-testid="log-live">
+          <span
+            className="inline-flex items-center gap-1.5 text-xs font-medium text-sky-700 dark:text-sky-300"
+            data-testid="log-live"
+          >
             <span aria-hidden className="size-2 animate-pulse rounded-full bg-current" /> Live
           </span>
         )}
@@ -102,7 +108,11 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
             className={`${inputClass} h-8 max-w-56 min-w-40 flex-1`}
           />
           {needle && (
-            <span className="text-xs text-slate-600 tabular-nums dark:text-slate-400" aria-live="polite" data-testid="log-search-count">
+            <span
+              className="text-xs text-slate-600 tabular-nums dark:text-slate-400"
+              aria-live="polite"
+              data-testid="log-search-count"
+            >
               {describeMatches(matches.length, current)}
             </span>
           )}
@@ -126,8 +136,12 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
         </div>
       )}
       {log?.truncated && (
-        <p className="rounded-md bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:bg-amber-950/50 dark:text-amber-200" data-testid="log-truncated">
-          This is the end of a longer log: earlier output is not shown (line numbers count from the first line shown). Download the whole log to read it all.
+        <p
+          className="rounded-md bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:bg-amber-950/50 dark:text-amber-200"
+          data-testid="log-truncated"
+        >
+          This is the end of a longer log: earlier output is not shown (line numbers count from the first line shown).
+          Download the whole log to read it all.
         </p>
       )}
       <div className="relative">

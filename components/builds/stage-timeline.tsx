@@ -39,11 +39,17 @@ export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps
               <span>
                 <span className="font-medium break-all">{stage.name}</span>{" "}
                 <span className="text-slate-600 dark:text-slate-400">
-                  {stage.status === "canceled" && !stage.started_at ? "did not run" : stage.status === "canceled" ? "interrupted" : stage.status}
+                  {stage.status === "canceled" && !stage.started_at
+                    ? "did not run"
+                    : stage.status === "canceled"
+                      ? "interrupted"
+                      : stage.status}
                   {stage.exit_code !== null && stage.exit_code !== 0 ? ` (exit ${stage.exit_code})` : ""}
                 </span>
               </span>
-              <span className="text-slate-600 tabular-nums dark:text-slate-400">{duration !== null ? formatDuration(duration) : ""}</span>
+              <span className="text-slate-600 tabular-nums dark:text-slate-400">
+                {duration !== null ? formatDuration(duration) : ""}
+              </span>
             </button>
           </li>
         );

@@ -43,13 +43,20 @@ export function SwaggerDocs() {
   return (
     // The colours of Swagger UI's own dark mode (#1c2022) around it, so the page is one surface. Not a <main>:
     // Swagger UI renders its operations in one of its own, and a page has a single main landmark.
-    <div id="main-content" tabIndex={-1} className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100">
+    <div
+      id="main-content"
+      tabIndex={-1}
+      className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100"
+    >
       <div className="mx-auto max-w-6xl py-4">
         {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">Loading the API description…</p>}
         {state === "failed" && (
           <p role="alert" className="p-8 text-red-700 dark:text-red-300">
             The API description could not be loaded. Reload the page, or read it as JSON at{" "}
-            <a className="underline" href="/openapi.json">/openapi.json</a>.
+            <a className="underline" href="/openapi.json">
+              /openapi.json
+            </a>
+            .
           </p>
         )}
         <div ref={container} />

@@ -88,7 +88,9 @@ export function groupDigits(decimal: string): string {
 /** Decimals of a currency's minor unit (2 for VES and USD, 0 for JPY), as Intl knows them; 2 otherwise. */
 export function minorUnitDigits(code: string): number {
   try {
-    return new Intl.NumberFormat("en-US", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+    return (
+      new Intl.NumberFormat("en-US", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits ?? 2
+    );
   } catch {
     return 2;
   }

@@ -36,7 +36,9 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
     ? options
         .filter((option) => option.code.toLowerCase().includes(needle) || option.name.toLowerCase().includes(needle))
         // A code that starts with what is typed comes first: "eu" finds EUR before a name containing "eu".
-        .sort((a, b) => Number(!a.code.toLowerCase().startsWith(needle)) - Number(!b.code.toLowerCase().startsWith(needle)))
+        .sort(
+          (a, b) => Number(!a.code.toLowerCase().startsWith(needle)) - Number(!b.code.toLowerCase().startsWith(needle)),
+        )
     : options;
 
   const close = () => setQuery(undefined);
@@ -73,7 +75,12 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
             event.preventDefault();
             if (!open) {
               setQuery("");
-              setActive(Math.max(0, options.findIndex((option) => option.code === value)));
+              setActive(
+                Math.max(
+                  0,
+                  options.findIndex((option) => option.code === value),
+                ),
+              );
               return;
             }
             const step = event.key === "ArrowDown" ? 1 : -1;
@@ -88,7 +95,10 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
           }
         }}
       />
-      <span aria-hidden className="pointer-events-none absolute top-1/2 right-3 -translate-y-1/2 text-xs text-slate-500">
+      <span
+        aria-hidden
+        className="pointer-events-none absolute top-1/2 right-3 -translate-y-1/2 text-xs text-slate-500"
+      >
         ▾
       </span>
       {open && (
@@ -98,7 +108,9 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
           aria-label="Currencies"
           className={`absolute z-20 mt-1 max-h-64 w-full min-w-56 ${align === "end" ? "right-0" : "left-0"} overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900`}
         >
-          {matches.length === 0 && <li className="px-3 py-2 text-slate-600 dark:text-slate-400">No currency matches “{query}”.</li>}
+          {matches.length === 0 && (
+            <li className="px-3 py-2 text-slate-600 dark:text-slate-400">No currency matches “{query}”.</li>
+          )}
           {matches.map((option, index) => (
             <li
               key={option.code}

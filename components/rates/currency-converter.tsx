@@ -41,7 +41,11 @@ export function CurrencyConverter() {
         <FetchRateButton variant="primary" />
         {isAdmin && (
           <p className="text-xs">
-            Or import the central bank&apos;s quarterly workbook from the <a className="underline" href="#latest-rate">Latest rate</a> panel.
+            Or import the central bank&apos;s quarterly workbook from the{" "}
+            <a className="underline" href="#latest-rate">
+              Latest rate
+            </a>{" "}
+            panel.
           </p>
         )}
       </PanelEmpty>
@@ -74,7 +78,8 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const conversion = useConversion(amount === undefined ? null : { amount, from, to, date: date || undefined });
   const error = conversion.error;
   const fieldError = (field: string) => error?.fieldError(`query.${field}`);
-  const otherError = error && !["amount", "from", "to", "date"].some((field) => fieldError(field)) ? error.problem.detail : undefined;
+  const otherError =
+    error && !["amount", "from", "to", "date"].some((field) => fieldError(field)) ? error.problem.detail : undefined;
   const result = !error && amount !== undefined ? conversion.data : undefined;
 
   return (
@@ -126,7 +131,15 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
           {(control) => <CurrencyCombobox {...control} value={to} options={options} onChange={setTo} />}
         </Field>
         <Field label="Date" hint="Empty: the latest rates." error={fieldError("date")} className="@lg:col-span-3">
-          {(control) => <input {...control} type="date" className={inputClass} value={date} onChange={(event) => setDate(event.target.value)} />}
+          {(control) => (
+            <input
+              {...control}
+              type="date"
+              className={inputClass}
+              value={date}
+              onChange={(event) => setDate(event.target.value)}
+            />
+          )}
         </Field>
       </form>
       <div aria-live="polite" className="mt-3" aria-busy={conversion.isValidating || undefined}>
@@ -143,7 +156,8 @@ function ConversionResult({ result }: { result: NonNullable<ReturnType<typeof us
   return (
     <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
       <p className="text-lg font-semibold tabular-nums break-words">
-        {groupDigits(result.amount)} {result.from} = <span title={`${groupDigits(result.result)} ${result.to} before rounding`}>{groupDigits(money)}</span>{" "}
+        {groupDigits(result.amount)} {result.from} ={" "}
+        <span title={`${groupDigits(result.result)} ${result.to} before rounding`}>{groupDigits(money)}</span>{" "}
         {result.to}
       </p>
       <p className="mt-1 text-sm text-slate-600 tabular-nums dark:text-slate-400">

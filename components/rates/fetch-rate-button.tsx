@@ -39,7 +39,11 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
     } catch (error) {
       if (error instanceof ApiError) {
         const failure = describeFetchFailure(error.status, error.problem.detail);
-        setOutcome({ tone: "error", text: failure.text, detail: failure.text === error.problem.detail ? undefined : error.problem.detail });
+        setOutcome({
+          tone: "error",
+          text: failure.text,
+          detail: failure.text === error.problem.detail ? undefined : error.problem.detail,
+        });
       } else {
         setOutcome({ tone: "error", text: "The rate could not be fetched. Try again." });
       }
@@ -51,7 +55,13 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
   return (
     <div className="flex flex-col items-start gap-2">
       <div className="flex flex-wrap items-center gap-2">
-        <Button variant={variant} busy={startedAt !== undefined} disabled={!canAct} onClick={fetchRate} aria-describedby={hint ? "fetch-rate-hint" : undefined}>
+        <Button
+          variant={variant}
+          busy={startedAt !== undefined}
+          disabled={!canAct}
+          onClick={fetchRate}
+          aria-describedby={hint ? "fetch-rate-hint" : undefined}
+        >
           Fetch latest rate
         </Button>
         {hint && (
@@ -81,13 +91,18 @@ function FetchProgress({ startedAt }: { startedAt: number }) {
   const now = useNow(1_000);
   const seconds = Math.max(0, Math.floor((now - startedAt) / 1_000));
   return (
-    <p role="status" className="flex items-start gap-2 text-sm text-slate-700 dark:text-slate-300" data-testid="fetch-progress">
+    <p
+      role="status"
+      className="flex items-start gap-2 text-sm text-slate-700 dark:text-slate-300"
+      data-testid="fetch-progress"
+    >
       <Spinner className="mt-0.5 size-3.5 shrink-0" />
       <span>
         Asking the central bank… <span className="tabular-nums">{seconds} s</span>
         {seconds >= 3 && (
           <span className="block text-xs text-slate-600 dark:text-slate-400">
-            Its website is often slow: the server waits for it and tries again before giving up, which can take about half a minute.
+            Its website is often slow: the server waits for it and tries again before giving up, which can take about
+            half a minute.
           </span>
         )}
       </span>

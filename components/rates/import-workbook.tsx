@@ -67,18 +67,24 @@ export function ImportWorkbook() {
           Replace home-page values
         </label>
       </div>
-      <p className="text-xs text-slate-600 dark:text-slate-400">The bank&apos;s quarterly .xls (2_1_2…_smc.xls): every currency, every day.</p>
+      <p className="text-xs text-slate-600 dark:text-slate-400">
+        The bank&apos;s quarterly .xls (2_1_2…_smc.xls): every currency, every day.
+      </p>
       {summary && (
         <Alert tone="success">
           <p>
-            {summary.file}: {summary.sheets_read} days read ({summary.first_date} to {summary.last_date}), {summary.dates_added} added,{" "}
-            {summary.dates_changed} changed, {summary.dates_unchanged} unchanged.
+            {summary.file}: {summary.sheets_read} days read ({summary.first_date} to {summary.last_date}),{" "}
+            {summary.dates_added} added, {summary.dates_changed} changed, {summary.dates_unchanged} unchanged.
           </p>
           {summary.home_page_kept.length > 0 && (
-            <p className="mt-1 text-xs">Kept {summary.home_page_kept.length} home-page values that differ from the workbook.</p>
+            <p className="mt-1 text-xs">
+              Kept {summary.home_page_kept.length} home-page values that differ from the workbook.
+            </p>
           )}
           {summary.workbook_won.length > 0 && (
-            <p className="mt-1 text-xs">The workbook replaced {summary.workbook_won.length} different home-page values.</p>
+            <p className="mt-1 text-xs">
+              The workbook replaced {summary.workbook_won.length} different home-page values.
+            </p>
           )}
           {summary.sheets_skipped.length > 0 && (
             <details className="mt-1 text-xs">

@@ -10,10 +10,10 @@ import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRateStatus } from "@/lib/swr/use-rate-status";
 import { useRates } from "@/lib/swr/use-rates";
 import { FetchRateButton } from "./fetch-rate-button";
-import { ImportWorkbook } from "./import-workbook";
-import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
 import { distanceEarlier } from "./gaps";
+import { ImportWorkbook } from "./import-workbook";
 import { shiftDays } from "./rate-range";
+import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
 
 /** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
 export function LatestRateCard() {
@@ -23,7 +23,10 @@ export function LatestRateCard() {
   const status = useRateStatus();
   // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
   // range the API serves, ending at the latest date; its second entry is the previous rate.
-  const history = useRates(latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null, currency.code);
+  const history = useRates(
+    latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null,
+    currency.code,
+  );
 
   // Loading and error take the height of the loaded card (text plus the fetch button): nothing jumps.
   let body: React.ReactNode;
@@ -47,7 +50,9 @@ export function LatestRateCard() {
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
             Bolívares per {currency.name} · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
-            {status.data?.stale && <StaleBadge missed={status.data.business_days_missed} expected={status.data.expected_value_date} />}
+            {status.data?.stale && (
+              <StaleBadge missed={status.data.business_days_missed} expected={status.data.expected_value_date} />
+            )}
           </p>
           <p
             className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"

@@ -1,12 +1,21 @@
 "use client";
 
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis, type TooltipContentProps } from "recharts";
+import {
+  CartesianGrid,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  type TooltipContentProps,
+  XAxis,
+  YAxis,
+} from "recharts";
 import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
 import { formatDay, formatRate } from "@/components/ui/format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
-import { useSelectedCurrency } from "./selected-currency";
 import { GAP_DAYS, isGap } from "./gaps";
+import { useSelectedCurrency } from "./selected-currency";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "./time-axis";
 
 // Tailwind's indigo-600/400, slate-600/400 and slate-200/800: AA contrast on the panel in each scheme.
@@ -55,7 +64,9 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
       className="h-72 w-full min-w-0"
       data-gaps={gaps}
       aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}${
-        gaps > 0 ? `, broken where ${gaps === 1 ? "one stretch" : `${gaps} stretches`} of more than ${GAP_DAYS} days ${gaps === 1 ? "has" : "have"} no rates` : ""
+        gaps > 0
+          ? `, broken where ${gaps === 1 ? "one stretch" : `${gaps} stretches`} of more than ${GAP_DAYS} days ${gaps === 1 ? "has" : "have"} no rates`
+          : ""
       }`}
     >
       <ResponsiveContainer width="100%" height="100%">

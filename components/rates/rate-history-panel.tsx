@@ -7,20 +7,20 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { hrefWith } from "@/components/ui/query-string";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
-import { useRates, type DateRange } from "@/lib/swr/use-rates";
-import { useSelectedCurrency } from "./selected-currency";
+import { type DateRange, useRates } from "@/lib/swr/use-rates";
 import { DownloadCsvButton } from "./download-csv-button";
 import {
   checkCustomRange,
+  type RangeSelection,
   rangeOfSelection,
   selectionFromQuery,
   selectionToQuery,
   todayInCaracas,
-  type RangeSelection,
 } from "./rate-range";
 import { RateRangePicker } from "./rate-range-picker";
 import { RateStats } from "./rate-stats";
 import { RateTable } from "./rate-table";
+import { useSelectedCurrency } from "./selected-currency";
 
 // The chart library is the largest script of the page: loaded after the first paint, which already shows the
 // rate and the table (rendered on the server); its place is kept so nothing moves when it arrives.
@@ -52,12 +52,17 @@ export function RateHistoryPanel() {
 
   // SWR keeps the previous range's answer while the next loads: only an answer for this range is shown.
   const data =
-    range && !history.error && history.data?.start_date === range.start_date && history.data?.end_date === range.end_date
+    range &&
+    !history.error &&
+    history.data?.start_date === range.start_date &&
+    history.data?.end_date === range.end_date
       ? history.data
       : undefined;
   // "All" starts at the first stored date, not ten years before today.
   const shownStart =
-    data && selection.preset === "all" && data.rates.length > 0 ? data.rates[data.rates.length - 1].date : data?.start_date;
+    data && selection.preset === "all" && data.rates.length > 0
+      ? data.rates[data.rates.length - 1].date
+      : data?.start_date;
 
   const choose = (next: RangeSelection) => router.replace(hrefWith(params, selectionToQuery(next)), { scroll: false });
 
@@ -72,7 +77,13 @@ export function RateHistoryPanel() {
     table = null;
   } else if (history.error) {
     const retryable = history.error.status === 0 || history.error.status >= 500;
-    chart = <PanelError error={history.error} onRetry={retryable ? () => void history.mutate() : undefined} className="h-72" />;
+    chart = (
+      <PanelError
+        error={history.error}
+        onRetry={retryable ? () => void history.mutate() : undefined}
+        className="h-72"
+      />
+    );
     table = null;
   } else if (!data) {
     chart = <PanelLoading label="Loading the rate history" className="h-72" />;

@@ -72,7 +72,12 @@ const isCalendarDate = (value: string) =>
   ISO_DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
 
 const spoken = (date: string) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString("en-US", { timeZone: "UTC", year: "numeric", month: "short", day: "numeric" });
+  new Date(`${date}T00:00:00Z`).toLocaleDateString("en-US", {
+    timeZone: "UTC",
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+  });
 
 /**
  * What is wrong with a custom range, field by field, before the API is asked: the same rules it applies
@@ -86,7 +91,11 @@ export function checkCustomRange(start: string, end: string, today = todayInCara
   ] as const) {
     if (!value) problems.push({ field, message: `${name}: choose a date.` });
     else if (!isCalendarDate(value)) problems.push({ field, message: `${name}: “${value}” is not a calendar date.` });
-    else if (value > today) problems.push({ field, message: `${name}: ${spoken(value)} is in the future; the latest rate can be today’s, ${spoken(today)}.` });
+    else if (value > today)
+      problems.push({
+        field,
+        message: `${name}: ${spoken(value)} is in the future; the latest rate can be today’s, ${spoken(today)}.`,
+      });
   }
   if (problems.length > 0) return problems;
   if (start > end) {
@@ -103,7 +112,9 @@ export function checkCustomRange(start: string, end: string, today = todayInCara
 /** The range a selection asks GET /rates/history for; null for a custom range with a problem (nothing is asked). */
 export function rangeOfSelection(selection: RangeSelection, today = todayInCaracas()): DateRange | null {
   if (selection.preset !== "custom") return presetRange(selection.preset, today);
-  return checkCustomRange(selection.start, selection.end, today).length === 0 ? { start_date: selection.start, end_date: selection.end } : null;
+  return checkCustomRange(selection.start, selection.end, today).length === 0
+    ? { start_date: selection.start, end_date: selection.end }
+    : null;
 }
 
 /** `?currency=eur` and `?currency=EUR` alike; anything that is not a three-letter code is the dollar. */

@@ -16,23 +16,37 @@ export function RateStats({ rates }: { rates: Rate[] }) {
   const stats = [
     { label: "Lowest", value: formatFixed(lowest.dollar, digits), note: formatDay(lowest.date) },
     { label: "Highest", value: formatFixed(highest.dollar, digits), note: formatDay(highest.date) },
-    { label: "Average", value: formatFixed(average, digits), note: `of ${rates.length} rate${rates.length === 1 ? "" : "s"}` },
+    {
+      label: "Average",
+      value: formatFixed(average, digits),
+      note: `of ${rates.length} rate${rates.length === 1 ? "" : "s"}`,
+    },
     {
       label: "Change",
       value: rates.length > 1 ? formatFixed(change, digits, true) : "—",
-      note: rates.length > 1 ? `${formatPercent(change / oldest.dollar)} since ${formatDay(oldest.date)}` : "one rate only",
+      note:
+        rates.length > 1 ? `${formatPercent(change / oldest.dollar)} since ${formatDay(oldest.date)}` : "one rate only",
     },
   ];
   return (
     // Four across where a 15-character value fits each; two on a phone; one row per figure on the narrowest.
-    <dl className="grid grid-cols-1 gap-2 min-[380px]:grid-cols-2 xl:grid-cols-4" aria-label="Range summary" data-testid="rate-stats">
+    <dl
+      className="grid grid-cols-1 gap-2 min-[380px]:grid-cols-2 xl:grid-cols-4"
+      aria-label="Range summary"
+      data-testid="rate-stats"
+    >
       {stats.map((stat) => (
         <div
           key={stat.label}
           className="flex min-w-0 flex-wrap items-baseline justify-between gap-x-2 rounded-lg bg-slate-50 px-3 py-1.5 min-[380px]:block min-[380px]:py-2 dark:bg-slate-800/50"
         >
-          <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">{stat.label}</dt>
-          <dd className="font-mono text-sm font-semibold whitespace-nowrap tabular-nums" data-testid={`stat-${stat.label.toLowerCase()}`}>
+          <dt className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
+            {stat.label}
+          </dt>
+          <dd
+            className="font-mono text-sm font-semibold whitespace-nowrap tabular-nums"
+            data-testid={`stat-${stat.label.toLowerCase()}`}
+          >
             {stat.value}
           </dd>
           <dd className="w-full text-xs text-slate-600 dark:text-slate-400">{stat.note}</dd>

@@ -13,14 +13,24 @@ export function RateTable({ rates }: { rates: Rate[] }) {
   const currency = useSelectedCurrency();
   const digits = fractionDigitsOf(rates.map((rate) => rate.dollar));
   return (
-    <div className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800" tabIndex={0} aria-label="Rates table, scrollable">
+    <div
+      className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800"
+      tabIndex={0}
+      aria-label="Rates table, scrollable"
+    >
       <table className="w-full text-sm">
         <caption className="sr-only">Rates of the selected range, newest first</caption>
         <thead className="sticky top-0 bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
           <tr>
-            <th scope="col" className="px-2 py-2 font-semibold sm:px-3">Date</th>
-            <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">Bs per {currency.code}</th>
-            <th scope="col" className="hidden px-2 py-2 text-right font-semibold sm:table-cell sm:px-3">Change</th>
+            <th scope="col" className="px-2 py-2 font-semibold sm:px-3">
+              Date
+            </th>
+            <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">
+              Bs per {currency.code}
+            </th>
+            <th scope="col" className="hidden px-2 py-2 text-right font-semibold sm:table-cell sm:px-3">
+              Change
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 font-mono text-[0.8125rem] dark:divide-slate-800">
@@ -36,7 +46,9 @@ export function RateTable({ rates }: { rates: Rate[] }) {
                   <time dateTime={rate.date}>{formatDay(rate.date)}</time>
                 </td>
                 <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums sm:px-3">
-                  <span className="block" data-testid="rate-value">{formatFixed(rate.dollar, digits)}</span>
+                  <span className="block" data-testid="rate-value">
+                    {formatFixed(rate.dollar, digits)}
+                  </span>
                   {/* A phone has no room for a third column: the change goes under the value. */}
                   <span className="block text-xs text-slate-600 sm:hidden dark:text-slate-400">
                     {change === undefined ? "" : formatFixed(change, digits, true)}

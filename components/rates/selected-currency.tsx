@@ -21,15 +21,18 @@ interface SelectedCurrency {
 const DOLLAR = { code: "USD", name: "US dollar" };
 const SelectedCurrencyContext = createContext<SelectedCurrency>({ ...DOLLAR, setCode: () => {} });
 
-
 export function SelectedCurrencyProvider({ children }: { children: React.ReactNode }) {
   const params = useSearchParams();
   const router = useRouter();
   const code = currencyFromQuery(params);
   const { data } = useCurrencies();
-  const name = data?.currencies.find((currency) => currency.code === code)?.name ?? (code === DOLLAR.code ? DOLLAR.name : code);
-  const setCode = (next: string) => router.replace(hrefWith(params, { currency: next === DOLLAR.code ? null : next }), { scroll: false });
-  return <SelectedCurrencyContext.Provider value={{ code, name, setCode }}>{children}</SelectedCurrencyContext.Provider>;
+  const name =
+    data?.currencies.find((currency) => currency.code === code)?.name ?? (code === DOLLAR.code ? DOLLAR.name : code);
+  const setCode = (next: string) =>
+    router.replace(hrefWith(params, { currency: next === DOLLAR.code ? null : next }), { scroll: false });
+  return (
+    <SelectedCurrencyContext.Provider value={{ code, name, setCode }}>{children}</SelectedCurrencyContext.Provider>
+  );
 }
 
 export const useSelectedCurrency = () => useContext(SelectedCurrencyContext);
@@ -46,7 +49,9 @@ export function CurrencySelect({ className = "" }: { className?: string }) {
   // A linked currency that has no rates here is still shown as chosen (the card then says it has none).
   const currencies = stored.some((currency) => currency.code === code) ? stored : [...stored, { code, name }];
   return (
-    <div className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}>
+    <div
+      className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}
+    >
       <label htmlFor={id} className="whitespace-nowrap">
         Currency
       </label>

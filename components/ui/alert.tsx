@@ -8,9 +8,20 @@ const tones: Record<Tone, string> = {
 };
 
 /** A short message block; errors are announced at once (role=alert), the rest politely (role=status). */
-export function Alert({ tone, children, className = "" }: { tone: Tone; children: React.ReactNode; className?: string }) {
+export function Alert({
+  tone,
+  children,
+  className = "",
+}: {
+  tone: Tone;
+  children: React.ReactNode;
+  className?: string;
+}) {
   return (
-    <div role={tone === "error" ? "alert" : "status"} className={`rounded-md border px-3 py-2 text-sm ${tones[tone]} ${className}`}>
+    <div
+      role={tone === "error" ? "alert" : "status"}
+      className={`rounded-md border px-3 py-2 text-sm ${tones[tone]} ${className}`}
+    >
       {children}
     </div>
   );

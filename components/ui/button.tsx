@@ -33,7 +33,14 @@ export function buttonClassName(variant: Variant = "secondary", size: Size = "md
   return `inline-flex items-center justify-center gap-2 rounded-md font-medium whitespace-nowrap transition-colors focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed dark:focus-visible:outline-indigo-400 ${variants[variant]} ${sizes[size]}`;
 }
 
-export function Button({ variant = "secondary", size = "md", busy = false, className = "", children, ...props }: ButtonProps) {
+export function Button({
+  variant = "secondary",
+  size = "md",
+  busy = false,
+  className = "",
+  children,
+  ...props
+}: ButtonProps) {
   return (
     <button
       type="button"

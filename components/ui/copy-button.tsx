@@ -30,7 +30,11 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
         {state === "copied" ? "Copied" : label}
       </Button>
       <span role="status" className={state === "failed" ? "text-xs text-red-700 dark:text-red-300" : "sr-only"}>
-        {state === "copied" ? "Copied to the clipboard." : state === "failed" ? "The browser refused the copy: select the text." : ""}
+        {state === "copied"
+          ? "Copied to the clipboard."
+          : state === "failed"
+            ? "The browser refused the copy: select the text."
+            : ""}
       </span>
     </>
   );

@@ -7,7 +7,10 @@ export function SiteHeader() {
       <div className="mx-auto flex h-14 max-w-[1600px] items-center justify-between gap-4 px-4 sm:px-6">
         <div className="flex items-center gap-3 sm:gap-6">
           <a href="/" className="flex items-center gap-2 font-semibold tracking-tight whitespace-nowrap">
-            <span aria-hidden className="grid size-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white dark:bg-indigo-400 dark:text-slate-950">
+            <span
+              aria-hidden
+              className="grid size-7 place-items-center rounded-md bg-indigo-600 text-xs font-bold text-white dark:bg-indigo-400 dark:text-slate-950"
+            >
               Bs
             </span>
             {/* Below 768 px the header keeps room for the session buttons; the name stays for screen readers. */}

@@ -17,5 +17,7 @@ const server = http.createServer((request, response) => {
   response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
   response.end(page);
 });
-server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log(`serving build ${buildId} on port ${process.env.PORT}`));
+server.listen(Number(process.env.PORT), "127.0.0.1", () =>
+  console.log(`serving build ${buildId} on port ${process.env.PORT}`),
+);
 for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => server.close(() => process.exit(0)));

@@ -1,9 +1,9 @@
-import { decode, getToken } from "next-auth/jwt";
 import { NextRequest } from "next/server";
+import { decode, getToken } from "next-auth/jwt";
 import { getEnv } from "../env";
-import { assertSameOriginWrite } from "../http/same-origin";
 import { forbidden, HttpProblem, unauthorized } from "../http/problem";
-import { withEffectiveRole, type PublicUser } from "../users/roles";
+import { assertSameOriginWrite } from "../http/same-origin";
+import { type PublicUser, withEffectiveRole } from "../users/roles";
 import { sessionCookieName } from "./cookies";
 import { findSessionUser } from "./revocations";
 import { API_TOKEN_USE } from "./tokens";

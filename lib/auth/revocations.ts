@@ -19,13 +19,19 @@ export async function isSessionRevoked(sid: string): Promise<boolean> {
  * statement (lib/hot-sql.ts): this runs on every API call, and a query through
  * Prisma costs it about a millisecond of CPU (docs/performance.md). `user` is null when there is no such user.
  */
-export async function findSessionUser(sid: string, userId: number): Promise<{ revoked: boolean; user: StoredUser | null }> {
+export async function findSessionUser(
+  sid: string,
+  userId: number,
+): Promise<{ revoked: boolean; user: StoredUser | null }> {
   const row = (await queryOne(
     `SELECT (SELECT 1 FROM "RevokedSession" WHERE "sid" = ?) AS "revoked",
             "u"."id", "u"."email", "u"."isActive", "u"."createdAt", "u"."role", "u"."displayName"
      FROM (SELECT 1) AS "one" LEFT JOIN "User" AS "u" ON "u"."id" = ?`,
     [sid, userId],
   ))!;
-  const { revoked, ...user } = asPrismaRow<StoredUser & { revoked: number | null }>(row, { dates: ["createdAt"], booleans: ["isActive"] });
+  const { revoked, ...user } = asPrismaRow<StoredUser & { revoked: number | null }>(row, {
+    dates: ["createdAt"],
+    booleans: ["isActive"],
+  });
   return { revoked: revoked !== null, user: user.id === null ? null : user };
 }

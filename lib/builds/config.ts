@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import picomatch from "picomatch";
 import { getEnv, readNamedVariable } from "../env";
-import { unknownVariables } from "./runtime/drivers/compose-template";
 import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
+import { unknownVariables } from "./runtime/drivers/compose-template";
 
 /**
  * The operator's description of the build service (BUILDS_CONFIG, a YAML file). Validated once at start:
@@ -16,11 +16,19 @@ import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN,
 
 const positiveSeconds = z.number().positive("must be a positive number of seconds");
 const wholeSeconds = z.number().int("must be a whole number of seconds").positive("must be positive");
-const port = z.number().int("must be an integer").min(1024, "must be at least 1024").max(65535, "must be at most 65535");
+const port = z
+  .number()
+  .int("must be an integer")
+  .min(1024, "must be at least 1024")
+  .max(65535, "must be at most 65535");
 const perUserLimit = z.number().int("must be a whole number of builds").min(1, "must be at least 1");
 const command = z.string().trim().min(1, "must be a non-empty shell command").optional();
 // Below 1000 are root and the system's users; above 2147483646, uids that some programs take for negative.
-const uid = z.number().int("must be an integer").min(1000, "must be at least 1000").max(2147483646, "must be at most 2147483646");
+const uid = z
+  .number()
+  .int("must be an integer")
+  .min(1000, "must be at least 1000")
+  .max(2147483646, "must be at most 2147483646");
 
 // A command inside a Compose service: argv, never a shell string; ${NAME} are the build's values (see COMPOSE_VARIABLES).
 const composeCommandSchema = z.strictObject({
@@ -58,17 +66,26 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const FORGE_KINDS = ["github", "gitlab", "gitea"] as const;
 export type ForgeKind = (typeof FORGE_KINDS)[number];
 /** Where each host's API is when api_url is not given; Gitea and Forgejo are always self-hosted. */
-const DEFAULT_API_URLS: Record<ForgeKind, string | null> = { github: "https://api.github.com", gitlab: "https://gitlab.com/api/v4", gitea: null };
+const DEFAULT_API_URLS: Record<ForgeKind, string | null> = {
+  github: "https://api.github.com",
+  gitlab: "https://gitlab.com/api/v4",
+  gitea: null,
+};
 
 const forgeSchema = z
   .strictObject({
     kind: z.enum(FORGE_KINDS, { error: 'must be "github", "gitlab" or "gitea" (Forgejo speaks Gitea\'s API)' }),
     api_url: z
-      .url({ protocol: /^https?$/, error: "must be the http(s) address of the host's API, e.g. https://gitea.example.com/api/v1" })
+      .url({
+        protocol: /^https?$/,
+        error: "must be the http(s) address of the host's API, e.g. https://gitea.example.com/api/v1",
+      })
       .optional(),
     // GitHub and Gitea: owner/name; GitLab: the project's numeric id or its path (group/name).
     project: z.string().trim().min(1, "must name the project: owner/name, or GitLab's id or path").max(300),
-    token_env: z.string().regex(ENV_NAME, "must be an environment variable name (the token itself never goes in this file)"),
+    token_env: z
+      .string()
+      .regex(ENV_NAME, "must be an environment variable name (the token itself never goes in this file)"),
     context: z.string().trim().min(1).max(100).default("bcv-runbot/preview"),
     // One comment on each pull request with its preview's link and state, edited in place.
     comment: z.boolean().default(false),
@@ -81,7 +98,11 @@ const forgeSchema = z
   .transform((forge, ctx) => {
     const apiUrl = forge.api_url ?? DEFAULT_API_URLS[forge.kind];
     if (apiUrl === null) {
-      ctx.addIssue({ code: "custom", path: ["api_url"], message: `is required with kind ${forge.kind} (e.g. https://gitea.example.com/api/v1)` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["api_url"],
+        message: `is required with kind ${forge.kind} (e.g. https://gitea.example.com/api/v1)`,
+      });
       return z.NEVER;
     }
     if (forge.kind !== "gitlab" && !/^[^/\s]+\/[^/\s]+$/.test(forge.project)) {
@@ -120,10 +141,15 @@ const repositorySchema = z.strictObject({
         .array(z.string().trim().min(1, "must be a non-empty glob such as main or feature/*"))
         .min(1, "must list at least one branch glob"),
       modules: z
-        .union([
-          z.literal("all"),
-          z.array(z.string().regex(MODULE_NAME_PATTERN, `must match ${MODULE_NAME_PATTERN}`)).min(1, "must list at least one module"),
-        ], { error: 'must be "all" or a list of module names' })
+        .union(
+          [
+            z.literal("all"),
+            z
+              .array(z.string().regex(MODULE_NAME_PATTERN, `must match ${MODULE_NAME_PATTERN}`))
+              .min(1, "must list at least one module"),
+          ],
+          { error: 'must be "all" or a list of module names' },
+        )
         .default("all"),
       ttl_seconds: wholeSeconds.optional(),
       // Pull and merge requests are followed too: their head commit is built as a preview of the request.
@@ -165,7 +191,11 @@ const configSchema = z
         }
         ttl.choices.forEach((choice, index) => {
           if (choice < ttl.min_seconds || choice > ttl.max_seconds) {
-            ctx.addIssue({ code: "custom", path: ["choices", index], message: "must be between ttl.min_seconds and ttl.max_seconds" });
+            ctx.addIssue({
+              code: "custom",
+              path: ["choices", index],
+              message: "must be between ttl.min_seconds and ttl.max_seconds",
+            });
           }
         });
       }),
@@ -208,10 +238,15 @@ const configSchema = z
         run_as_uids: z
           .strictObject({ start: uid.default(1_900_000_000), end: uid.default(1_900_001_999) })
           .prefault({})
-          .refine((range) => range.start <= range.end, { path: ["end"], message: "must not be less than run_as_uids.start" }),
+          .refine((range) => range.start <= range.end, {
+            path: ["end"],
+            message: "must not be less than run_as_uids.start",
+          }),
         // One user shared by every build let builds reach each other's processes and files (issue 20).
         run_as: z
-          .never({ error: "was replaced by run_as_uids: each build runs as a uid of its own from that range; remove run_as" })
+          .never({
+            error: "was replaced by run_as_uids: each build runs as a uid of its own from that range; remove run_as",
+          })
           .optional(),
         healthcheck: z
           .strictObject({
@@ -235,10 +270,22 @@ const configSchema = z
       .prefault({})
       .superRefine((limits, ctx) => {
         if (limits.queued_per_user > limits.live_per_user) {
-          ctx.addIssue({ code: "custom", path: ["queued_per_user"], message: "must not be greater than limits.live_per_user (queued builds are live too)" });
+          ctx.addIssue({
+            code: "custom",
+            path: ["queued_per_user"],
+            message: "must not be greater than limits.live_per_user (queued builds are live too)",
+          });
         }
-        if (limits.admin_queued_per_user !== null && limits.admin_live_per_user !== null && limits.admin_queued_per_user > limits.admin_live_per_user) {
-          ctx.addIssue({ code: "custom", path: ["admin_queued_per_user"], message: "must not be greater than limits.admin_live_per_user" });
+        if (
+          limits.admin_queued_per_user !== null &&
+          limits.admin_live_per_user !== null &&
+          limits.admin_queued_per_user > limits.admin_live_per_user
+        ) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["admin_queued_per_user"],
+            message: "must not be greater than limits.admin_live_per_user",
+          });
         }
       }),
     // Builds that are over keep their rows and logs this long, then the reaper purges both. Fractions are for tests.
@@ -246,7 +293,11 @@ const configSchema = z
   })
   .superRefine((config, ctx) => {
     if (config.runtime.driver === "compose" && !config.runtime.compose) {
-      ctx.addIssue({ code: "custom", path: ["runtime", "compose"], message: "is required with driver compose (at least its template)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["runtime", "compose"],
+        message: "is required with driver compose (at least its template)",
+      });
     }
     const seen = new Set<string>();
     config.repositories.forEach((repository, index) => {
@@ -338,12 +389,22 @@ export function loadBuildsConfig(file: string): BuildsConfig {
       resolvedUrl: resolveRepositoryUrl(repository.url, folder),
       webhookSecret:
         repository.webhook_secret ??
-        (repository.webhook_secret_env === undefined ? null : (readNamedVariable(repository.webhook_secret_env) ?? null)),
+        (repository.webhook_secret_env === undefined
+          ? null
+          : (readNamedVariable(repository.webhook_secret_env) ?? null)),
     }))
     .sort((a, b) => a.priority - b.priority || a.alias.localeCompare(b.alias));
   const compose = parsed.data.runtime.compose;
-  const runtime = compose ? { ...parsed.data.runtime, compose: { ...compose, template: path.resolve(folder, compose.template) } } : parsed.data.runtime;
-  return { ...parsed.data, runtime, file: absolute, builds_root: path.resolve(folder, parsed.data.builds_root), repositories };
+  const runtime = compose
+    ? { ...parsed.data.runtime, compose: { ...compose, template: path.resolve(folder, compose.template) } }
+    : parsed.data.runtime;
+  return {
+    ...parsed.data,
+    runtime,
+    file: absolute,
+    builds_root: path.resolve(folder, parsed.data.builds_root),
+    repositories,
+  };
 }
 
 /** URLs (https, ssh, file, scp-like user@host:path) stay as they are; anything else is a path. */

@@ -1,16 +1,16 @@
 import crypto from "node:crypto";
 import { z } from "zod";
 import { badRequest, invalidRequest, MAX_LISTED_ERRORS, serviceUnavailable } from "../http/problem";
-import { publicNameOf, type PublicUser } from "../users/roles";
+import { type PublicUser, publicNameOf } from "../users/roles";
 import { getBuildsConfig, type RepositoryConfig } from "./config";
 import { readCommitInfo } from "./git/commits";
-import { configuredDriver } from "./runtime/drivers";
-import { enqueueBuild } from "./queue/executor";
-import { assertUnderUserLimits, limitsFor } from "./limits";
 import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./git/mirrors";
+import { assertUnderUserLimits, limitsFor } from "./limits";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
+import { enqueueBuild } from "./queue/executor";
 import { countQueuedBuilds, insertQueuedBuild } from "./repository";
-import { createBuildSchema, MAX_MODULES, MAX_REPOSITORIES, type BuildTrigger, type BuildView } from "./schemas";
+import { configuredDriver } from "./runtime/drivers";
+import { type BuildTrigger, type BuildView, createBuildSchema, MAX_MODULES, MAX_REPOSITORIES } from "./schemas";
 import { presentBuild } from "./service";
 
 /** Seconds a client is asked to wait before trying again when the service cannot take a build. */
@@ -26,7 +26,9 @@ export function parseCreateBuild(body: unknown) {
   const typeIssues = result.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
   if (typeIssues.length > 0) throw invalidRequest(new z.ZodError(typeIssues), "body");
   const unknown = result.error.issues.flatMap((issue) =>
-    issue.code === "unrecognized_keys" ? issue.keys.map((key) => ["body", ...issue.path.map(String), key].join(".")) : [],
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => ["body", ...issue.path.map(String), key].join("."))
+      : [],
   );
   const named = unknown.slice(0, MAX_LISTED_ERRORS).join(", ") + (unknown.length > MAX_LISTED_ERRORS ? ", …" : "");
   throw badRequest(
@@ -53,21 +55,34 @@ export async function createBuild(
   const { trigger = "manual", receivedAt = performance.now() } = options;
   const config = getBuildsConfig();
   if (config.repositories.length === 0) {
-    throw serviceUnavailable("No repository is configured: the operator must add one to the builds configuration.", RETRY_AFTER_SECONDS);
+    throw serviceUnavailable(
+      "No repository is configured: the operator must add one to the builds configuration.",
+      RETRY_AFTER_SECONDS,
+    );
   }
   const driver = configuredDriver(config);
   const readiness = await driver.readiness(config);
-  if (!readiness.ready) throw serviceUnavailable(`The ${driver.name} runtime is not ready: ${readiness.reason}`, RETRY_AFTER_SECONDS);
+  if (!readiness.ready)
+    throw serviceUnavailable(`The ${driver.name} runtime is not ready: ${readiness.reason}`, RETRY_AFTER_SECONDS);
   const requested = checkRepositories(input, config.repositories);
   const modules = checkModuleNames(input.modules);
   const ttlSeconds = input.ttl_seconds ?? config.ttl.default_seconds;
   if (ttlSeconds < config.ttl.min_seconds || ttlSeconds > config.ttl.max_seconds) {
-    throw badRequest(`ttl_seconds must be between ${config.ttl.min_seconds} and ${config.ttl.max_seconds}; got ${ttlSeconds}.`, [
-      { field: "body.ttl_seconds", message: `must be between ${config.ttl.min_seconds} and ${config.ttl.max_seconds}` },
-    ]);
+    throw badRequest(
+      `ttl_seconds must be between ${config.ttl.min_seconds} and ${config.ttl.max_seconds}; got ${ttlSeconds}.`,
+      [
+        {
+          field: "body.ttl_seconds",
+          message: `must be between ${config.ttl.min_seconds} and ${config.ttl.max_seconds}`,
+        },
+      ],
+    );
   }
   const queueFull = () =>
-    serviceUnavailable(`The build queue is full (${config.max_queued_builds} builds waiting); try again later.`, RETRY_AFTER_SECONDS);
+    serviceUnavailable(
+      `The build queue is full (${config.max_queued_builds} builds waiting); try again later.`,
+      RETRY_AFTER_SECONDS,
+    );
   // Checked early to answer before fetching any repository; checked again, atomically, when inserting.
   const limits = limitsFor(config, user);
   await assertUnderUserLimits(user, limits);
@@ -75,7 +90,9 @@ export async function createBuild(
 
   // Fetch before resolving, so the build gets the refs as they were when the request arrived (or newer).
   const synced = await Promise.all(requested.map(({ repository }) => syncMirror(config, repository, receivedAt)));
-  const notReady = requested.filter((_, index) => !synced[index] || !isRepositoryReady(requested[index].repository.alias));
+  const notReady = requested.filter(
+    (_, index) => !synced[index] || !isRepositoryReady(requested[index].repository.alias),
+  );
   if (notReady.length > 0) {
     throw serviceUnavailable(
       `Not ready: ${notReady.map(({ repository }) => repository.alias).join(", ")} (its mirror could not be cloned or fetched); try again later.`,
@@ -94,13 +111,22 @@ export async function createBuild(
     }
     for (const name of await listModules(config, repository, commitSha)) available.add(name);
     const commit = await readCommitInfo(config, repository.alias, commitSha);
-    resolved.push({ alias: repository.alias, ref, commitSha, commitSubject: commit.subject, commitAuthor: commit.author });
+    resolved.push({
+      alias: repository.alias,
+      ref,
+      commitSha,
+      commitSubject: commit.subject,
+      commitAuthor: commit.author,
+    });
   }
   const missing = modules.filter((name) => !available.has(name));
   if (missing.length > 0) {
     throw badRequest(
       `Module${missing.length > 1 ? "s" : ""} not found in ${resolved.map((r) => `${r.alias}@${r.ref}`).join(", ")}: ${missing.join(", ")}.`,
-      missing.map((name) => ({ field: `body.modules[${modules.indexOf(name)}]`, message: `no module "${name}" at the requested commits` })),
+      missing.map((name) => ({
+        field: `body.modules[${modules.indexOf(name)}]`,
+        message: `no module "${name}" at the requested commits`,
+      })),
     );
   }
 
@@ -133,7 +159,10 @@ export async function createBuild(
 }
 
 /** The requested repositories in ADDONS_PATH order (priority, then alias), each checked against its configuration. */
-function checkRepositories(input: z.output<typeof createBuildSchema>, configured: RepositoryConfig[]): RequestedRepository[] {
+function checkRepositories(
+  input: z.output<typeof createBuildSchema>,
+  configured: RepositoryConfig[],
+): RequestedRepository[] {
   const legacy = input.repository !== undefined || input.ref !== undefined;
   if (legacy && input.repositories !== undefined) {
     throw badRequest("Give either `repositories` or the legacy `repository` and `ref`, not both.", [
@@ -141,13 +170,17 @@ function checkRepositories(input: z.output<typeof createBuildSchema>, configured
     ]);
   }
   if (legacy && input.repository === undefined) {
-    throw badRequest("The legacy form needs `repository` with its `ref`.", [{ field: "body.repository", message: "is required" }]);
+    throw badRequest("The legacy form needs `repository` with its `ref`.", [
+      { field: "body.repository", message: "is required" },
+    ]);
   }
   const entries = legacy
     ? [{ repository: input.repository!, ref: input.ref, field: "body" }]
     : (input.repositories ?? []).map((entry, index) => ({ ...entry, field: `body.repositories[${index}]` }));
   if (entries.length === 0) {
-    throw badRequest("At least one repository is required.", [{ field: "body.repositories", message: "must not be empty" }]);
+    throw badRequest("At least one repository is required.", [
+      { field: "body.repositories", message: "must not be empty" },
+    ]);
   }
   if (entries.length > MAX_REPOSITORIES) {
     throw badRequest(`At most ${MAX_REPOSITORIES} repositories per build; got ${entries.length}.`, [
@@ -157,14 +190,17 @@ function checkRepositories(input: z.output<typeof createBuildSchema>, configured
   const seen = new Set<string>();
   const requested = entries.map(({ repository: alias, ref, field }) => {
     if (seen.has(alias)) {
-      throw badRequest(`The repository "${alias}" is requested twice.`, [{ field: `${field}.repository`, message: "duplicate alias" }]);
+      throw badRequest(`The repository "${alias}" is requested twice.`, [
+        { field: `${field}.repository`, message: "duplicate alias" },
+      ]);
     }
     seen.add(alias);
     const repository = REPOSITORY_ALIAS_PATTERN.test(alias) ? configured.find((r) => r.alias === alias) : undefined;
     if (!repository) {
-      throw badRequest(`The repository "${alias}" is not configured; configured: ${configured.map((r) => r.alias).join(", ")}.`, [
-        { field: `${field}.repository`, message: "not a configured repository" },
-      ]);
+      throw badRequest(
+        `The repository "${alias}" is not configured; configured: ${configured.map((r) => r.alias).join(", ")}.`,
+        [{ field: `${field}.repository`, message: "not a configured repository" }],
+      );
     }
     const wanted = ref ?? repository.default_ref;
     const problem = refProblem(wanted);
@@ -174,9 +210,10 @@ function checkRepositories(input: z.output<typeof createBuildSchema>, configured
       ]);
     }
     if (!repository.allow_request_ref && wanted !== repository.default_ref) {
-      throw badRequest(`The repository "${alias}" only builds its default ref "${repository.default_ref}"; got "${wanted}".`, [
-        { field: `${field}.ref`, message: `must be ${repository.default_ref}` },
-      ]);
+      throw badRequest(
+        `The repository "${alias}" only builds its default ref "${repository.default_ref}"; got "${wanted}".`,
+        [{ field: `${field}.ref`, message: `must be ${repository.default_ref}` }],
+      );
     }
     return { repository, ref: wanted, field: `${field}.ref` };
   });
@@ -195,12 +232,15 @@ function checkModuleNames(modules: string[]): string[] {
   const seen = new Set<string>();
   modules.forEach((name, index) => {
     if (!MODULE_NAME_PATTERN.test(name)) {
-      throw badRequest(`The module name ${JSON.stringify(name.slice(0, 140))} is invalid: it must match ${MODULE_NAME_PATTERN}.`, [
-        { field: `body.modules[${index}]`, message: `must match ${MODULE_NAME_PATTERN}` },
-      ]);
+      throw badRequest(
+        `The module name ${JSON.stringify(name.slice(0, 140))} is invalid: it must match ${MODULE_NAME_PATTERN}.`,
+        [{ field: `body.modules[${index}]`, message: `must match ${MODULE_NAME_PATTERN}` }],
+      );
     }
     if (seen.has(name)) {
-      throw badRequest(`The module "${name}" is listed twice.`, [{ field: `body.modules[${index}]`, message: "duplicate module" }]);
+      throw badRequest(`The module "${name}" is listed twice.`, [
+        { field: `body.modules[${index}]`, message: "duplicate module" },
+      ]);
     }
     seen.add(name);
   });

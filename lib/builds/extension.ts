@@ -13,7 +13,12 @@ export interface Extension {
   capped: boolean;
 }
 
-export function extendedExpiry(currentExpiry: Date, addSeconds: number, maxSeconds: number, now = new Date()): Extension {
+export function extendedExpiry(
+  currentExpiry: Date,
+  addSeconds: number,
+  maxSeconds: number,
+  now = new Date(),
+): Extension {
   const asked = currentExpiry.getTime() + addSeconds * 1000;
   const ceiling = now.getTime() + maxSeconds * 1000;
   if (asked <= ceiling) return { expiresAt: new Date(asked), capped: false };

@@ -1,6 +1,6 @@
 import { startAutoBuilds, startRepositoryPolling, stopAutoBuilds, stopRepositoryPolling } from "./auto/jobs";
-import { startExecutor, stopExecutor } from "./queue/executor";
 import { startForgeReports, stopForgeReports } from "./forge/statuses";
+import { startExecutor, stopExecutor } from "./queue/executor";
 import { startReaper, stopReaper } from "./queue/reaper";
 import { startSleepPolicy, stopSleepPolicy } from "./runtime/sleep";
 

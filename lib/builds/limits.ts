@@ -18,7 +18,10 @@ export function limitsFor(config: BuildsConfig, user: Pick<PublicUser, "role">):
 }
 
 /** 429 naming the limit the user is at, with the numbers; nothing when they may add a build. */
-export async function assertUnderUserLimits(user: Pick<PublicUser, "id" | "role">, limits: UserBuildLimits): Promise<void> {
+export async function assertUnderUserLimits(
+  user: Pick<PublicUser, "id" | "role">,
+  limits: UserBuildLimits,
+): Promise<void> {
   if (limits.live === null && limits.queued === null) return;
   const counts = await countBuildsOfUser(user.id);
   const key = (name: "live" | "queued") => `limits.${user.role === "admin" ? "admin_" : ""}${name}_per_user`;

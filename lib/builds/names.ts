@@ -16,7 +16,8 @@ export function refProblem(ref: string): string | null {
   if (ref.startsWith("-")) return "must not start with '-'";
   if (ref === "@" || ref === "HEAD") return `must not be '${ref}'`;
   // Control characters, space and the characters git reserves for revision syntax and globs.
-  if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref)) return "must not contain spaces, control characters or any of ~ ^ : ? * [ \\";
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref))
+    return "must not contain spaces, control characters or any of ~ ^ : ? * [ \\";
   if (ref.includes("..")) return "must not contain '..'";
   if (ref.includes("@{")) return "must not contain '@{'";
   if (ref.startsWith("/") || ref.endsWith("/") || ref.includes("//")) {

@@ -1,11 +1,21 @@
 import { Prisma } from "@prisma/client";
 import { getDb, getDialect } from "../db";
-import { advisoryLockKey, all, asPrismaRow, execute, executeReturningOne, get, queryOne, run, transaction } from "../hot-sql";
+import {
+  advisoryLockKey,
+  all,
+  asPrismaRow,
+  execute,
+  executeReturningOne,
+  get,
+  queryOne,
+  run,
+  transaction,
+} from "../hot-sql";
 import { parseUtcTimestamp } from "../postgresql";
 import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
-import { canMove, IN_PROGRESS_STATUSES, type BuildStatus, type StageName, type StageStatus } from "./status";
+import { type BuildStatus, canMove, IN_PROGRESS_STATUSES, type StageName, type StageStatus } from "./status";
 
 /**
  * Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves.
@@ -30,7 +40,13 @@ export interface NewBuild {
   createdBy: string;
   trigger: BuildTrigger;
   triggeredBy: string | null;
-  repositories: { alias: string; ref: string; commitSha: string; commitSubject: string | null; commitAuthor: string | null }[];
+  repositories: {
+    alias: string;
+    ref: string;
+    commitSha: string;
+    commitSubject: string | null;
+    commitAuthor: string | null;
+  }[];
   /** The runtime driver and its stage names, in order. */
   driver: string;
   stages: readonly StageName[];
@@ -53,22 +69,44 @@ const STAGE_DATES = ["startedAt", "finishedAt"] as const;
  * with the other requests of a burst, while every other instance's post waits (docs/performance.md, On
  * PostgreSQL). The build is read back after the insert, outside any lock.
  */
-export async function insertQueuedBuild(build: NewBuild, maxQueued: number, perUser: UserBuildLimits = NO_USER_LIMITS): Promise<BuildRecord | null> {
+export async function insertQueuedBuild(
+  build: NewBuild,
+  maxQueued: number,
+  perUser: UserBuildLimits = NO_USER_LIMITS,
+): Promise<BuildRecord | null> {
   const repositories = build.repositories.map((r, position) => ({ position, ...r }));
-  const inserted = getDialect() === "postgresql" ? await enqueueOnPostgresql(build, repositories, maxQueued, perUser) : await enqueueOnSqlite(build, repositories, maxQueued, perUser);
+  const inserted =
+    getDialect() === "postgresql"
+      ? await enqueueOnPostgresql(build, repositories, maxQueued, perUser)
+      : await enqueueOnSqlite(build, repositories, maxQueued, perUser);
   return inserted ? findBuild(build.id) : null;
 }
 
 type PositionedRepository = NewBuild["repositories"][number] & { position: number };
 
-async function enqueueOnPostgresql(build: NewBuild, repositories: PositionedRepository[], maxQueued: number, perUser: UserBuildLimits): Promise<boolean> {
+async function enqueueOnPostgresql(
+  build: NewBuild,
+  repositories: PositionedRepository[],
+  maxQueued: number,
+  perUser: UserBuildLimits,
+): Promise<boolean> {
   const { id, modules, ttlSeconds, createdAt, createdById, createdBy, trigger, triggeredBy, driver } = build;
   const row = await executeReturningOne<{ inserted: boolean }>(
     `SELECT "enqueue_build"(CAST(? AS INTEGER), CAST(? AS JSON), CAST(? AS JSON), CAST(? AS JSON), CAST(? AS INTEGER), CAST(? AS TEXT[]), CAST(? AS INTEGER), CAST(? AS INTEGER)) AS "inserted"`,
     [
       advisoryLockKey("buildQueue"),
       // As Prisma stores DateTime: UTC, which timestamp(3) keeps as written (its zone is ignored).
-      JSON.stringify({ id, modules: modules.join(","), ttlSeconds, createdAt: createdAt.toISOString(), createdById, createdBy, trigger, triggeredBy, driver }),
+      JSON.stringify({
+        id,
+        modules: modules.join(","),
+        ttlSeconds,
+        createdAt: createdAt.toISOString(),
+        createdById,
+        createdBy,
+        trigger,
+        triggeredBy,
+        driver,
+      }),
       JSON.stringify(repositories),
       JSON.stringify(build.stages),
       maxQueued,
@@ -80,7 +118,12 @@ async function enqueueOnPostgresql(build: NewBuild, repositories: PositionedRepo
   return row!.inserted;
 }
 
-function enqueueOnSqlite(build: NewBuild, repositories: PositionedRepository[], maxQueued: number, perUser: UserBuildLimits): Promise<boolean> {
+function enqueueOnSqlite(
+  build: NewBuild,
+  repositories: PositionedRepository[],
+  maxQueued: number,
+  perUser: UserBuildLimits,
+): Promise<boolean> {
   return transaction("write", function* () {
     const changes = yield* run(
       `INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdAt", "expiresAt", "createdById", "createdBy", "trigger", "triggeredBy", "driver")
@@ -89,9 +132,22 @@ function enqueueOnSqlite(build: NewBuild, repositories: PositionedRepository[], 
          AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = ?) < ?)
          AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued' AND "createdById" = ?) < ?)`,
       [
-        build.id, build.modules.join(","), build.ttlSeconds, build.createdAt, build.createdById,
-        build.createdBy, build.trigger, build.triggeredBy, build.driver, maxQueued,
-        perUser.live, build.createdById, perUser.live, perUser.queued, build.createdById, perUser.queued,
+        build.id,
+        build.modules.join(","),
+        build.ttlSeconds,
+        build.createdAt,
+        build.createdById,
+        build.createdBy,
+        build.trigger,
+        build.triggeredBy,
+        build.driver,
+        maxQueued,
+        perUser.live,
+        build.createdById,
+        perUser.live,
+        perUser.queued,
+        build.createdById,
+        perUser.queued,
       ],
     );
     if (changes !== 1) return false;
@@ -102,10 +158,10 @@ function enqueueOnSqlite(build: NewBuild, repositories: PositionedRepository[], 
        FROM json_each(?)`,
       [build.id, JSON.stringify(repositories)],
     );
-    yield* run(`INSERT INTO "BuildStage" ("buildId", "position", "name", "status") SELECT ?, "key", "value", 'pending' FROM json_each(?)`, [
-      build.id,
-      JSON.stringify(build.stages),
-    ]);
+    yield* run(
+      `INSERT INTO "BuildStage" ("buildId", "position", "name", "status") SELECT ?, "key", "value", 'pending' FROM json_each(?)`,
+      [build.id, JSON.stringify(build.stages)],
+    );
     return true;
   });
 }
@@ -119,7 +175,15 @@ export interface UserBuildLimits {
 const NO_USER_LIMITS: UserBuildLimits = { live: null, queued: null };
 
 /** What the per-user limits count as live: queued, in progress, running or sleeping (every status that may hold a port). */
-export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
+export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = [
+  "queued",
+  "checking_out",
+  "installing",
+  "testing",
+  "starting",
+  "running",
+  "sleeping",
+];
 const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /** How many builds of a user are live, and how many of those are queued. */
@@ -145,7 +209,9 @@ export async function findBuild(id: string): Promise<BuildRecord | null> {
  * as in a row: they hold UTC (lib/postgresql.ts parseUtcTimestamp).
  */
 async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
-  const row = await queryOne<Record<string, unknown> & { buildRepositories: BuildRecord["repositories"]; buildStages: Record<string, unknown>[] }>(
+  const row = await queryOne<
+    Record<string, unknown> & { buildRepositories: BuildRecord["repositories"]; buildStages: Record<string, unknown>[] }
+  >(
     `SELECT "b".*,
        COALESCE((SELECT json_agg("r" ORDER BY "r"."position") FROM "BuildRepository" AS "r" WHERE "r"."buildId" = "b"."id"), '[]') AS "buildRepositories",
        COALESCE((SELECT json_agg("s" ORDER BY "s"."position") FROM "BuildStage" AS "s" WHERE "s"."buildId" = "b"."id"), '[]') AS "buildStages"
@@ -155,7 +221,8 @@ async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
   if (!row) return null;
   const { buildRepositories, buildStages, ...build } = row;
   const stages = buildStages.map((stage) => {
-    for (const column of STAGE_DATES) if (typeof stage[column] === "string") stage[column] = parseUtcTimestamp(stage[column]);
+    for (const column of STAGE_DATES)
+      if (typeof stage[column] === "string") stage[column] = parseUtcTimestamp(stage[column]);
     return stage as BuildRecord["stages"][number];
   });
   return { ...(build as Omit<BuildRecord, "repositories" | "stages">), repositories: buildRepositories, stages };
@@ -218,7 +285,10 @@ export function listBuildsAwaitingDestroy(host?: HostScope): Promise<BuildRecord
     where: {
       AND: [onHost(host)],
       OR: [
-        { status: { in: ["failed", "canceled", "expired", "destroyed"] }, OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }] },
+        {
+          status: { in: ["failed", "canceled", "expired", "destroyed"] },
+          OR: [{ port: { not: null } }, { runtimeHandle: { not: null } }],
+        },
         { status: "destroying" },
       ],
     },
@@ -229,17 +299,26 @@ export function listBuildsAwaitingDestroy(host?: HostScope): Promise<BuildRecord
 
 /** Running and sleeping builds past their expiry: a sleeping build's time to live goes on counting. */
 export function listExpiredRunningBuilds(now: Date, host?: HostScope): Promise<BuildRecord[]> {
-  return getDb().build.findMany({ where: { status: { in: ["running", "sleeping"] }, expiresAt: { lte: now }, ...onHost(host) }, include: withDetails });
+  return getDb().build.findMany({
+    where: { status: { in: ["running", "sleeping"] }, expiresAt: { lte: now }, ...onHost(host) },
+    include: withDetails,
+  });
 }
 
 /** The seq of every queued build, oldest first: a queued build's position is its index here plus one. */
 export async function listQueuedSeqs(): Promise<number[]> {
-  const rows = await getDb().build.findMany({ where: { status: "queued" }, orderBy: { seq: "asc" }, select: { seq: true } });
+  const rows = await getDb().build.findMany({
+    where: { status: "queued" },
+    orderBy: { seq: "asc" },
+    select: { seq: true },
+  });
   return rows.map((row) => row.seq);
 }
 
 export async function countQueuedBuilds(): Promise<number> {
-  const row = await queryOne<{ queued: number }>(`SELECT CAST(COUNT(*) AS INTEGER) AS "queued" FROM "Build" WHERE "status" = 'queued'`);
+  const row = await queryOne<{ queued: number }>(
+    `SELECT CAST(COUNT(*) AS INTEGER) AS "queued" FROM "Build" WHERE "status" = 'queued'`,
+  );
   return row!.queued;
 }
 
@@ -257,13 +336,25 @@ export const ENDED_STATUSES: readonly BuildStatus[] = ["failed", "canceled", "ex
 
 /** What moveBuild may set along with the status: the SQL names come from here, never from a caller. */
 const MOVE_COLUMNS = ["startedAt", "finishedAt", "expiresAt", "failureStage", "failureMessage", "awakeSince"] as const;
-type MoveData = Partial<{ startedAt: Date; finishedAt: Date; expiresAt: Date; failureStage: string; failureMessage: string; awakeSince: Date }>;
+type MoveData = Partial<{
+  startedAt: Date;
+  finishedAt: Date;
+  expiresAt: Date;
+  failureStage: string;
+  failureMessage: string;
+  awakeSince: Date;
+}>;
 
 /**
  * Sets `values` (column names from the constant lists here, never from a caller) in the rows of `table` that
  * match `where`; returns how many changed.
  */
-function updateRows(table: "Build" | "BuildStage", values: Record<string, unknown>, where: string, whereArgs: unknown[]): Promise<number> {
+function updateRows(
+  table: "Build" | "BuildStage",
+  values: Record<string, unknown>,
+  where: string,
+  whereArgs: unknown[],
+): Promise<number> {
   const columns = Object.keys(values);
   const source = `UPDATE "${table}" SET ${columns.map((column) => `"${column}" = ?`).join(", ")} WHERE ${where}`;
   return execute(source, [...columns.map((column) => values[column]), ...whereArgs]);
@@ -271,7 +362,9 @@ function updateRows(table: "Build" | "BuildStage", values: Record<string, unknow
 
 /** The entries of `data` whose column is in `columns` and whose value is given (null included). */
 function pick<T extends string>(columns: readonly T[], data: Partial<Record<T, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(columns.filter((column) => data[column] !== undefined).map((column) => [column, data[column]]));
+  return Object.fromEntries(
+    columns.filter((column) => data[column] !== undefined).map((column) => [column, data[column]]),
+  );
 }
 
 /**
@@ -336,7 +429,10 @@ export async function failInProgressBuildsOfHost(host: string, message: string, 
       [message, now, now, host],
     );
     for (const { id } of rows) {
-      yield* run(`UPDATE "BuildStage" SET "status" = 'failed', "finishedAt" = ? WHERE "buildId" = ? AND "status" = 'running'`, [now, id]);
+      yield* run(
+        `UPDATE "BuildStage" SET "status" = 'failed', "finishedAt" = ? WHERE "buildId" = ? AND "status" = 'running'`,
+        [now, id],
+      );
       yield* run(`UPDATE "BuildStage" SET "status" = 'skipped' WHERE "buildId" = ? AND "status" = 'pending'`, [id]);
     }
     return rows.map((row) => row.id);
@@ -350,7 +446,10 @@ export async function failInProgressBuildsOfHost(host: string, message: string, 
 
 const RUNTIME_COLUMNS = ["port", "runtimeHandle"] as const;
 
-export async function updateBuildRuntime(id: string, data: { port?: number | null; runtimeHandle?: string | null }): Promise<void> {
+export async function updateBuildRuntime(
+  id: string,
+  data: { port?: number | null; runtimeHandle?: string | null },
+): Promise<void> {
   const values = pick(RUNTIME_COLUMNS, data);
   if (Object.keys(values).length > 0) await updateRows("Build", values, `"id" = ?`, [id]);
 }
@@ -361,7 +460,14 @@ const STAGE_COLUMNS = ["status", "startedAt", "finishedAt", "exitCode", "handle"
 export async function updateStage(
   buildId: string,
   name: StageName,
-  data: { status?: StageStatus; startedAt?: Date; finishedAt?: Date; exitCode?: number | null; handle?: string | null; logFile?: string },
+  data: {
+    status?: StageStatus;
+    startedAt?: Date;
+    finishedAt?: Date;
+    exitCode?: number | null;
+    handle?: string | null;
+    logFile?: string;
+  },
 ): Promise<void> {
   const values = pick(STAGE_COLUMNS, data);
   if (Object.keys(values).length === 0) return;
@@ -371,22 +477,38 @@ export async function updateStage(
 
 /** Marks the stages that never started `to` (skipped, canceled). */
 export async function closePendingStages(buildId: string, to: StageStatus) {
-  const { count } = await getDb().buildStage.updateMany({ where: { buildId, status: "pending" }, data: { status: to } });
+  const { count } = await getDb().buildStage.updateMany({
+    where: { buildId, status: "pending" },
+    data: { status: to },
+  });
   if (count > 0) notifyBuildChanged(buildId);
 }
 
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
 export async function closeOpenStages(buildId: string, runningTo: StageStatus, pendingTo: StageStatus, at: Date) {
-  await getDb().buildStage.updateMany({ where: { buildId, status: "running" }, data: { status: runningTo, finishedAt: at, handle: null } });
+  await getDb().buildStage.updateMany({
+    where: { buildId, status: "running" },
+    data: { status: runningTo, finishedAt: at, handle: null },
+  });
   await closePendingStages(buildId, pendingTo);
   notifyBuildChanged(buildId);
 }
 
 /** Moves a running build's expiry, only if it is still `currentExpiry` (compare-and-set), with the
  * whole time to live that makes; false when it is no longer running or its expiry moved meanwhile. */
-export async function setRunningBuildExpiry(id: string, currentExpiry: Date, expiresAt: Date, ttlSeconds: number): Promise<boolean> {
+export async function setRunningBuildExpiry(
+  id: string,
+  currentExpiry: Date,
+  expiresAt: Date,
+  ttlSeconds: number,
+): Promise<boolean> {
   // An extension counts as use: max_awake_builds puts the builds awake longest without one to sleep first.
-  const count = await updateRows("Build", { expiresAt, ttlSeconds, awakeSince: new Date() }, `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`, [id, currentExpiry]);
+  const count = await updateRows(
+    "Build",
+    { expiresAt, ttlSeconds, awakeSince: new Date() },
+    `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`,
+    [id, currentExpiry],
+  );
   if (count === 1) notifyBuildChanged(id);
   return count === 1;
 }
@@ -401,9 +523,18 @@ export async function findAutomaticBuildOfCommit(alias: string, commitSha: strin
 }
 
 /** The automatic builds following a branch (their one repository at that ref), oldest first. */
-export function listAutomaticBuildsOfBranch(alias: string, branch: string, triggers: readonly string[], statuses: readonly BuildStatus[]) {
+export function listAutomaticBuildsOfBranch(
+  alias: string,
+  branch: string,
+  triggers: readonly string[],
+  statuses: readonly BuildStatus[],
+) {
   return getDb().build.findMany({
-    where: { trigger: { in: [...triggers] }, status: { in: [...statuses] }, repositories: { some: { alias, ref: branch } } },
+    where: {
+      trigger: { in: [...triggers] },
+      status: { in: [...statuses] },
+      repositories: { some: { alias, ref: branch } },
+    },
     orderBy: { seq: "asc" },
     include: withDetails,
   });

@@ -38,7 +38,9 @@ const timestamp = z.iso.datetime();
 
 export const buildStageSchema = z
   .object({
-    name: z.string().describe("A stage of the build's runtime driver, e.g. checkout, install, test, start, healthcheck"),
+    name: z
+      .string()
+      .describe("A stage of the build's runtime driver, e.g. checkout, install, test, start, healthcheck"),
     status: z.enum(STAGE_STATUSES),
     started_at: timestamp.nullable(),
     finished_at: timestamp.nullable(),
@@ -57,7 +59,10 @@ export const buildRepositorySchema = z
     repository: z.string(),
     ref: z.string(),
     commit_sha: z.string(),
-    commit_subject: z.string().nullable().describe("The commit's subject line, from git; null for builds made before it was recorded"),
+    commit_subject: z
+      .string()
+      .nullable()
+      .describe("The commit's subject line, from git; null for builds made before it was recorded"),
     commit_author: z.string().nullable().describe("The commit's author name, from git"),
   })
   .meta({ id: "BuildRepository" });
@@ -76,7 +81,9 @@ export const buildSummarySchema = z
     ttl_seconds: z.number().int(),
     created_at: timestamp,
     started_at: timestamp.nullable(),
-    finished_at: timestamp.nullable().describe("When the build stopped working: it reached running, failed or was canceled"),
+    finished_at: timestamp
+      .nullable()
+      .describe("When the build stopped working: it reached running, failed or was canceled"),
     expires_at: timestamp.nullable().describe("Null until the build reaches running: the time to live starts there"),
     queue_position: z.number().int().nullable().describe("1 for the next build to run; null unless queued"),
     preview_url: z.string().nullable().describe("Null unless running"),
@@ -84,14 +91,27 @@ export const buildSummarySchema = z
       .string()
       .nullable()
       .describe("The instance (INSTANCE_NAME) that claimed the build and runs its runtime; null while queued"),
-    failure_stage: z.string().nullable().describe("A stage name, `recovery` for a build a restart interrupted, or `wake` for a runtime that did not come back from sleep"),
+    failure_stage: z
+      .string()
+      .nullable()
+      .describe(
+        "A stage name, `recovery` for a build a restart interrupted, or `wake` for a runtime that did not come back from sleep",
+      ),
     failure_message: z.string().nullable(),
-    created_by: z.string().describe("The display name of the user who asked for the build (never the email); `build service` for automatic builds"),
-    trigger: z.enum(BUILD_TRIGGERS).describe("How the build was started: by hand, by a webhook, by polling, or as a rebuild"),
+    created_by: z
+      .string()
+      .describe(
+        "The display name of the user who asked for the build (never the email); `build service` for automatic builds",
+      ),
+    trigger: z
+      .enum(BUILD_TRIGGERS)
+      .describe("How the build was started: by hand, by a webhook, by polling, or as a rebuild"),
     triggered_by: z
       .string()
       .nullable()
-      .describe("Who started it: the user's display name, or for a webhook the pusher the payload names; null for polling"),
+      .describe(
+        "Who started it: the user's display name, or for a webhook the pusher the payload names; null for polling",
+      ),
   })
   .meta({ id: "BuildSummary" });
 
@@ -99,7 +119,11 @@ export const forgeReportSchema = z
   .object({
     repository: z.string().describe("The repository whose git host was told"),
     kind: z.enum(["status", "comment"]).describe("A commit status, or the pull request's comment"),
-    state: z.string().describe("The host's own word for what was reported: pending, running, success, failure, failed, error, canceled"),
+    state: z
+      .string()
+      .describe(
+        "The host's own word for what was reported: pending, running, success, failure, failed, error, canceled",
+      ),
     description: z.string(),
     outcome: z.enum(["sent", "failed"]).describe("sent: the host took it; failed: it did not, after the retries"),
     attempts: z.number().int(),
@@ -165,7 +189,9 @@ export const extendBuildSchema = z
       .number()
       .int()
       .positive()
-      .describe("Seconds added to the time the build has left; the new expiry is at most ttl.max_seconds from now, and never earlier than the current one")
+      .describe(
+        "Seconds added to the time the build has left; the new expiry is at most ttl.max_seconds from now, and never earlier than the current one",
+      )
       .meta({ example: 3600 }),
   })
   .meta({ id: "ExtendBuild" });
@@ -183,11 +209,16 @@ export const hookResultSchema = z
       ),
     detail: z.string(),
     repository: z.string(),
-    branch: z.string().nullable().describe("The branch, or for a pull request the ref its head is fetched from (refs/pull/7/head)"),
+    branch: z
+      .string()
+      .nullable()
+      .describe("The branch, or for a pull request the ref its head is fetched from (refs/pull/7/head)"),
     pull_request: z.number().int().nullable().describe("The pull or merge request's number, for its events"),
     commit_sha: z.string().nullable(),
     build: buildSchema.nullable().describe("The build started"),
-    build_ids: z.array(z.string()).describe("The builds concerned: the one started or already made for this commit, or those destroyed"),
+    build_ids: z
+      .array(z.string())
+      .describe("The builds concerned: the one started or already made for this commit, or those destroyed"),
   })
   .meta({ id: "HookResult" });
 

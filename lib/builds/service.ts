@@ -1,31 +1,31 @@
+import type { z } from "zod";
 import { conflict, notFound, serviceUnavailable, unprocessable } from "../http/problem";
 import { getBuildsConfig } from "./config";
-import { RuntimeUnavailableError } from "./runtime/driver";
-import { configuredDriver } from "./runtime/drivers";
-import { assertCanActOnBuild, canActOnBuild, type Actor } from "./permissions";
-import { destroyRuntime, stopActiveBuild } from "./queue/executor";
 import { listForgeReports } from "./forge/reports";
 import { isRepositoryReady, modulesAtDefaultRef } from "./git/mirrors";
+import { type Actor, assertCanActOnBuild, canActOnBuild } from "./permissions";
+import { destroyRuntime, stopActiveBuild } from "./queue/executor";
 import {
+  type BuildRecord,
   closeOpenStages,
   findBuild,
   findBuildSeq,
   listBuildRecords,
   listQueuedSeqs,
-  queuePosition,
   moveBuild,
-  type BuildRecord,
+  queuePosition,
 } from "./repository";
+import { RuntimeUnavailableError } from "./runtime/driver";
+import { configuredDriver } from "./runtime/drivers";
 import {
-  MAX_MODULES,
-  MAX_REPOSITORIES,
   type AppConfigView,
   type BuildView,
   type listBuildsQuerySchema,
+  MAX_MODULES,
+  MAX_REPOSITORIES,
 } from "./schemas";
-import { isInProgress, type BuildStatus } from "./status";
+import { type BuildStatus, isInProgress } from "./status";
 import { toBuildSummary, toBuildView } from "./views";
-import type { z } from "zod";
 
 export const APP_VERSION = "0.2.0";
 
@@ -37,7 +37,11 @@ export const APP_VERSION = "0.2.0";
 export async function presentBuild(build: BuildRecord, viewer?: Actor | null): Promise<BuildView> {
   const position = build.status === "queued" ? await queuePosition(build.seq) : null;
   // Only builds of a repository with a git host configured can have reports: the others skip the query.
-  const forges = new Set(getBuildsConfig().repositories.filter((r) => r.forge).map((r) => r.alias));
+  const forges = new Set(
+    getBuildsConfig()
+      .repositories.filter((r) => r.forge)
+      .map((r) => r.alias),
+  );
   const reports = build.repositories.some((r) => forges.has(r.alias)) ? await listForgeReports(build.id) : [];
   const view = toBuildView(build, position, reports);
   return viewer === undefined ? view : { ...view, viewer_can_change: viewer !== null && canActOnBuild(viewer, build) };
@@ -85,7 +89,9 @@ export async function cancelBuild(buildId: string, user: Actor): Promise<BuildVi
     const status = build.status as BuildStatus;
     if (status !== "queued" && !isInProgress(status)) {
       const hint = status === "running" ? " It is running: DELETE /builds/{id} destroys its runtime." : "";
-      throw conflict(`Build ${buildId} is already over (${status}); there is nothing to cancel.${hint}`.replace("{id}", buildId));
+      throw conflict(
+        `Build ${buildId} is already over (${status}); there is nothing to cancel.${hint}`.replace("{id}", buildId),
+      );
     }
     // Only from the status just read: if the executor moved the build meanwhile, read it again.
     if (!(await moveBuild(buildId, status, "canceled", { finishedAt: new Date() }))) continue;
@@ -139,7 +145,9 @@ export async function destroyBuildOfLostHost(buildId: string, user: Actor, host:
     if (status === "destroyed") return presentBuild(build, user);
     if (status === "queued" || isInProgress(status)) {
       // The heartbeat of any instance fails the builds a lost host had in progress, within a few seconds.
-      throw conflict(`Build ${buildId} is ${status} on ${host}, which is lost; it is failed within seconds, then it can be destroyed.`);
+      throw conflict(
+        `Build ${buildId} is ${status} on ${host}, which is lost; it is failed within seconds, then it can be destroyed.`,
+      );
     }
     if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
     if (!(await moveBuild(buildId, "destroying", "destroyed"))) continue;

@@ -1,13 +1,16 @@
 import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
-import { isStageLogGrowing, type BuildStatus, type StageName, type StageStatus } from "./status";
-import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
-import { fillPreviewTemplate, getBuildsConfig } from "./config";
 import { hostPartOf, thisInstanceName } from "../cluster/instances";
+import { fillPreviewTemplate, getBuildsConfig } from "./config";
+import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
+import { type BuildStatus, isStageLogGrowing, type StageName, type StageStatus } from "./status";
 
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toBuildSummary(build: Build & { repositories: BuildRepository[] }, queuePosition: number | null = null): BuildSummaryView {
+export function toBuildSummary(
+  build: Build & { repositories: BuildRepository[] },
+  queuePosition: number | null = null,
+): BuildSummaryView {
   const status = build.status as BuildStatus;
   return {
     build_id: build.id,
@@ -29,7 +32,12 @@ export function toBuildSummary(build: Build & { repositories: BuildRepository[] 
     // Only a build with a runtime has something to preview (without a `start` command it runs install and test only).
     preview_url:
       status === "running" && build.port != null && build.runtimeHandle != null
-        ? fillPreviewTemplate(getBuildsConfig().preview_url, build.id, build.port, hostPartOf(build.host ?? thisInstanceName()))
+        ? fillPreviewTemplate(
+            getBuildsConfig().preview_url,
+            build.id,
+            build.port,
+            hostPartOf(build.host ?? thisInstanceName()),
+          )
         : null,
     host: build.host,
     failure_stage: build.failureStage,

@@ -5,9 +5,9 @@ import { getEnv } from "../env";
 import { queryOne } from "../hot-sql";
 import { clientAddress } from "../http/client-address";
 import { serviceUnavailable, unauthorized } from "../http/problem";
-import { withEffectiveRole, type PublicUser } from "../users/roles";
+import { type PublicUser, withEffectiveRole } from "../users/roles";
 import { databaseNow, lostAfterMs } from "./instances";
-import { signPeerRequest, verifyPeerRequest, type PeerIdentity } from "./peer-auth";
+import { type PeerIdentity, signPeerRequest, verifyPeerRequest } from "./peer-auth";
 
 /**
  * A build's logs live on the disk of the instance that ran it (its `host`), and its runtime (processes, a
@@ -53,7 +53,12 @@ export async function requireCaller(request: Request): Promise<UserCaller> {
   const peer = await verifyPeerRequest(request);
   if (!peer) {
     const session = await requireSession(request);
-    return { user: session.user, identity: { userId: session.user.id, sid: session.sid }, forwardedBy: null, client: clientAddress(request.headers) };
+    return {
+      user: session.user,
+      identity: { userId: session.user.id, sid: session.sid },
+      forwardedBy: null,
+      client: clientAddress(request.headers),
+    };
   }
   if (!peer.identity) throw unauthorized(`The request forwarded by ${peer.from} names no user.`);
   const { revoked, user } = await findSessionUser(peer.identity.sid, peer.identity.userId);
@@ -104,9 +109,10 @@ export async function forwardToBuildHost(
   const self = getEnv().INSTANCE_NAME;
   if (!build?.host || build.host === self) return null;
   const host = build.host;
-  const instance = await queryOne<{ url: string | null; heartbeatAt: Date | string }>(`SELECT "url", "heartbeatAt" FROM "Instance" WHERE "name" = ?`, [
-    host,
-  ]);
+  const instance = await queryOne<{ url: string | null; heartbeatAt: Date | string }>(
+    `SELECT "url", "heartbeatAt" FROM "Instance" WHERE "name" = ?`,
+    [host],
+  );
   if (instance) {
     const lastHeartbeat = new Date(instance.heartbeatAt);
     if ((await databaseNow()).getTime() - lastHeartbeat.getTime() > lostAfterMs()) {
@@ -120,13 +126,21 @@ export async function forwardToBuildHost(
   }
   const origin = peerOrigin(instance?.url ?? null);
   if (!instance || !origin) {
-    const why = !instance ? "is not a registered instance" : instance.url ? "has an invalid INSTANCE_URL" : "has no INSTANCE_URL";
-    throw serviceUnavailable(`Build ${buildId} is hosted by ${host}, which ${why}: its logs and runtime can be reached only through it.`);
+    const why = !instance
+      ? "is not a registered instance"
+      : instance.url
+        ? "has an invalid INSTANCE_URL"
+        : "has no INSTANCE_URL";
+    throw serviceUnavailable(
+      `Build ${buildId} is hosted by ${host}, which ${why}: its logs and runtime can be reached only through it.`,
+    );
   }
 
   const url = new URL(request.url);
   const pathAndQuery = url.pathname + url.search;
-  const headers = new Headers(signPeerRequest(request.method, pathAndQuery, self, caller.identity ?? null, caller.client));
+  const headers = new Headers(
+    signPeerRequest(request.method, pathAndQuery, self, caller.identity ?? null, caller.client),
+  );
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);
     if (value !== null) headers.set(name, value);
@@ -135,13 +149,24 @@ export async function forwardToBuildHost(
   const abort = new AbortController();
   const onClientGone = () => abort.abort(request.signal.reason);
   request.signal.addEventListener("abort", onClientGone, { once: true });
-  const timer = setTimeout(() => abort.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS / 1000} s`)), HEADERS_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => abort.abort(new Error(`no answer within ${HEADERS_TIMEOUT_MS / 1000} s`)),
+    HEADERS_TIMEOUT_MS,
+  );
   let answer: Response;
   try {
-    answer = await fetch(new URL(pathAndQuery, origin), { method: request.method, headers, redirect: "manual", signal: abort.signal });
+    answer = await fetch(new URL(pathAndQuery, origin), {
+      method: request.method,
+      headers,
+      redirect: "manual",
+      signal: abort.signal,
+    });
   } catch (error) {
     request.signal.removeEventListener("abort", onClientGone);
-    throw serviceUnavailable(`Build ${buildId} is hosted by ${host} (${origin}), which does not answer: ${reasonOf(error)}.`, 30);
+    throw serviceUnavailable(
+      `Build ${buildId} is hosted by ${host} (${origin}), which does not answer: ${reasonOf(error)}.`,
+      30,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -158,7 +183,8 @@ export function peerOrigin(stored: string | null): string | null {
   if (!stored || !URL.canParse(stored)) return null;
   const url = new URL(stored);
   if (url.protocol !== "http:" && url.protocol !== "https:") return null;
-  if (url.username || url.password || url.search || url.hash || (url.pathname !== "/" && url.pathname !== "")) return null;
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== "/" && url.pathname !== ""))
+    return null;
   return url.origin;
 }
 
@@ -166,4 +192,3 @@ function reasonOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
-

@@ -1,5 +1,12 @@
-import { getBuildsConfig, type BuildsConfig } from "../builds/config";
-import { beatHeart, describeDisagreement, InstanceNameTaken, lostAfterMs, registerInstance, thisInstanceName } from "./instances";
+import { type BuildsConfig, getBuildsConfig } from "../builds/config";
+import {
+  beatHeart,
+  describeDisagreement,
+  InstanceNameTaken,
+  lostAfterMs,
+  registerInstance,
+  thisInstanceName,
+} from "./instances";
 import { failBuildsOfLostHosts } from "./lost-hosts";
 
 /**
@@ -8,7 +15,9 @@ import { failBuildsOfLostHosts } from "./lost-hosts";
  * registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails
  * the builds of instances that lost theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
  */
-const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: { timer: NodeJS.Timeout; beat: Promise<void> } };
+const globalForHeartbeat = globalThis as unknown as {
+  instanceHeartbeat?: { timer: NodeJS.Timeout; beat: Promise<void> };
+};
 
 /** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
 export function heartbeatIntervalMs(): number {
@@ -31,12 +40,15 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
   const beat = () =>
     (state.beat = state.beat
       .then(async () => {
-        if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone") await registerInstance(config).catch(exitIfNameTaken("Stopping"));
+        if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone")
+          await registerInstance(config).catch(exitIfNameTaken("Stopping"));
         const { failed, expired } = await failBuildsOfLostHosts();
         if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
         if (expired.length > 0) console.warn(`cluster: expired the previews of lost hosts: ${expired.join(", ")}`);
       })
-      .catch((error) => console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`)));
+      .catch((error) =>
+        console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`),
+      ));
   await beat();
 }
 
@@ -59,4 +71,6 @@ export function stopInstanceHeartbeat(): void {
 }
 
 /** Registered in lib/jobs.ts, before every other job: the executor's claims name this instance as their host. */
-export const instanceJobs = [{ name: "instance heartbeat", start: () => startInstanceHeartbeat(), stop: stopInstanceHeartbeat }];
+export const instanceJobs = [
+  { name: "instance heartbeat", start: () => startInstanceHeartbeat(), stop: stopInstanceHeartbeat },
+];

@@ -3,10 +3,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { BuildsConfig } from "../builds/config";
 import { getDialect } from "../db";
 import { getEnv } from "../env";
 import { execute, queryAll, queryOne } from "../hot-sql";
-import type { BuildsConfig } from "../builds/config";
 
 /**
  * The instances sharing one database (issue 19). Each registers itself at start in the Instance table under its
@@ -41,7 +41,11 @@ export interface ProcessIdentity {
 const globalForProcess = globalThis as unknown as { instanceProcess?: ProcessIdentity };
 
 export function thisProcess(): ProcessIdentity {
-  return (globalForProcess.instanceProcess ??= { id: crypto.randomBytes(12).toString("hex"), machine: os.hostname(), pid: process.pid });
+  return (globalForProcess.instanceProcess ??= {
+    id: crypto.randomBytes(12).toString("hex"),
+    machine: os.hostname(),
+    pid: process.pid,
+  });
 }
 
 /** Another live process holds this instance's name: this one must not run under it. */
@@ -75,10 +79,12 @@ export async function databaseNow(): Promise<Date> {
 export function sharedBuildsSettings(config: BuildsConfig): Record<string, unknown> {
   const { run_as_uids: _ownUids, compose, ...runtime } = config.runtime;
   return sortKeys({
-    repositories: config.repositories.map(({ webhook_secret, webhookSecret: _secret, url: _asWritten, ...repository }) => ({
-      ...repository,
-      webhook_secret: webhook_secret === undefined ? undefined : "(set)",
-    })),
+    repositories: config.repositories.map(
+      ({ webhook_secret, webhookSecret: _secret, url: _asWritten, ...repository }) => ({
+        ...repository,
+        webhook_secret: webhook_secret === undefined ? undefined : "(set)",
+      }),
+    ),
     ttl: config.ttl,
     runtime: {
       ...runtime,
@@ -101,7 +107,10 @@ export function fingerprintOf(settings: Record<string, unknown>): string {
 type Holder = Pick<InstanceRecord, "processId" | "machine" | "pid" | "url" | "startedAt" | "heartbeatAt">;
 
 async function holderOf(name: string): Promise<Holder | undefined> {
-  const row = await queryOne<Holder>(`SELECT "processId", "machine", "pid", "url", "startedAt", "heartbeatAt" FROM "Instance" WHERE "name" = ?`, [name]);
+  const row = await queryOne<Holder>(
+    `SELECT "processId", "machine", "pid", "url", "startedAt", "heartbeatAt" FROM "Instance" WHERE "name" = ?`,
+    [name],
+  );
   return row && { ...row, startedAt: new Date(row.startedAt), heartbeatAt: new Date(row.heartbeatAt) };
 }
 
@@ -143,7 +152,8 @@ async function isHolderAlive(name: string, holder: Holder): Promise<boolean> {
   const watchMs = (lostAfterMs() / 6) * 2;
   await sleep(watchMs);
   const now = await holderOf(name);
-  if (now && (now.processId !== holder.processId || now.heartbeatAt.getTime() !== holder.heartbeatAt.getTime())) return true;
+  if (now && (now.processId !== holder.processId || now.heartbeatAt.getTime() !== holder.heartbeatAt.getTime()))
+    return true;
   console.warn(
     `cluster: INSTANCE_NAME ${name} was held by pid ${holder.pid} on ${holder.machine}, whose heartbeat did not move for ` +
       `${Math.round(watchMs / 1000)} s: taking it over.`,
@@ -157,15 +167,30 @@ async function isHolderAlive(name: string, holder: Holder): Promise<boolean> {
  * instance's past left (a crash, a stop) is taken back. Taking it is a compare-and-set on the holder seen, so two
  * processes starting at once under one name do not both get it.
  */
-export async function registerInstance(config: BuildsConfig, url: string | null = getEnv().INSTANCE_URL ?? null): Promise<void> {
+export async function registerInstance(
+  config: BuildsConfig,
+  url: string | null = getEnv().INSTANCE_URL ?? null,
+): Promise<void> {
   const name = thisInstanceName();
   const me = thisProcess();
   const settings = JSON.stringify(sharedBuildsSettings(config));
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const holder = await holderOf(name);
-    if (holder && holder.processId !== me.id && (await isHolderAlive(name, holder))) throw new InstanceNameTaken(describeHolder(name, holder));
+    if (holder && holder.processId !== me.id && (await isHolderAlive(name, holder)))
+      throw new InstanceNameTaken(describeHolder(name, holder));
     const now = await databaseNow();
-    const values = [url, now, now, config.max_concurrent_builds, settings, sha256(settings), me.id, me.machine, me.pid, name];
+    const values = [
+      url,
+      now,
+      now,
+      config.max_concurrent_builds,
+      settings,
+      sha256(settings),
+      me.id,
+      me.machine,
+      me.pid,
+      name,
+    ];
     const taken = holder
       ? await execute(
           `UPDATE "Instance" SET "url" = ?, "startedAt" = ?, "heartbeatAt" = ?, "builderSlots" = ?, "buildsSettings" = ?, "buildsFingerprint" = ?,
@@ -181,7 +206,9 @@ export async function registerInstance(config: BuildsConfig, url: string | null 
     if (taken === 1) return;
     // Another process took or created the row between the read and the write: judge the new holder.
   }
-  throw new InstanceNameTaken(`INSTANCE_NAME ${name} changed hands five times while this instance started: another process starts under it.`);
+  throw new InstanceNameTaken(
+    `INSTANCE_NAME ${name} changed hands five times while this instance started: another process starts under it.`,
+  );
 }
 
 /**
@@ -192,7 +219,14 @@ export async function registerInstance(config: BuildsConfig, url: string | null 
 export async function beatHeart(): Promise<"beat" | "gone"> {
   const name = thisInstanceName();
   const me = thisProcess();
-  if ((await execute(`UPDATE "Instance" SET "heartbeatAt" = ? WHERE "name" = ? AND "processId" = ?`, [await databaseNow(), name, me.id])) === 1) return "beat";
+  if (
+    (await execute(`UPDATE "Instance" SET "heartbeatAt" = ? WHERE "name" = ? AND "processId" = ?`, [
+      await databaseNow(),
+      name,
+      me.id,
+    ])) === 1
+  )
+    return "beat";
   const holder = await holderOf(name);
   if (!holder) return "gone";
   throw new InstanceNameTaken(describeHolder(name, holder));
@@ -243,7 +277,11 @@ export function firstDifference(
   const a = mine as Record<string, unknown>;
   const b = theirs as Record<string, unknown>;
   if (Array.isArray(a) && a.length !== (b as unknown as unknown[]).length) {
-    return { setting: `${at || "(all)"} (${a.length} entries here, ${(b as unknown as unknown[]).length} there)`, mine, theirs };
+    return {
+      setting: `${at || "(all)"} (${a.length} entries here, ${(b as unknown as unknown[]).length} there)`,
+      mine,
+      theirs,
+    };
   }
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
     const path = Array.isArray(a) ? `${at}[${key}]` : at ? `${at}.${key}` : key;
@@ -261,7 +299,9 @@ export function lostAfterMs(): number {
 /** The other instances whose heartbeat is recent: alive, as far as anyone can tell. */
 export async function listLiveInstances(): Promise<InstanceRecord[]> {
   const since = (await databaseNow()).getTime() - lostAfterMs();
-  return (await listInstances()).filter((instance) => instance.name !== thisInstanceName() && instance.heartbeatAt.getTime() >= since);
+  return (await listInstances()).filter(
+    (instance) => instance.name !== thisInstanceName() && instance.heartbeatAt.getTime() >= since,
+  );
 }
 
 /**
@@ -275,7 +315,11 @@ export async function describeDisagreement(config: BuildsConfig): Promise<string
   const fingerprint = fingerprintOf(mine);
   for (const other of await listLiveInstances()) {
     if (other.buildsFingerprint === fingerprint) continue;
-    const difference = firstDifference(mine, JSON.parse(other.buildsSettings)) ?? { setting: "(all)", mine, theirs: "?" };
+    const difference = firstDifference(mine, JSON.parse(other.buildsSettings)) ?? {
+      setting: "(all)",
+      mine,
+      theirs: "?",
+    };
     return (
       `${path.basename(config.file)}: ${difference.setting} differs from the live instance ${other.name}'s ` +
       `(here ${JSON.stringify(difference.mine) ?? "unset"}, there ${JSON.stringify(difference.theirs) ?? "unset"}). ` +

@@ -146,10 +146,12 @@ export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
       keeper.lastFailure = null;
     } catch (error) {
       const message = (error as Error).message;
-      if (keeper.lastFailure !== message) console.warn(`cluster: the lease of "${job.name}" could not be renewed: ${message}`);
+      if (keeper.lastFailure !== message)
+        console.warn(`cluster: the lease of "${job.name}" could not be renewed: ${message}`);
       keeper.lastFailure = message;
       // Still ours until heldUntil: a short database hiccup must not stop and restart the job.
-      if (keeper.running && Date.now() >= keeper.heldUntil) await stopJob("its lease ran out while the database was unreachable");
+      if (keeper.running && Date.now() >= keeper.heldUntil)
+        await stopJob("its lease ran out while the database was unreachable");
       return;
     }
     if (held) {
@@ -160,7 +162,9 @@ export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
     }
   };
   const tick = () => {
-    keeper.busy = keeper.busy.then(tryOnce).catch((error) => console.error(`cluster: "${job.name}" failed to start or stop:`, error));
+    keeper.busy = keeper.busy
+      .then(tryOnce)
+      .catch((error) => console.error(`cluster: "${job.name}" failed to start or stop:`, error));
     return keeper.busy;
   };
 

@@ -18,9 +18,11 @@ export async function withClusterLock<T>(name: string, work: () => Promise<T>): 
     try {
       return await work();
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1, hashtext($2))", [CLUSTER_LOCK_KEY, name]).catch((error: Error) => {
-        broken = error;
-      });
+      await client
+        .query("SELECT pg_advisory_unlock($1, hashtext($2))", [CLUSTER_LOCK_KEY, name])
+        .catch((error: Error) => {
+          broken = error;
+        });
     }
   } catch (error) {
     broken ??= error as Error;

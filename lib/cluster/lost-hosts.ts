@@ -1,7 +1,7 @@
+import { failInProgressBuildsOfHost, listExpiredRunningBuilds, moveBuild } from "../builds/repository";
 import { getDialect } from "../db";
 import { getEnv } from "../env";
 import { queryAll } from "../hot-sql";
-import { failInProgressBuildsOfHost, listExpiredRunningBuilds, moveBuild } from "../builds/repository";
 import { databaseNow, thisInstanceName } from "./instances";
 
 /**

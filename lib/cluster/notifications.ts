@@ -35,7 +35,10 @@ export function listenToInstances(channel: Channel, onNotice: () => void): () =>
     const reconnect = (error?: Error) => {
       if (lost) return;
       lost = true;
-      if (!stopped) console.error(`cluster: listening to ${channel} stopped (${error?.message ?? "connection closed"}); connecting again`);
+      if (!stopped)
+        console.error(
+          `cluster: listening to ${channel} stopped (${error?.message ?? "connection closed"}); connecting again`,
+        );
       client.removeAllListeners("notification");
       void client.end().catch(() => undefined);
       if (current === client) current = null;

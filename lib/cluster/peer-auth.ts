@@ -49,7 +49,10 @@ let cachedKey: { secret: string; key: Buffer } | undefined;
 function peerKey(): Buffer {
   const secret = getEnv().NEXTAUTH_SECRET;
   if (cachedKey?.secret !== secret) {
-    cachedKey = { secret, key: Buffer.from(crypto.hkdfSync("sha256", secret, "", "bcv-runbot instance-to-instance v1", 32)) };
+    cachedKey = {
+      secret,
+      key: Buffer.from(crypto.hkdfSync("sha256", secret, "", "bcv-runbot instance-to-instance v1", 32)),
+    };
   }
   return cachedKey.key;
 }
@@ -67,7 +70,9 @@ interface SignedFields {
 
 function signatureOf(fields: SignedFields): string {
   const { method, pathAndQuery, bodyDigest, timestamp, nonce, from, user, client } = fields;
-  const text = [VERSION, method.toUpperCase(), pathAndQuery, bodyDigest, timestamp, nonce, from, user, client].join("\n");
+  const text = [VERSION, method.toUpperCase(), pathAndQuery, bodyDigest, timestamp, nonce, from, user, client].join(
+    "\n",
+  );
   return `${VERSION}=${crypto.createHmac("sha256", peerKey()).update(text).digest("hex")}`;
 }
 
@@ -127,7 +132,8 @@ function acceptNonce(nonce: string, validUntilMs: number, now: number): string |
   if (until !== undefined && until >= now) return "the nonce was already used: a request is served once";
   if (seen.size >= MAX_REMEMBERED_NONCES) {
     for (const [old, oldUntil] of seen) if (oldUntil < now) seen.delete(old);
-    if (seen.size >= MAX_REMEMBERED_NONCES) return "too many instance-to-instance requests within the validity window; try again shortly";
+    if (seen.size >= MAX_REMEMBERED_NONCES)
+      return "too many instance-to-instance requests within the validity window; try again shortly";
   }
   seen.set(nonce, validUntilMs);
   return null;
@@ -181,19 +187,37 @@ async function verifyOnce(request: Request, now: number): Promise<PeerRequest | 
   const client = headers.get(PEER_HEADERS.client) ?? "";
   const signature = headers.get(PEER_HEADERS.signature);
   if (!from || !timestamp || !nonce || !bodyDigest || !signature) {
-    const required = [PEER_HEADERS.from, PEER_HEADERS.timestamp, PEER_HEADERS.nonce, PEER_HEADERS.bodyDigest, PEER_HEADERS.signature];
+    const required = [
+      PEER_HEADERS.from,
+      PEER_HEADERS.timestamp,
+      PEER_HEADERS.nonce,
+      PEER_HEADERS.bodyDigest,
+      PEER_HEADERS.signature,
+    ];
     throw refuse(`${required.join(", ")} are all required`);
   }
   if (!/^\d{1,12}$/.test(timestamp)) throw refuse("the timestamp is not a number of seconds");
   if (!/^[0-9a-f]{32}$/.test(nonce)) throw refuse("the nonce is not 16 bytes in hex");
   if (Math.abs(now / 1000 - Number(timestamp)) > PEER_SIGNATURE_VALIDITY_S) {
-    throw refuse(`the signature is older or newer than ${PEER_SIGNATURE_VALIDITY_S} s (are the instances' clocks set?)`);
+    throw refuse(
+      `the signature is older or newer than ${PEER_SIGNATURE_VALIDITY_S} s (are the instances' clocks set?)`,
+    );
   }
   const url = new URL(request.url);
-  const fields = { method: request.method, pathAndQuery: url.pathname + url.search, bodyDigest, timestamp, nonce, from, user, client };
+  const fields = {
+    method: request.method,
+    pathAndQuery: url.pathname + url.search,
+    bodyDigest,
+    timestamp,
+    nonce,
+    from,
+    user,
+    client,
+  };
   const expected = Buffer.from(signatureOf(fields));
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw refuse("the signature does not match");
+  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
+    throw refuse("the signature does not match");
   // The digest is signed; the body must be the one it was made from.
   const body = await bodyOf(request);
   if (body === null) throw refuse(`the body is larger than ${MAX_SIGNED_BODY_BYTES} bytes`);

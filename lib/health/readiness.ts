@@ -11,13 +11,18 @@ import type { Readiness } from "./schemas";
  * migration step has not reached yet is not ready). Both databases record applied migrations in Prisma's
  * `_prisma_migrations` table, with the same columns, so one query serves both.
  */
-const MIGRATION_FOLDERS = { sqlite: path.join("prisma", "migrations"), postgresql: POSTGRESQL_MIGRATIONS_FOLDER } as const;
+const MIGRATION_FOLDERS = {
+  sqlite: path.join("prisma", "migrations"),
+  postgresql: POSTGRESQL_MIGRATIONS_FOLDER,
+} as const;
 
 const globalForReadiness = globalThis as unknown as { shippedMigrations?: string[] };
 
 /** The migrations this build ships, read from the project's folder once per process. */
 function shippedMigrations(): string[] {
-  globalForReadiness.shippedMigrations ??= listMigrations(path.resolve(MIGRATION_FOLDERS[getDialect()])).map((m) => m.name);
+  globalForReadiness.shippedMigrations ??= listMigrations(path.resolve(MIGRATION_FOLDERS[getDialect()])).map(
+    (m) => m.name,
+  );
   return globalForReadiness.shippedMigrations;
 }
 
@@ -33,6 +38,7 @@ export async function checkReadiness(): Promise<Readiness> {
   }
   const shipped = shippedMigrations();
   const pending = shipped.filter((name) => !applied.has(name));
-  if (pending.length > 0) throw serviceUnavailable(`The database lacks migrations of this build: ${pending.join(", ")}.`, 5);
+  if (pending.length > 0)
+    throw serviceUnavailable(`The database lacks migrations of this build: ${pending.join(", ")}.`, 5);
   return { status: "ready", database: getDialect(), migrations: shipped.length };
 }

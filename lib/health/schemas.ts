@@ -10,6 +10,9 @@ export const readinessSchema = z
     database: z.enum(["sqlite", "postgresql"]).describe("The database this instance runs on (DATABASE_URL)"),
     migrations: z.number().int().describe("How many migrations the database has applied: all this build has"),
   })
-  .meta({ id: "Readiness", description: "The instance can serve: its database answers and holds every migration of this build." });
+  .meta({
+    id: "Readiness",
+    description: "The instance can serve: its database answers and holds every migration of this build.",
+  });
 
 export type Readiness = z.infer<typeof readinessSchema>;

@@ -1,4 +1,4 @@
-import { PerformanceObserver, constants } from "node:perf_hooks";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 
 /**
  * The server's garbage collections, counted for the benchmark (GET /bench/gc under BENCH_ROUTES=1). Under load a

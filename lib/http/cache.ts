@@ -39,11 +39,17 @@ export function cachedJson(request: Request, json: SerializedJson, options: Cach
   // Only If-None-Match is passed on: `fresh` answers "stale" to any request with Cache-Control: no-cache,
   // which fetch() adds by itself to every request carrying If-None-Match. That directive is for caches on
   // the way; the origin evaluates the precondition regardless (RFC 9110, 13.2.1).
-  if (ifNoneMatch !== null && (ifNoneMatch === json.etag || fresh({ "if-none-match": ifNoneMatch }, { etag: json.etag }))) {
+  if (
+    ifNoneMatch !== null &&
+    (ifNoneMatch === json.etag || fresh({ "if-none-match": ifNoneMatch }, { etag: json.etag }))
+  ) {
     return new Response(null, { status: 304, headers });
   }
   // No Content-Length: Next.js drops it from a route handler's response and sends the body chunked.
-  return new Response(uncopiedBody(json.body), { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
+  return new Response(uncopiedBody(json.body), {
+    status: 200,
+    headers: { ...headers, "Content-Type": "application/json" },
+  });
 }
 
 /**

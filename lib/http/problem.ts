@@ -1,5 +1,5 @@
-import { prismaErrorCode } from "../prisma-errors";
 import { z } from "zod";
+import { prismaErrorCode } from "../prisma-errors";
 
 /** One field that failed validation: where it is (`body.email`, `query.start_date`) and what is wrong. */
 export interface FieldError {
@@ -63,7 +63,10 @@ export function fieldErrorsOf(error: z.ZodError, source: string): FieldError[] {
 /** A 422 naming every invalid field of a request part (the reply lists the first MAX_LISTED_ERRORS). */
 export function invalidRequest(error: z.ZodError, source: string): HttpProblem {
   const errors = fieldErrorsOf(error, source);
-  const named = errors.slice(0, MAX_LISTED_ERRORS).map((e) => e.field).join(", ");
+  const named = errors
+    .slice(0, MAX_LISTED_ERRORS)
+    .map((e) => e.field)
+    .join(", ");
   const detail =
     errors.length === 1
       ? `Invalid ${errors[0].field}: ${errors[0].message}.`

@@ -9,7 +9,11 @@
  * the client's going away, or a line that could not be made. The first page is made as soon as the stream
  * exists, so even a stream that nobody reads ends by the idle bound.
  */
-export function streamPulledText(lines: AsyncGenerator<string, void, undefined>, idleMs: number, onEnd: () => void = () => {}): ReadableStream<Uint8Array> {
+export function streamPulledText(
+  lines: AsyncGenerator<string, void, undefined>,
+  idleMs: number,
+  onEnd: () => void = () => {},
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let idle: NodeJS.Timeout | undefined;
   const stopWaiting = () => clearTimeout(idle);

@@ -41,7 +41,9 @@ export async function parseForm<S extends z.ZodType>(request: Request, schema: S
   let form: FormData;
   const bytes = await readBody(request);
   try {
-    form = await new Response(bytes, { headers: { "Content-Type": request.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(bytes, {
+      headers: { "Content-Type": request.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
     throw unprocessable(
       "The request body must be form data (application/x-www-form-urlencoded or multipart/form-data).",

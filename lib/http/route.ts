@@ -29,5 +29,8 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
  */
 export function dashboardWithBuild(buildId: string): Response {
   const location = `/?build=${encodeURIComponent(buildId)}`;
-  return new Response(null, { status: 303, headers: { Location: location, Vary: "Accept", "Cache-Control": "no-store" } });
+  return new Response(null, {
+    status: 303,
+    headers: { Location: location, Vary: "Accept", "Cache-Control": "no-store" },
+  });
 }

@@ -11,7 +11,12 @@ const problemSchema = z
     status: z.number().int(),
     detail: z.string().describe("What went wrong, in a sentence a person can act on"),
     errors: z
-      .array(z.object({ field: z.string().describe("Where: body.email, query.start_date, path.date, form.password"), message: z.string() }))
+      .array(
+        z.object({
+          field: z.string().describe("Where: body.email, query.start_date, path.date, form.password"),
+          message: z.string(),
+        }),
+      )
       .optional()
       .describe("For invalid input: each bad field"),
   })
@@ -100,41 +105,47 @@ let cached: object | undefined;
  * (next-swagger-doc), component schemas from the zod schemas that validate the requests. Built once per process.
  */
 export function getOpenApiDocument(): object {
-  cached ??= offerPasswordFormWhereBearerIsAccepted(createSwaggerSpec({
-    apiFolder: "app",
-    // Only the route handlers' sources: the default globs also read build output and public/, and trip over
-    // folders named like files (app/openapi.json/).
-    apis: [path.join(process.cwd(), "app", "**", "route.ts")],
-    definition: {
-      openapi: "3.1.0",
-      // The order /docs shows the groups in: what most readers come for first.
-      tags: [
-        { name: "Rates", description: "The central bank's exchange rates: read by anyone, fetched and imported by signed-in users and admins" },
-        { name: "Users", description: "Registration, tokens and the signed-in user" },
-        { name: "Builds", description: "Preview builds of the configured repositories" },
-      ],
-      info: {
-        title: "BCV Rates & Previews",
-        version: "0.2.0",
-        description:
-          "Official exchange rates of the Banco Central de Venezuela (every currency it publishes, with " +
-          "conversion), and preview builds of configured git repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
-          "from POST /users/token (or the signed-in browser session).",
-      },
-      components: {
-        schemas: schemaComponents() as never,
-        responses: responseComponents() as never,
-        examples: { ...hookExamples } as never,
-        securitySchemes: {
-          bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },
-          passwordForm: {
-            type: "oauth2",
-            description: "Email and password; Swagger UI exchanges them at /users/token",
-            flows: { password: { tokenUrl: "/users/token", scopes: {} } },
+  cached ??= offerPasswordFormWhereBearerIsAccepted(
+    createSwaggerSpec({
+      apiFolder: "app",
+      // Only the route handlers' sources: the default globs also read build output and public/, and trip over
+      // folders named like files (app/openapi.json/).
+      apis: [path.join(process.cwd(), "app", "**", "route.ts")],
+      definition: {
+        openapi: "3.1.0",
+        // The order /docs shows the groups in: what most readers come for first.
+        tags: [
+          {
+            name: "Rates",
+            description:
+              "The central bank's exchange rates: read by anyone, fetched and imported by signed-in users and admins",
+          },
+          { name: "Users", description: "Registration, tokens and the signed-in user" },
+          { name: "Builds", description: "Preview builds of the configured repositories" },
+        ],
+        info: {
+          title: "BCV Rates & Previews",
+          version: "0.2.0",
+          description:
+            "Official exchange rates of the Banco Central de Venezuela (every currency it publishes, with " +
+            "conversion), and preview builds of configured git repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
+            "from POST /users/token (or the signed-in browser session).",
+        },
+        components: {
+          schemas: schemaComponents() as never,
+          responses: responseComponents() as never,
+          examples: { ...hookExamples } as never,
+          securitySchemes: {
+            bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },
+            passwordForm: {
+              type: "oauth2",
+              description: "Email and password; Swagger UI exchanges them at /users/token",
+              flows: { password: { tokenUrl: "/users/token", scopes: {} } },
+            },
           },
         },
       },
-    },
-  }) as never);
+    }) as never,
+  );
   return cached;
 }

@@ -109,7 +109,11 @@ async function fetchOnce(config: BcvClientConfig): Promise<PublishedRate> {
     const date = page.valueDate ?? today;
     const implausible = implausibleHomePageDate(date, today);
     if (implausible) {
-      throw new RateSourceError("implausible", `the page at ${config.url} gives the value date ${date}, which ${implausible}`, false);
+      throw new RateSourceError(
+        "implausible",
+        `the page at ${config.url} gives the value date ${date}, which ${implausible}`,
+        false,
+      );
     }
     return { dollar: page.dollar, date, rates: page.rates, skipped: page.skipped };
   } catch (error) {
@@ -166,10 +170,15 @@ function sameHostRedirect(configured: string, current: string, location: string)
   try {
     target = new URL(location, current);
   } catch {
-    throw new RateSourceError("redirected", `${current} redirected to "${location.slice(0, 200)}", which is not an address`, false);
+    throw new RateSourceError(
+      "redirected",
+      `${current} redirected to "${location.slice(0, 200)}", which is not an address`,
+      false,
+    );
   }
   const origin = new URL(configured);
-  const sameScheme = target.protocol === origin.protocol || (origin.protocol === "http:" && target.protocol === "https:");
+  const sameScheme =
+    target.protocol === origin.protocol || (origin.protocol === "http:" && target.protocol === "https:");
   if (target.hostname !== origin.hostname || !sameScheme) {
     throw new RateSourceError(
       "redirected",
@@ -235,11 +244,16 @@ export function parseBcvRates(html: string, url = "the central bank's page"): Bc
   const skipped: SkippedCurrency[] = [];
   for (const block of HOME_PAGE_BLOCKS) {
     const element = $(`#${block.id}`);
-    const read = readBlockValue(element.length === 0 ? undefined : element.find("strong").first().text().trim(), block.id);
+    const read = readBlockValue(
+      element.length === 0 ? undefined : element.find("strong").first().text().trim(),
+      block.id,
+    );
     if ("value" in read) {
       rates[block.currency] = read.value;
     } else if (block.currency === DOLLAR) {
-      throw read.implausible ? new RateSourceError("implausible", `the page at ${url} ${read.reason}`, false) : unparseable(read.reason);
+      throw read.implausible
+        ? new RateSourceError("implausible", `the page at ${url} ${read.reason}`, false)
+        : unparseable(read.reason);
     } else {
       skipped.push({ currency: block.currency, reason: read.reason });
     }
@@ -266,7 +280,10 @@ type BlockRead = { value: string } | { reason: string; implausible: boolean };
 function readBlockValue(text: string | undefined, id: string): BlockRead {
   const what = id === "dolar" ? "the dollar rate" : `the #${id} rate`;
   if (text === undefined) {
-    return { reason: id === "dolar" ? "has no #dolar block with the dollar rate" : `has no #${id} block`, implausible: false };
+    return {
+      reason: id === "dolar" ? "has no #dolar block with the dollar rate" : `has no #${id} block`,
+      implausible: false,
+    };
   }
   if (text === "") return { reason: `has no value in #${id} strong`, implausible: false };
   const shown = text.length > 40 ? `${text.slice(0, 40)}... (${text.length} characters)` : text;

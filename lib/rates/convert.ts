@@ -4,7 +4,7 @@ import { badRequest, fieldErrorsOf } from "../http/problem";
 import { BOLIVAR, CURRENCY_NAMES, KNOWN_CURRENCIES } from "./currencies";
 import { todayIn } from "./dates";
 import { findFirstDates, findLatestDateWithAll, listCurrencyRatesBetween } from "./repository";
-import { convertQuerySchema, type ConversionView, type ConvertQuery } from "./schemas";
+import { type ConversionView, type ConvertQuery, convertQuerySchema } from "./schemas";
 
 /**
  * Conversion between bolivars and any stored currency, or between two currencies through the bolivar, at
@@ -96,7 +96,8 @@ async function noRateProblem(currencies: string[], query: ConvertQuery) {
     );
   }
   const starts = currencies.map((code) => `${code} ${first.get(code)}`).join(", ");
-  return badRequest(`No rates for ${currencies.join(" and ")} on or before ${query.date}; the first stored: ${starts}.`, [
-    { field: "query.date", message: `is before the first date with rates (${starts})` },
-  ]);
+  return badRequest(
+    `No rates for ${currencies.join(" and ")} on or before ${query.date}; the first stored: ${starts}.`,
+    [{ field: "query.date", message: `is before the first date with rates (${starts})` }],
+  );
 }

@@ -84,7 +84,10 @@ export function parseCurrencyList(value: string | undefined, field = "query.curr
     if (!/^[A-Z]{3}$/.test(code)) {
       errors.push({ field, message: `${JSON.stringify(item.slice(0, 20))} is not a three-letter ISO 4217 code` });
     } else if (!(code in CURRENCY_NAMES)) {
-      errors.push({ field, message: `${code} is not a currency the central bank publishes (${KNOWN_CURRENCIES.join(", ")})` });
+      errors.push({
+        field,
+        message: `${code} is not a currency the central bank publishes (${KNOWN_CURRENCIES.join(", ")})`,
+      });
     } else if (!codes.includes(code)) {
       codes.push(code);
     }

@@ -5,9 +5,9 @@ import { slotsOf } from "../http/slots";
 import { DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { todayIn } from "./dates";
 import { findDateBounds, listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";
+import type { RateHistoryQuery } from "./schemas";
 import { resolveHistoryRange } from "./service";
 import { RATE_SOURCE_HEADERS } from "./source";
-import type { RateHistoryQuery } from "./schemas";
 
 /**
  * The history as a file: CSV for spreadsheets, NDJSON for programs. Streamed: rows are read about PAGE_ROWS at a
@@ -68,7 +68,13 @@ function preferredByAccept(accept: string): ExportFormat | undefined {
     let best: [number, number] = [0, -1];
     for (const range of ranges) {
       const exactness =
-        range.type === mediaType ? 2 : range.type === `${mediaType.split("/")[0]}/*` ? 1 : range.type === "*/*" ? 0 : -1;
+        range.type === mediaType
+          ? 2
+          : range.type === `${mediaType.split("/")[0]}/*`
+            ? 1
+            : range.type === "*/*"
+              ? 0
+              : -1;
       if (exactness > best[1]) best = [range.q, exactness];
     }
     return best;
@@ -106,7 +112,10 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
     const columns = asked === undefined ? [] : asked === "all" ? await storedCurrencies() : asked;
     const bounds = await findDateBounds(start, end);
     fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
-    const lines = format === "csv" ? csvLines(start, end, columns) : ndjsonLines(start, end, asked === undefined ? undefined : columns);
+    const lines =
+      format === "csv"
+        ? csvLines(start, end, columns)
+        : ndjsonLines(start, end, asked === undefined ? undefined : columns);
     stream = streamPulledText(lines, getEnv().RATES_EXPORT_IDLE_SECONDS * 1000, release);
   } catch (error) {
     release();
@@ -128,7 +137,12 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
  * or "all") and the first and last value dates in the file, not the range asked (which may start years before
  * the first stored rate); the range asked when it holds none.
  */
-export function exportFileName(asked: string[] | "all" | undefined, first: string, last: string, format: ExportFormat): string {
+export function exportFileName(
+  asked: string[] | "all" | undefined,
+  first: string,
+  last: string,
+  format: ExportFormat,
+): string {
   const label = asked === undefined ? DOLLAR : asked === "all" ? "all" : asked.join("-");
   return `bcv-rates_${label}_${first}_${last}.${format}`;
 }
@@ -172,15 +186,24 @@ async function* csvLines(start: string, end: string, currencies: string[]): Asyn
   const columns = [DOLLAR, ...currencies.filter((code) => code !== DOLLAR)];
   yield ["date", ...columns].map(csvField).join(",") + "\r\n";
   for await (const page of pagesOfDates(start, end, columns)) {
-    yield page.map((row) => [row.date, ...columns.map((code) => row.values.get(code) ?? "")].map(csvField).join(",") + "\r\n").join("");
+    yield page
+      .map((row) => [row.date, ...columns.map((code) => row.values.get(code) ?? "")].map(csvField).join(",") + "\r\n")
+      .join("");
   }
 }
 
-async function* ndjsonLines(start: string, end: string, currencies: string[] | undefined): AsyncGenerator<string, void, undefined> {
+async function* ndjsonLines(
+  start: string,
+  end: string,
+  currencies: string[] | undefined,
+): AsyncGenerator<string, void, undefined> {
   for await (const page of pagesOfDates(start, end, currencies ?? [])) {
     let text = "";
     for (const row of page) {
-      const line: { dollar: number; date: string; rates?: Record<string, number> } = { dollar: Number(row.dollar), date: row.date };
+      const line: { dollar: number; date: string; rates?: Record<string, number> } = {
+        dollar: Number(row.dollar),
+        date: row.date,
+      };
       if (currencies !== undefined) {
         line.rates = {};
         for (const code of currencies) {

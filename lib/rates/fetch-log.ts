@@ -46,7 +46,9 @@ async function writeRecord(trigger: FetchTrigger, startedAt: Date, result: Fetch
         };
   const db = getDb();
   await db.rateFetch.create({ data: { trigger, startedAt, finishedAt, ...data } });
-  await db.rateFetch.deleteMany({ where: { finishedAt: { lt: new Date(finishedAt.getTime() - RETENTION_DAYS * 86_400_000) } } });
+  await db.rateFetch.deleteMany({
+    where: { finishedAt: { lt: new Date(finishedAt.getTime() - RETENTION_DAYS * 86_400_000) } },
+  });
 }
 
 const fields = {
@@ -65,7 +67,11 @@ const fields = {
 export async function findLastFetches(): Promise<{ success: FetchRecord | null; failure: FetchRecord | null }> {
   const db = getDb();
   const [success, failure] = await Promise.all([
-    db.rateFetch.findFirst({ where: { outcome: { in: ["stored", "refreshed"] } }, orderBy: { finishedAt: "desc" }, select: fields }),
+    db.rateFetch.findFirst({
+      where: { outcome: { in: ["stored", "refreshed"] } },
+      orderBy: { finishedAt: "desc" },
+      select: fields,
+    }),
     db.rateFetch.findFirst({ where: { outcome: "failed" }, orderBy: { finishedAt: "desc" }, select: fields }),
   ]);
   return { success, failure };

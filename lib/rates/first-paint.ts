@@ -1,5 +1,12 @@
 import { HttpProblem } from "../http/problem";
-import { CURRENCIES_KEY, latestRateKey, RATE_STATUS_KEY, ratesHistoryKey, valueIn, type DateRange } from "../swr/rate-keys";
+import {
+  CURRENCIES_KEY,
+  type DateRange,
+  latestRateKey,
+  RATE_STATUS_KEY,
+  ratesHistoryKey,
+  valueIn,
+} from "../swr/rate-keys";
 import { getLatestRate, getRateHistory, listCurrencies } from "./service";
 import { getRateStatus } from "./status";
 
@@ -10,7 +17,13 @@ import { getRateStatus } from "./status";
  * panels still revalidate from the API once the page runs. A read that fails is left out: its panel asks for
  * it as it would without this.
  */
-export async function loadRatesForFirstPaint({ currency, range }: { currency: string; range: DateRange | null }): Promise<Record<string, unknown>> {
+export async function loadRatesForFirstPaint({
+  currency,
+  range,
+}: {
+  currency: string;
+  range: DateRange | null;
+}): Promise<Record<string, unknown>> {
   const other = currency === "USD" ? {} : { currencies: currency };
   const entries = await Promise.all([
     read(latestRateKey(currency), async () => {
@@ -30,7 +43,10 @@ export async function loadRatesForFirstPaint({ currency, range }: { currency: st
         // The same answer as the key asks for: with each rate's previous (include=change).
         const history = await getRateHistory({ ...range, ...other, include: "change" });
         if (currency === "USD") return history;
-        return { ...history, rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null) };
+        return {
+          ...history,
+          rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null),
+        };
       }),
   ]);
   return Object.fromEntries(entries.filter((entry): entry is [string, unknown] => Boolean(entry)));

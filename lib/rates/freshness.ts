@@ -63,7 +63,9 @@ export function assessFreshness(newestValueDate: string | undefined, now: Date, 
   const { date: today, minutes } = localClock(now, rules.timeZone);
   const [hours, mins] = rules.staleAfter.split(":").map(Number);
   const publishedBy =
-    isBusinessDay(today, rules.holidays) && minutes >= hours * 60 + mins ? today : previousBusinessDay(today, rules.holidays);
+    isBusinessDay(today, rules.holidays) && minutes >= hours * 60 + mins
+      ? today
+      : previousBusinessDay(today, rules.holidays);
   const expected = nextBusinessDay(publishedBy, rules.holidays);
   if (newestValueDate === undefined) return { expected_value_date: expected, stale: true, business_days_missed: null };
   let missed = 0;

@@ -1,19 +1,19 @@
 import Decimal from "decimal.js";
 import { getEnv } from "../env";
+import { payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
+import { readBody } from "../http/request";
 import { todayIn } from "./dates";
+import { invalidateRateReads } from "./read-cache";
 import {
   inRatesTransaction,
   insertWorkbookValues,
   listStoredValuesOn,
-  updateWithWorkbookValue,
   type StoredValue,
+  updateWithWorkbookValue,
   type WorkbookValue,
 } from "./repository";
-import { invalidateRateReads } from "./read-cache";
 import type { ImportSummary } from "./schemas";
 import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookBusyError, WorkbookError } from "./workbook";
-import { payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
-import { readBody } from "../http/request";
 
 export interface ImportOptions {
   /** Replace values the bank's home page stored for the same date and currency (the admin asked for it). */
@@ -34,17 +34,25 @@ export interface ImportOptions {
  * import stored is replaced by a newer import's. Throws WorkbookError when the file cannot be read, or has no
  * sheet left to store; nothing is stored then.
  */
-export async function importWorkbook(bytes: Uint8Array, fileName: string, options: ImportOptions): Promise<ImportSummary> {
+export async function importWorkbook(
+  bytes: Uint8Array,
+  fileName: string,
+  options: ImportOptions,
+): Promise<ImportSummary> {
   const today = todayIn(getEnv().RATES_TIMEZONE);
   const { WORKBOOK_READ_TIMEOUT_MS, WORKBOOK_MAX_WAITING_READS } = getEnv();
   const parsed = await parseWorkbook(bytes, today, WORKBOOK_READ_TIMEOUT_MS, WORKBOOK_MAX_WAITING_READS);
   const sheets = parsed.sheets.filter((sheet) => sheet.date <= today);
-  const future = parsed.sheets.filter((sheet) => sheet.date > today).map((sheet) => ({
-    sheet: sheet.name,
-    reason: `its Fecha Valor ${sheet.date} is after today (${today}): future value dates come only from the bank's home page`,
-  }));
+  const future = parsed.sheets
+    .filter((sheet) => sheet.date > today)
+    .map((sheet) => ({
+      sheet: sheet.name,
+      reason: `its Fecha Valor ${sheet.date} is after today (${today}): future value dates come only from the bank's home page`,
+    }));
   if (sheets.length === 0) {
-    throw new WorkbookError(`has no sheet dated today (${today}) or earlier; future value dates come only from the bank's home page`);
+    throw new WorkbookError(
+      `has no sheet dated today (${today}) or earlier; future value dates come only from the bank's home page`,
+    );
   }
   const fetchedAt = new Date();
   const dates = sheets.map((sheet) => sheet.date).sort();
@@ -89,15 +97,27 @@ export async function importWorkbook(bytes: Uint8Array, fileName: string, option
         }
         const sameRate = new Decimal(row.rate).equals(rate.rate);
         if (row.source === "home-page" && !options.overwrite) {
-          if (!sameRate) summary.home_page_kept.push({ date: sheet.date, currency: rate.currency, home_page: row.rate, workbook: rate.rate });
+          if (!sameRate)
+            summary.home_page_kept.push({
+              date: sheet.date,
+              currency: rate.currency,
+              home_page: row.rate,
+              workbook: rate.rate,
+            });
           continue;
         }
-        const sameBid = row.bid === null ? rate.bid === null : rate.bid !== null && new Decimal(row.bid).equals(rate.bid);
+        const sameBid =
+          row.bid === null ? rate.bid === null : rate.bid !== null && new Decimal(row.bid).equals(rate.bid);
         if (row.source === "workbook" && sameRate && sameBid) continue;
         if (!sameRate) {
           changed = true;
           if (row.source === "home-page") {
-            summary.workbook_won.push({ date: sheet.date, currency: rate.currency, home_page: row.rate, workbook: rate.rate });
+            summary.workbook_won.push({
+              date: sheet.date,
+              currency: rate.currency,
+              home_page: row.rate,
+              workbook: rate.rate,
+            });
           }
         }
         // With overwrite, the same rate from the home page: the row now records the workbook as its source, and the bid.
@@ -123,7 +143,9 @@ const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
  * content type), named by `?name=` or else "upload.xls". 413 past MAX_WORKBOOK_BYTES, read no further; 422
  * when there is no file.
  */
-export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uint8Array; name: string; overwrite: boolean }> {
+export async function readWorkbookUpload(
+  request: Request,
+): Promise<{ bytes: Uint8Array; name: string; overwrite: boolean }> {
   const contentType = request.headers.get("content-type") ?? "";
   const isMultipart = /^multipart\/form-data\b/i.test(contentType);
   const body = await readBody(request, MAX_WORKBOOK_BYTES + (isMultipart ? MULTIPART_OVERHEAD_BYTES : 0));
@@ -135,14 +157,20 @@ export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uin
         { field: "body", message: "is empty" },
       ]);
     }
-    return { bytes: body, name: fileNameOf(nameParam), overwrite: overwriteOf(query.get("overwrite"), "query.overwrite") };
+    return {
+      bytes: body,
+      name: fileNameOf(nameParam),
+      overwrite: overwriteOf(query.get("overwrite"), "query.overwrite"),
+    };
   }
   let form: FormData;
   try {
     // Parsed from the bounded copy: request.formData() would buffer a body of any size first.
     form = await new Response(body, { headers: { "Content-Type": contentType } }).formData();
   } catch {
-    throw unprocessable("The multipart/form-data body cannot be read.", [{ field: "form", message: "not valid multipart/form-data" }]);
+    throw unprocessable("The multipart/form-data body cannot be read.", [
+      { field: "form", message: "not valid multipart/form-data" },
+    ]);
   }
   const file = form.get("file");
   if (!(file instanceof Blob) || file.size === 0) {
@@ -155,8 +183,14 @@ export async function readWorkbookUpload(request: Request): Promise<{ bytes: Uin
   }
   const field = form.get("overwrite");
   const overwrite =
-    typeof field === "string" ? overwriteOf(field, "form.overwrite") : overwriteOf(query.get("overwrite"), "query.overwrite");
-  return { bytes: new Uint8Array(await file.arrayBuffer()), name: fileNameOf(nameParam ?? (file as File).name), overwrite };
+    typeof field === "string"
+      ? overwriteOf(field, "form.overwrite")
+      : overwriteOf(query.get("overwrite"), "query.overwrite");
+  return {
+    bytes: new Uint8Array(await file.arrayBuffer()),
+    name: fileNameOf(nameParam ?? (file as File).name),
+    overwrite,
+  };
 }
 
 /** `overwrite` as sent (query or form field): "true" or "false", absent meaning false; 422 for anything else. */
@@ -171,7 +205,10 @@ function overwriteOf(value: string | null, field: string): boolean {
 /** A file name fit to print: its last path segment, printable characters only, at most 100. */
 function fileNameOf(name: string | null | undefined): string {
   const base = (name ?? "").split(/[\\/]/).pop() ?? "";
-  const clean = base.replace(/[^\p{L}\p{N} ._()-]/gu, "").trim().slice(0, 100);
+  const clean = base
+    .replace(/[^\p{L}\p{N} ._()-]/gu, "")
+    .trim()
+    .slice(0, 100);
   return clean === "" ? "upload.xls" : clean;
 }
 
@@ -184,8 +221,11 @@ export async function importUploadedWorkbook(request: Request, admin: { id: numb
   try {
     return await importWorkbook(bytes, name, { overwrite, importedById: admin.id });
   } catch (error) {
-    if (error instanceof WorkbookBusyError) throw serviceUnavailable(`The file ${name} was not read: ${error.message}.`, 5);
+    if (error instanceof WorkbookBusyError)
+      throw serviceUnavailable(`The file ${name} was not read: ${error.message}.`, 5);
     if (!(error instanceof WorkbookError)) throw error;
-    throw unprocessable(`The file ${name} ${error.message}. Nothing was stored.`, [{ field: "file", message: error.message }]);
+    throw unprocessable(`The file ${name} ${error.message}. Nothing was stored.`, [
+      { field: "file", message: error.message },
+    ]);
   }
 }

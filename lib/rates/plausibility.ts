@@ -19,8 +19,10 @@ export function implausibleRateReason(text: string): string | undefined {
   if (!match) {
     const [integer = "", fraction = ""] = text.split(".");
     if (/^\d+(\.\d+)?$/.test(text)) {
-      return `has ${integer.length} digits before the decimal point and ${fraction.length} after; a rate has at most ` +
-        `${MAX_INTEGER_DIGITS} and ${MAX_FRACTION_DIGITS}`;
+      return (
+        `has ${integer.length} digits before the decimal point and ${fraction.length} after; a rate has at most ` +
+        `${MAX_INTEGER_DIGITS} and ${MAX_FRACTION_DIGITS}`
+      );
     }
     return "is not a decimal number";
   }

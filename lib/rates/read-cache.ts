@@ -1,8 +1,8 @@
-import { ratesVersion } from "./version";
 import { getEnv } from "../env";
-import { cachedJson, serializedJson, type SerializedJson } from "../http/cache";
+import { cachedJson, type SerializedJson, serializedJson } from "../http/cache";
 import { todayIn } from "./dates";
 import { RATE_SOURCE_HEADERS } from "./source";
+import { ratesVersion } from "./version";
 
 /**
  * The rate reads' cache: per request path and query, the serialised body and its ETag. A hit costs no query,

@@ -68,7 +68,12 @@ export async function listRatesBetween(start: string, end: string): Promise<Stor
  * One page of the dollar rates from `start` to `end`, newest first, dated strictly before `before` when given:
  * the exports read a range page by page (keyset pagination on the date), never whole.
  */
-export async function listRatesPage(start: string, end: string, before: string | undefined, take: number): Promise<StoredRate[]> {
+export async function listRatesPage(
+  start: string,
+  end: string,
+  before: string | undefined,
+  take: number,
+): Promise<StoredRate[]> {
   const rows = await getDb().currencyRate.findMany({
     where: { currency: DOLLAR, date: { gte: start, lte: end, ...(before === undefined ? {} : { lt: before }) } },
     orderBy: { date: "desc" },
@@ -91,7 +96,11 @@ export async function findDateBounds(start: string, end: string): Promise<{ firs
 export type CurrencyValue = { date: string; currency: string; rate: string };
 
 /** The rates of the given currencies (every one for "all") on the dates from `start` to `end`. */
-export function listCurrencyRatesBetween(start: string, end: string, currencies: string[] | "all"): Promise<CurrencyValue[]> {
+export function listCurrencyRatesBetween(
+  start: string,
+  end: string,
+  currencies: string[] | "all",
+): Promise<CurrencyValue[]> {
   return getDb().currencyRate.findMany({
     where: { date: { gte: start, lte: end }, ...(currencies === "all" ? {} : { currency: { in: currencies } }) },
     orderBy: [{ date: "desc" }, { currency: "asc" }],
@@ -100,7 +109,10 @@ export function listCurrencyRatesBetween(start: string, end: string, currencies:
 }
 
 /** Of each of `currencies` (every one for "all"), its newest rate dated strictly before `date`. */
-export async function listLatestCurrencyRatesBefore(date: string, currencies: string[] | "all"): Promise<CurrencyValue[]> {
+export async function listLatestCurrencyRatesBefore(
+  date: string,
+  currencies: string[] | "all",
+): Promise<CurrencyValue[]> {
   const newest = await getDb().currencyRate.groupBy({
     by: ["currency"],
     where: { date: { lt: date }, ...(currencies === "all" ? {} : { currency: { in: currencies } }) },
@@ -114,7 +126,10 @@ export async function listLatestCurrencyRatesBefore(date: string, currencies: st
 }
 
 /** The newest date at or before `date` (any, when undefined) on which every one of `currencies` has a rate. */
-export async function findLatestDateWithAll(currencies: string[], date: string | undefined): Promise<string | undefined> {
+export async function findLatestDateWithAll(
+  currencies: string[],
+  date: string | undefined,
+): Promise<string | undefined> {
   const groups = await getDb().currencyRate.groupBy({
     by: ["date"],
     where: { currency: { in: currencies }, ...(date === undefined ? {} : { date: { lte: date } }) },
@@ -163,7 +178,11 @@ export async function saveHomePageRates(
   date: string,
   rates: Record<string, string>,
   pageUrl: string,
-): Promise<{ rate: StoredRate; created: boolean; replacedImports: { currency: string; imported: string; homePage: string }[] }> {
+): Promise<{
+  rate: StoredRate;
+  created: boolean;
+  replacedImports: { currency: string; imported: string; homePage: string }[];
+}> {
   const fetchedAt = new Date();
   return getDb().$transaction(async (tx) => {
     const existing = await tx.currencyRate.findMany({
@@ -199,7 +218,14 @@ export type WorkbookValue = {
   /** The admin who imported it; null for the operator's command. */
   importedById: number | null;
 };
-export type StoredValue = { id: number; date: string; currency: string; rate: string; bid: string | null; source: string };
+export type StoredValue = {
+  id: number;
+  date: string;
+  currency: string;
+  rate: string;
+  bid: string | null;
+  source: string;
+};
 
 /** Runs `work` in one write transaction: a workbook's rates are stored whole or not at all. */
 export function inRatesTransaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
@@ -221,7 +247,12 @@ export async function insertWorkbookValues(tx: Prisma.TransactionClient, values:
   await tx.currencyRate.createMany({ data: values.map((value) => ({ ...value, source: "workbook", fetchedAt })) });
 }
 
-export async function updateWithWorkbookValue(tx: Prisma.TransactionClient, id: number, value: WorkbookValue, fetchedAt: Date) {
+export async function updateWithWorkbookValue(
+  tx: Prisma.TransactionClient,
+  id: number,
+  value: WorkbookValue,
+  fetchedAt: Date,
+) {
   await tx.currencyRate.update({
     where: { id },
     data: {

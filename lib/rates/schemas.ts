@@ -54,9 +54,7 @@ export const rateHistoryQuerySchema = z
     start_date: isoDateSchema
       .optional()
       .describe(`First date of the range; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`),
-    end_date: isoDateSchema
-      .optional()
-      .describe("Last date of the range; default today in RATES_TIMEZONE"),
+    end_date: isoDateSchema.optional().describe("Last date of the range; default today in RATES_TIMEZONE"),
     format: z
       .enum(["json", "csv", "ndjson"], { error: 'must be "json", "csv" or "ndjson"' })
       .optional()
@@ -148,7 +146,11 @@ export const currencyListSchema = z
   .meta({ id: "CurrencyList" });
 
 const decimalText = (description: string, example: string) =>
-  z.string().regex(/^\d+(\.\d+)?$/).describe(description).meta({ example });
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?$/)
+    .describe(description)
+    .meta({ example });
 
 export const convertQuerySchema = z
   .object({
@@ -196,10 +198,17 @@ export const conversionSchema = z
 export const importSummarySchema = z
   .object({
     file: z.string().describe("The file's name").meta({ example: "2_1_2d25_smc.xls" }),
-    overwrite: z.boolean().describe("Whether home-page values were to be replaced (`overwrite=true`)").meta({ example: false }),
+    overwrite: z
+      .boolean()
+      .describe("Whether home-page values were to be replaced (`overwrite=true`)")
+      .meta({ example: false }),
     sheets_read: z.number().int().describe("Sheets whose rates were read").meta({ example: 9 }),
     dates_added: z.number().int().describe("Value dates that had no rate before").meta({ example: 9 }),
-    dates_changed: z.number().int().describe("Value dates where a rate was added or its value changed").meta({ example: 0 }),
+    dates_changed: z
+      .number()
+      .int()
+      .describe("Value dates where a rate was added or its value changed")
+      .meta({ example: 0 }),
     dates_unchanged: z
       .number()
       .int()
@@ -217,7 +226,9 @@ export const importSummarySchema = z
       .describe("Currency rows of read sheets that could not be used, and why"),
     home_page_kept: z
       .array(z.object({ date: isoDateSchema, currency: z.string(), home_page: z.string(), workbook: z.string() }))
-      .describe("Without `overwrite=true`: where the home page had stored another value, kept (the workbook's was not stored)"),
+      .describe(
+        "Without `overwrite=true`: where the home page had stored another value, kept (the workbook's was not stored)",
+      ),
     workbook_won: z
       .array(z.object({ date: isoDateSchema, currency: z.string(), home_page: z.string(), workbook: z.string() }))
       .describe("With `overwrite=true`: where the home page had stored another value, replaced by the workbook's"),

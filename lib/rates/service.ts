@@ -1,34 +1,34 @@
 import { getEnv } from "../env";
 import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/problem";
-import { bcvClientConfigFromEnv, fetchOfficialRate, RateSourceError, type PublishedRate } from "./bcv-client";
+import { bcvClientConfigFromEnv, fetchOfficialRate, type PublishedRate, RateSourceError } from "./bcv-client";
+import { changeSince } from "./change";
 import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { addDaysClamped, daysBetween, todayIn } from "./dates";
-import { changeSince } from "./change";
-import { recordFetch, type FetchTrigger } from "./fetch-log";
+import { type FetchTrigger, recordFetch } from "./fetch-log";
 import { invalidateRateReads } from "./read-cache";
 import {
+  type CurrencyValue,
   findLatestRate,
   findLatestRateBefore,
   findLatestRateOnOrBefore,
   findRateByDate,
-  listLatestCurrencyRatesBefore,
   listCurrencyRatesBetween,
+  listLatestCurrencyRatesBefore,
   listRatesBetween,
+  type StoredRate,
   saveHomePageRates,
   summarizeCurrencies,
-  type CurrencyValue,
-  type StoredRate,
 } from "./repository";
 import {
+  type CurrencyChangeView,
+  type CurrencyView,
   DEFAULT_HISTORY_SPAN_DAYS,
   MAX_HISTORY_SPAN_DAYS,
-  type CurrencyChangeView,
   type RateByDateQuery,
   type RateHistoryQuery,
   type RateHistoryView,
   type RateView,
   type StoredRateView,
-  type CurrencyView,
 } from "./schemas";
 
 // Storage keeps the published decimal text; JSON carries it as a number.
@@ -103,12 +103,16 @@ async function withChanges(
   }
   const previousOf = new Map<string, CurrencyValue>();
   for (const list of byCurrency.values()) {
-    for (let index = 0; index + 1 < list.length; index++) previousOf.set(`${list[index].currency} ${list[index].date}`, list[index + 1]);
+    for (let index = 0; index + 1 < list.length; index++)
+      previousOf.set(`${list[index].currency} ${list[index].date}`, list[index + 1]);
   }
   return views.map((view, index) => {
     const previous = dollars[index + 1];
     const dollarChange = previous
-      ? { previous: { date: previous.date, dollar: Number(previous.dollar) }, ...changeSince(previous.dollar, stored[index].dollar) }
+      ? {
+          previous: { date: previous.date, dollar: Number(previous.dollar) },
+          ...changeSince(previous.dollar, stored[index].dollar),
+        }
       : { previous: null, change: null, change_percent: null };
     if (!view.rates) return { ...view, ...dollarChange };
     const changes: Record<string, CurrencyChangeView> = {};
@@ -219,7 +223,9 @@ export async function listCurrencies(): Promise<{ currencies: CurrencyView[] }> 
  * Concurrent calls share one fetch (lib/rates/bcv-client.ts). Every attempt and its outcome is recorded for
  * GET /rates/status (lib/rates/fetch-log.ts).
  */
-export async function fetchAndStoreRate(trigger: FetchTrigger = "request"): Promise<{ rate: StoredRateView; created: boolean }> {
+export async function fetchAndStoreRate(
+  trigger: FetchTrigger = "request",
+): Promise<{ rate: StoredRateView; created: boolean }> {
   const config = bcvClientConfigFromEnv();
   const startedAt = new Date();
   let published: PublishedRate;

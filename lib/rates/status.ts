@@ -1,7 +1,7 @@
-import { getEnv } from "../env";
-import { findLastFetches, type FetchRecord } from "./fetch-log";
-import { assessFreshness } from "./freshness";
 import { findAnnouncedNextRun } from "../cluster/leases";
+import { getEnv } from "../env";
+import { type FetchRecord, findLastFetches } from "./fetch-log";
+import { assessFreshness } from "./freshness";
 import { nextScheduledFetch, RATE_SCHEDULE_JOB } from "./jobs";
 import { findLatestRate } from "./repository";
 import type { RateStatusView } from "./schemas";
@@ -48,12 +48,18 @@ export async function getRateStatus(now = new Date()): Promise<RateStatusView> {
  * fetch is under way (the announcement is past), the first of its ticks after now, which fall every interval
  * after the last scheduled fetch started.
  */
-async function nextFetch(now: Date, intervalSeconds: number, lastFetches: (FetchRecord | null)[]): Promise<Date | undefined> {
+async function nextFetch(
+  now: Date,
+  intervalSeconds: number,
+  lastFetches: (FetchRecord | null)[],
+): Promise<Date | undefined> {
   const here = nextScheduledFetch(now.getTime());
   if (here || intervalSeconds === 0) return here;
   const announced = await findAnnouncedNextRun(RATE_SCHEDULE_JOB);
   if (announced && announced.getTime() > now.getTime()) return announced;
-  const started = lastFetches.filter((record) => record?.trigger === "schedule").map((record) => record!.startedAt.getTime());
+  const started = lastFetches
+    .filter((record) => record?.trigger === "schedule")
+    .map((record) => record!.startedAt.getTime());
   if (started.length === 0) return undefined;
   const last = Math.max(...started);
   const intervalMs = intervalSeconds * 1000;

@@ -22,7 +22,10 @@ const VERSION_QUERY = `SELECT "version" FROM "RatesVersion" WHERE "id" = 1`;
 
 // On globalThis: Next bundles each route handler apart; the reads of every route share one connection, and on
 // PostgreSQL one round trip.
-const globalForVersion = globalThis as unknown as { readSqliteRatesVersion?: () => number; readPostgresqlRatesVersion?: () => Promise<number> };
+const globalForVersion = globalThis as unknown as {
+  readSqliteRatesVersion?: () => number;
+  readPostgresqlRatesVersion?: () => Promise<number>;
+};
 
 function readSqliteVersion(): number {
   if (!globalForVersion.readSqliteRatesVersion) {
@@ -38,6 +41,8 @@ function readSqliteVersion(): number {
 /** A number that changes after any committed change to the stored rates. */
 export async function ratesVersion(): Promise<number> {
   if (getDialect() === "sqlite") return readSqliteVersion();
-  globalForVersion.readPostgresqlRatesVersion ??= freshReads(async () => (await queryOne<{ version: number }>(VERSION_QUERY))!.version);
+  globalForVersion.readPostgresqlRatesVersion ??= freshReads(
+    async () => (await queryOne<{ version: number }>(VERSION_QUERY))!.version,
+  );
   return globalForVersion.readPostgresqlRatesVersion();
 }

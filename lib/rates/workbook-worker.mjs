@@ -68,10 +68,16 @@ function readCells(buffer, limits) {
     let cells = 0;
     for (const row of rows) cells += row.length;
     if (cells > limits.maxCellsPerSheet) {
-      return { name, reason: `has ${cells} cells in its first ${limits.maxRowsPerSheet} rows; at most ${limits.maxCellsPerSheet} are read` };
+      return {
+        name,
+        reason: `has ${cells} cells in its first ${limits.maxRowsPerSheet} rows; at most ${limits.maxCellsPerSheet} are read`,
+      };
     }
     const kept = rows
-      .filter((row, index) => index < 20 || row.some((cell) => typeof cell === "string" && /^\s*[A-Z]{3}\s*$|Fecha/i.test(cell)))
+      .filter(
+        (row, index) =>
+          index < 20 || row.some((cell) => typeof cell === "string" && /^\s*[A-Z]{3}\s*$|Fecha/i.test(cell)),
+      )
       .map((row) => row.slice(0, limits.maxColumns));
     return { name, rows: kept };
   });
@@ -88,6 +94,8 @@ try {
   parentPort.postMessage({ sheets: readCells(buffer, limits) });
 } catch (error) {
   parentPort.postMessage(
-    error instanceof Refusal ? { refused: error.message } : { failed: error instanceof Error ? error.message : String(error) },
+    error instanceof Refusal
+      ? { refused: error.message }
+      : { failed: error instanceof Error ? error.message : String(error) },
   );
 }

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import PQueue from "p-queue";
+import { parseCommaDecimal } from "./bcv-client";
 import { isoCodeOf } from "./currencies";
 import { decimalTextOfNumber, implausibleRateReason, implausibleWorkbookDate } from "./plausibility";
-import { parseCommaDecimal } from "./bcv-client";
 
 /**
  * Reads the central bank's quarterly reference-rate workbooks (`2_1_2<quarter><yy>_smc.xls`): Excel 97
@@ -104,7 +104,9 @@ export async function parseWorkbook(
     throw new WorkbookError(`is ${bytes.byteLength} bytes; at most ${MAX_WORKBOOK_BYTES} are read`);
   }
   if (decodeQueue.size >= maxWaiting) {
-    throw new WorkbookBusyError(`${decodeQueue.pending + decodeQueue.size} workbooks are being read; try again in a moment`);
+    throw new WorkbookBusyError(
+      `${decodeQueue.pending + decodeQueue.size} workbooks are being read; try again in a moment`,
+    );
   }
   const decoded = await decodeQueue.add(() => decodeOnWorker(bytes, timeoutMs));
   return readDecodedSheets(decoded, today);
@@ -120,7 +122,12 @@ function decodeOnWorker(bytes: Uint8Array, timeoutMs: number): Promise<DecodedSh
     const worker = new Worker(WORKER_FILE, {
       workerData: {
         bytes: copy,
-        limits: { maxSheets: MAX_SHEETS, maxRowsPerSheet: MAX_ROWS_PER_SHEET, maxCellsPerSheet: MAX_CELLS_PER_SHEET, maxColumns: MAX_COLUMNS },
+        limits: {
+          maxSheets: MAX_SHEETS,
+          maxRowsPerSheet: MAX_ROWS_PER_SHEET,
+          maxCellsPerSheet: MAX_CELLS_PER_SHEET,
+          maxColumns: MAX_COLUMNS,
+        },
       },
       transferList: [copy.buffer],
       resourceLimits: { maxOldGenerationSizeMb: WORKER_MEMORY_MB, maxYoungGenerationSizeMb: 32 },
@@ -153,7 +160,9 @@ function decodeOnWorker(bytes: Uint8Array, timeoutMs: number): Promise<DecodedSh
         ),
       );
     });
-    worker.once("exit", (code) => settle(() => reject(new Error(`The workbook reader stopped (exit code ${code}) before it answered`))));
+    worker.once("exit", (code) =>
+      settle(() => reject(new Error(`The workbook reader stopped (exit code ${code}) before it answered`))),
+    );
   });
 }
 
@@ -171,14 +180,20 @@ function readDecodedSheets(decoded: DecodedSheet[], today: string): ParsedWorkbo
     }
     const earlier = sheetOfDate.get(result.date);
     if (earlier !== undefined) {
-      skipped.push({ sheet: name, reason: `its Fecha Valor ${result.date} is also sheet ${earlier}'s, which was read` });
+      skipped.push({
+        sheet: name,
+        reason: `its Fecha Valor ${result.date} is also sheet ${earlier}'s, which was read`,
+      });
       continue;
     }
     sheetOfDate.set(result.date, name);
     sheets.push({ name, ...result });
   }
   if (sheets.length === 0) {
-    const why = skipped.slice(0, 3).map((s) => `${s.sheet}: ${s.reason}`).join("; ");
+    const why = skipped
+      .slice(0, 3)
+      .map((s) => `${s.sheet}: ${s.reason}`)
+      .join("; ");
     throw new WorkbookError(`has no sheet with the central bank's reference rates${why ? ` (${why})` : ""}`);
   }
   return { sheets, skipped };
@@ -246,8 +261,12 @@ function bolivarColumns(rows: unknown[][]): { bidColumn: number; askColumn: numb
 function cellDecimal(cell: unknown): { value: string } | { reason: string } {
   let text: string | undefined;
   if (typeof cell === "number") text = decimalTextOfNumber(cell);
-  else if (typeof cell === "string") text = parseCommaDecimal(cell) ?? (/^\d+(\.\d+)?$/.test(cell.trim()) ? cell.trim() : undefined);
-  if (text === undefined) return { reason: `is ${cell === null || cell === undefined ? "empty" : JSON.stringify(String(cell).slice(0, 20))}, not a positive number` };
+  else if (typeof cell === "string")
+    text = parseCommaDecimal(cell) ?? (/^\d+(\.\d+)?$/.test(cell.trim()) ? cell.trim() : undefined);
+  if (text === undefined)
+    return {
+      reason: `is ${cell === null || cell === undefined ? "empty" : JSON.stringify(String(cell).slice(0, 20))}, not a positive number`,
+    };
   const implausible = implausibleRateReason(text);
   const shown = text.length > 24 ? `${text.slice(0, 20)}...` : text;
   return implausible ? { reason: `${shown} ${implausible}` } : { value: text };

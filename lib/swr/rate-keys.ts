@@ -15,7 +15,8 @@ export const LATEST_RATE_KEY = "/rates/";
 export const RATE_STATUS_KEY = "/rates/status";
 export const CURRENCIES_KEY = "/currencies";
 
-export const latestRateKey = (currency = "USD") => (currency === "USD" ? LATEST_RATE_KEY : `${LATEST_RATE_KEY}?currencies=${currency}`);
+export const latestRateKey = (currency = "USD") =>
+  currency === "USD" ? LATEST_RATE_KEY : `${LATEST_RATE_KEY}?currencies=${currency}`;
 
 function ratesHistoryQuery(range: DateRange, currency: string): URLSearchParams {
   const query = new URLSearchParams({ start_date: range.start_date, end_date: range.end_date });
@@ -54,6 +55,9 @@ export function valueIn(rate: Rate, currency: string): Rate | null {
   if (value === undefined) return null;
   const change = rate.changes?.[currency];
   if (!change) return { date: rate.date, dollar: value };
-  const previous = change.previous_date !== null && change.previous !== null ? { date: change.previous_date, dollar: change.previous } : null;
+  const previous =
+    change.previous_date !== null && change.previous !== null
+      ? { date: change.previous_date, dollar: change.previous }
+      : null;
   return { date: rate.date, dollar: value, previous, change: change.change, change_percent: change.change_percent };
 }

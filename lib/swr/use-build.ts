@@ -1,6 +1,6 @@
 import useSWR from "swr";
 import type { ApiError } from "./fetcher";
-import { IN_PROGRESS_STATUSES, type Build } from "./types";
+import { type Build, IN_PROGRESS_STATUSES } from "./types";
 
 export const buildKey = (id: string) => `/builds/${encodeURIComponent(id)}`;
 

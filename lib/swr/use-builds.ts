@@ -1,6 +1,6 @@
 import useSWR from "swr";
-import { request, type ApiError } from "./fetcher";
-import { IN_PROGRESS_STATUSES, type BuildList, type BuildStatus, type BuildSummary } from "./types";
+import { type ApiError, request } from "./fetcher";
+import { type BuildList, type BuildStatus, type BuildSummary, IN_PROGRESS_STATUSES } from "./types";
 
 export interface BuildsFilter {
   status?: BuildStatus;

@@ -17,5 +17,8 @@ export const conversionKey = (query: ConversionQuery) =>
  * previous answer stays on screen while the next one loads, so typing does not flash the result away.
  */
 export function useConversion(query: ConversionQuery | null) {
-  return useSWR<Conversion, ApiError>(query ? conversionKey(query) : null, { keepPreviousData: true, shouldRetryOnError: false });
+  return useSWR<Conversion, ApiError>(query ? conversionKey(query) : null, {
+    keepPreviousData: true,
+    shouldRetryOnError: false,
+  });
 }

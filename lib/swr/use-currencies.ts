@@ -1,8 +1,7 @@
 import useSWR from "swr";
 import type { ApiError } from "./fetcher";
-import type { CurrencyList } from "./types";
-
 import { CURRENCIES_KEY } from "./rate-keys";
+import type { CurrencyList } from "./types";
 
 export { CURRENCIES_KEY };
 

@@ -1,7 +1,7 @@
 import useSWR from "swr";
 import { ApiError, request } from "./fetcher";
-import type { Rate } from "./types";
 import { LATEST_RATE_KEY, latestRateKey, valueIn } from "./rate-keys";
+import type { Rate } from "./types";
 
 export { LATEST_RATE_KEY };
 

@@ -1,6 +1,6 @@
 import { useSession } from "next-auth/react";
 import useSWR from "swr";
-import { request, type ApiError } from "./fetcher";
+import { type ApiError, request } from "./fetcher";
 import type { Me } from "./types";
 
 /**
@@ -10,7 +10,9 @@ import type { Me } from "./types";
 export function useMe() {
   const { data: session, status } = useSession();
   const userId = status === "authenticated" ? (session?.user as { id?: string } | undefined)?.id : undefined;
-  return useSWR<Me, ApiError, readonly [string, string] | null>(userId ? ["/users/me", userId] : null, ([url]) => request<Me>(url));
+  return useSWR<Me, ApiError, readonly [string, string] | null>(userId ? ["/users/me", userId] : null, ([url]) =>
+    request<Me>(url),
+  );
 }
 
 /** Whether the signed-in user is an admin: false while signed out or loading, so admin actions never flicker in. */

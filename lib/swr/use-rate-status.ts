@@ -1,8 +1,7 @@
 import useSWR from "swr";
 import type { ApiError } from "./fetcher";
-import type { RateStatus } from "./types";
-
 import { RATE_STATUS_KEY } from "./rate-keys";
+import type { RateStatus } from "./types";
 
 export { RATE_STATUS_KEY };
 

@@ -1,10 +1,10 @@
 import useSWR from "swr";
-import { request, type ApiError } from "./fetcher";
-import { ratesCsvUrl, ratesHistoryKey, valueIn, type DateRange } from "./rate-keys";
+import { type ApiError, request } from "./fetcher";
+import { type DateRange, ratesCsvUrl, ratesHistoryKey, valueIn } from "./rate-keys";
 import type { RateHistory } from "./types";
 
 // The server names the CSV file after the currency and its first and last dates.
-export { ratesCsvUrl, ratesHistoryKey, valueIn, type DateRange };
+export { type DateRange, ratesCsvUrl, ratesHistoryKey, valueIn };
 
 /**
  * The stored rates of a date range, newest first, in bolívares per unit of `currency` (the dollar by
@@ -16,7 +16,10 @@ export function useRates(range: DateRange | null, currency = "USD") {
     async (url: string) => {
       const history = await request<RateHistory>(url);
       if (currency === "USD") return history;
-      return { ...history, rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null) };
+      return {
+        ...history,
+        rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null),
+      };
     },
     {
       // Moving between ranges keeps the previous chart on screen instead of flashing an empty panel.

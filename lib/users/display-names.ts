@@ -8,28 +8,75 @@
 
 /** Cyrillic and Greek letters that look like Latin ones, and digits that pass for letters (UTS #39 skeletons). */
 const LOOKALIKES: Record<string, string> = {
-  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x",
-  і: "i", ј: "j", ѕ: "s", ԁ: "d", ɡ: "g", һ: "h", ӏ: "l", ԛ: "q", ԝ: "w",
-  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x", ς: "c",
-  "0": "o", "1": "l",
+  а: "a",
+  в: "b",
+  е: "e",
+  ё: "e",
+  к: "k",
+  м: "m",
+  н: "h",
+  о: "o",
+  р: "p",
+  с: "c",
+  т: "t",
+  у: "y",
+  х: "x",
+  і: "i",
+  ј: "j",
+  ѕ: "s",
+  ԁ: "d",
+  ɡ: "g",
+  һ: "h",
+  ӏ: "l",
+  ԛ: "q",
+  ԝ: "w",
+  α: "a",
+  β: "b",
+  ε: "e",
+  η: "n",
+  ι: "i",
+  κ: "k",
+  ν: "v",
+  ο: "o",
+  ρ: "p",
+  τ: "t",
+  υ: "u",
+  χ: "x",
+  ς: "c",
+  "0": "o",
+  "1": "l",
 };
 
 /** The comparison key of a display name: "Build  Sérvice", "ＢＵＩＬＤ-SERVICE" and "bυild service" share one. */
 export function displayNameKey(name: string): string {
-  return [...name.normalize("NFKC").toLowerCase().normalize("NFKD")]
-    .filter((char) => !/\p{M}/u.test(char))
-    .map((char) => LOOKALIKES[char] ?? char)
-    .filter((char) => /[\p{L}\p{N}]/u.test(char))
-    .join("")
-    // A dotless i and a Latin small capital, after the lookalikes: the keys of "İ" and "ı" are "i".
-    .replaceAll("ı", "i");
+  return (
+    [...name.normalize("NFKC").toLowerCase().normalize("NFKD")]
+      .filter((char) => !/\p{M}/u.test(char))
+      .map((char) => LOOKALIKES[char] ?? char)
+      .filter((char) => /[\p{L}\p{N}]/u.test(char))
+      .join("")
+      // A dotless i and a Latin small capital, after the lookalikes: the keys of "İ" and "ı" are "i".
+      .replaceAll("ı", "i")
+  );
 }
 
 /**
  * Names the service itself shows, or that read as it speaking: `build service` is the creator of automatic
  * builds (lib/builds/auto/service.ts).
  */
-export const RESERVED_DISPLAY_NAMES = ["build service", "service", "admin", "administrator", "root", "system", "runbot", "bcv", "webhook", "poll", "anonymous"];
+export const RESERVED_DISPLAY_NAMES = [
+  "build service",
+  "service",
+  "admin",
+  "administrator",
+  "root",
+  "system",
+  "runbot",
+  "bcv",
+  "webhook",
+  "poll",
+  "anonymous",
+];
 const RESERVED_KEYS = new Set(RESERVED_DISPLAY_NAMES.map(displayNameKey));
 
 export function isReservedDisplayName(name: string): boolean {
@@ -45,7 +92,9 @@ export function defaultDisplayName(email: string): string {
 /** A display name was asked for that another user's name already reads as. */
 export class DisplayNameTakenError extends Error {
   constructor(readonly displayName: string) {
-    super(`The display name "${displayName}" is another user's (names are compared ignoring case, spacing, accents and lookalike letters); choose another.`);
+    super(
+      `The display name "${displayName}" is another user's (names are compared ignoring case, spacing, accents and lookalike letters); choose another.`,
+    );
   }
 }
 

@@ -45,7 +45,9 @@ export const userSchema = z
     display_name: z.string(),
     role: z
       .enum(["admin", "user"])
-      .describe("admin: the first user, those made admins by an admin (PATCH /users/{user_id}) or with `npm run users:admin`, and (REGISTRATION=closed only) those in ADMIN_EMAILS; may act on every build and import rates"),
+      .describe(
+        "admin: the first user, those made admins by an admin (PATCH /users/{user_id}) or with `npm run users:admin`, and (REGISTRATION=closed only) those in ADMIN_EMAILS; may act on every build and import rates",
+      ),
     is_active: z.boolean(),
     created_at: z.iso.datetime(),
   })

@@ -1,11 +1,18 @@
-import { prismaErrorCode } from "../prisma-errors";
 import { getEnv } from "../env";
 import { conflict, forbidden, notFound, unauthorized } from "../http/problem";
-import { countUsers, findUserWithHashByEmail, insertUser, normalizeEmail, updateUserRoleById, type StoredRole } from "./repository";
+import { prismaErrorCode } from "../prisma-errors";
 import { chooseDisplayName, DisplayNameTakenError } from "./display-names";
-import { publicNameOf, withEffectiveRole, type PublicUser } from "./roles";
-import type { RegisterUser, UserView } from "./schemas";
 import { hashPassword, passwordMatches } from "./passwords";
+import {
+  countUsers,
+  findUserWithHashByEmail,
+  insertUser,
+  normalizeEmail,
+  type StoredRole,
+  updateUserRoleById,
+} from "./repository";
+import { type PublicUser, publicNameOf, withEffectiveRole } from "./roles";
+import type { RegisterUser, UserView } from "./schemas";
 import { claimLoginAttempt, clearLoginAttempts } from "./throttle";
 
 export { LOGIN_FAILURE_WINDOW_MS, MAX_LOGIN_FAILURES } from "./throttle";
@@ -39,7 +46,9 @@ export async function registerUser(input: RegisterUser): Promise<UserView> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   try {
-    const user = await insertUser(email, passwordHash, (shownNames) => chooseDisplayName(input.display_name, email, shownNames));
+    const user = await insertUser(email, passwordHash, (shownNames) =>
+      chooseDisplayName(input.display_name, email, shownNames),
+    );
     return toUserView(withEffectiveRole(user));
   } catch (error) {
     if (prismaErrorCode(error) === "P2002") {
@@ -73,7 +82,8 @@ export async function authenticate(rawEmail: string, password: string, address: 
  * role, so the last admin cannot leave the service without one. 404 for an unknown user.
  */
 export async function setUserRole(admin: PublicUser, userId: number, role: StoredRole): Promise<UserView> {
-  if (userId === admin.id) throw conflict("Admins cannot change their own role: ask another admin, or run npm run users:admin on the server.");
+  if (userId === admin.id)
+    throw conflict("Admins cannot change their own role: ask another admin, or run npm run users:admin on the server.");
   const user = await updateUserRoleById(userId, role);
   if (!user) throw notFound(`No user has the id ${userId}.`);
   return toUserView(withEffectiveRole(user));

@@ -70,5 +70,7 @@ async function pruneOldAttempts(since: Date): Promise<void> {
   if (now - (pruning.loginAttemptsPrunedAt ?? 0) < PRUNE_INTERVAL_MS) return;
   pruning.loginAttemptsPrunedAt = now;
   // Best effort: a failed clean-up (a full disk) must not turn a 429 into a 503.
-  await getDb().loginAttempt.deleteMany({ where: { createdAt: { lt: since } } }).catch(() => undefined);
+  await getDb()
+    .loginAttempt.deleteMany({ where: { createdAt: { lt: since } } })
+    .catch(() => undefined);
 }

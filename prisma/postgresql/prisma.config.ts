@@ -1,6 +1,6 @@
 import path from "node:path";
-import { defineConfig } from "prisma/config";
 import { PrismaPg } from "@prisma/adapter-pg";
+import { defineConfig } from "prisma/config";
 
 // The Prisma CLI's configuration for the PostgreSQL schema (`prisma ... --config prisma/postgresql/prisma.config.ts`):
 // generate and `migrate diff` work through it. Migrations are applied by scripts/prepare-start.ts (lib/migrations.ts),

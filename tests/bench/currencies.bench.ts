@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, bench, describe } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { deleteAllRates, seedRates, shiftDate } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { Q1_2025, readWorkbook } from "../support/workbooks";
@@ -14,7 +14,28 @@ import { Q1_2025, readWorkbook } from "../support/workbooks";
 const END_DATE = "2026-11-20";
 const START_DATE = shiftDate(END_DATE, -365);
 const HISTORY = `/rates/history?start_date=${START_DATE}&end_date=${END_DATE}`;
-const OTHERS = ["EUR", "CNY", "TRY", "RUB", "CAD", "INR", "JPY", "ARS", "BRL", "CLP", "COP", "UYU", "PEN", "BOB", "MXN", "CUC", "NIO", "DOP", "TTD", "ANG"];
+const OTHERS = [
+  "EUR",
+  "CNY",
+  "TRY",
+  "RUB",
+  "CAD",
+  "INR",
+  "JPY",
+  "ARS",
+  "BRL",
+  "CLP",
+  "COP",
+  "UYU",
+  "PEN",
+  "BOB",
+  "MXN",
+  "CUC",
+  "NIO",
+  "DOP",
+  "TTD",
+  "ANG",
+];
 
 let app: AppServer;
 let authorization: Record<string, string>;
@@ -73,8 +94,12 @@ describe("one year of history with every currency", () => {
     time: 4_000,
     warmupTime: 500,
   });
-  bench("GET /rates/history, 366 days, currencies=all (21 currencies)", async () => expectOk(await app.fetch(`${HISTORY}&currencies=all`)), {
-    time: 4_000,
-    warmupTime: 500,
-  });
+  bench(
+    "GET /rates/history, 366 days, currencies=all (21 currencies)",
+    async () => expectOk(await app.fetch(`${HISTORY}&currencies=all`)),
+    {
+      time: 4_000,
+      warmupTime: 500,
+    },
+  );
 });

@@ -4,7 +4,9 @@ import { expect, PASSWORD, signInThroughHeader, test, uniqueEmail } from "./fixt
 
 /** WCAG 2.1 A and AA violations on what is on screen now, each named with the elements it concerns. */
 async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
   return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
 }
 
@@ -19,7 +21,10 @@ test.describe("Keyboard and screen reader", () => {
     await expect(page.locator("main")).toBeFocused();
   });
 
-  test("the sign-in and register dialogs put the cursor in the email field; after signing in, focus is on the page", async ({ page, request }) => {
+  test("the sign-in and register dialogs put the cursor in the email field; after signing in, focus is on the page", async ({
+    page,
+    request,
+  }) => {
     const email = uniqueEmail("focus");
     expect((await request.post("/users/", { data: { email, password: PASSWORD } })).status()).toBe(201);
     await page.goto("/");

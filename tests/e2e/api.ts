@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext } from "@playwright/test";
+import { type APIRequestContext, expect } from "@playwright/test";
 import { BcvControl, PASSWORD, uniqueEmail } from "./fixtures";
 import { importRates } from "./workbook-rates";
 
@@ -40,8 +40,15 @@ export async function startApiBuild(request: APIRequestContext, headers: Record<
   return ((await created.json()) as { build_id: string }).build_id;
 }
 
-export async function waitForBuildStatus(request: APIRequestContext, buildId: string, status: string, timeoutMs = 60_000) {
+export async function waitForBuildStatus(
+  request: APIRequestContext,
+  buildId: string,
+  status: string,
+  timeoutMs = 60_000,
+) {
   await expect
-    .poll(async () => ((await (await request.get(`/builds/${buildId}`)).json()) as { status: string }).status, { timeout: timeoutMs })
+    .poll(async () => ((await (await request.get(`/builds/${buildId}`)).json()) as { status: string }).status, {
+      timeout: timeoutMs,
+    })
     .toBe(status);
 }

@@ -1,4 +1,12 @@
-import { expect, PASSWORD, registerThroughHeader, signInThroughHeader, signOutThroughHeader, test, uniqueEmail } from "./fixtures";
+import {
+  expect,
+  PASSWORD,
+  registerThroughHeader,
+  signInThroughHeader,
+  signOutThroughHeader,
+  test,
+  uniqueEmail,
+} from "./fixtures";
 
 test.describe("Signing in, registering and signing out from the header", () => {
   test("signed out, the actions that need a session are disabled with a hint", async ({ page }) => {

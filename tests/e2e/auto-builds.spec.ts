@@ -1,5 +1,5 @@
-import crypto from "node:crypto";
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import { expect, registerThroughHeader, test } from "./fixtures";
 
 /**
@@ -11,7 +11,10 @@ function pushBranch(branch: string, subject: string): string {
   const repository = process.env.E2E_DEMO_REPO;
   if (!repository) throw new Error("E2E_DEMO_REPO is not set: run the specs through playwright.config.ts.");
   const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=Ana Pérez", "-c", "user.email=ana@example.com", ...args], { cwd: repository, encoding: "utf8" }).trim();
+    execFileSync("git", ["-c", "user.name=Ana Pérez", "-c", "user.email=ana@example.com", ...args], {
+      cwd: repository,
+      encoding: "utf8",
+    }).trim();
   git("checkout", "--quiet", "-b", branch, "main");
   git("commit", "--quiet", "--allow-empty", "-m", subject);
   const sha = git("rev-parse", "HEAD");
@@ -19,15 +22,27 @@ function pushBranch(branch: string, subject: string): string {
   return sha;
 }
 
-test("a webhook push shows up as an automatic build, and the drawer rebuilds and extends", { tag: "@builds" }, async ({ page, baseURL }) => {
+test("a webhook push shows up as an automatic build, and the drawer rebuilds and extends", { tag: "@builds" }, async ({
+  page,
+  baseURL,
+}) => {
   const branch = `auto/e2e-${crypto.randomUUID().slice(0, 8)}`;
   const subject = `Invoices: print the due date ${branch.slice(-8)}`;
   const sha = pushBranch(branch, subject);
-  const body = JSON.stringify({ ref: `refs/heads/${branch}`, after: sha, deleted: false, pusher: { name: "anaperez" } });
+  const body = JSON.stringify({
+    ref: `refs/heads/${branch}`,
+    after: sha,
+    deleted: false,
+    pusher: { name: "anaperez" },
+  });
   const signature = crypto.createHmac("sha256", process.env.E2E_WEBHOOK_SECRET!).update(body).digest("hex");
   const delivered = await fetch(new URL("/hooks/demo", baseURL), {
     method: "POST",
-    headers: { "Content-Type": "application/json", "X-GitHub-Event": "push", "X-Hub-Signature-256": `sha256=${signature}` },
+    headers: {
+      "Content-Type": "application/json",
+      "X-GitHub-Event": "push",
+      "X-Hub-Signature-256": `sha256=${signature}`,
+    },
     body,
   });
   expect(delivered.status).toBe(202);
@@ -52,7 +67,10 @@ test("a webhook push shows up as an automatic build, and the drawer rebuilds and
   await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 60_000 });
   await drawer.getByLabel("Time to add").selectOption("86400");
   await drawer.getByRole("button", { name: "Extend…" }).click();
-  await page.getByRole("dialog", { name: /^Extend build/ }).getByRole("button", { name: "Extend by 1 day" }).click();
+  await page
+    .getByRole("dialog", { name: /^Extend build/ })
+    .getByRole("button", { name: "Extend by 1 day" })
+    .click();
   // A day from now: the countdown shows hours.
   await expect(drawer.getByTestId("expiry-countdown")).toContainText(/2[34] ?h|1 ?d/);
 });

@@ -9,7 +9,10 @@ import { expect, registerThroughHeader, test } from "./fixtures";
 test.describe("A fresh install without rates", () => {
   test.beforeEach(async ({ request }) => {
     const latest = await request.get("/rates/");
-    expect(latest.status(), "these tests need a database without rates: a spec that stores one ran before this file").toBe(404);
+    expect(
+      latest.status(),
+      "these tests need a database without rates: a spec that stores one ran before this file",
+    ).toBe(404);
   });
 
   test("the latest rate's card says no rate is stored and offers the fetch to the signed in", async ({ page }) => {
@@ -21,12 +24,17 @@ test.describe("A fresh install without rates", () => {
     await expect(card.getByRole("button", { name: "Fetch latest rate" })).toBeEnabled();
   });
 
-  test("the converter says there is nothing to convert with and offers the fetch instead of a form that cannot answer", async ({ page }) => {
+  test("the converter says there is nothing to convert with and offers the fetch instead of a form that cannot answer", async ({
+    page,
+  }) => {
     await page.goto("/");
     const converter = page.getByRole("region", { name: "Converter" });
-    await expect(converter.getByTestId("converter-empty")).toHaveText("No rate is stored yet, so there is nothing to convert with.", {
-      timeout: 60_000,
-    });
+    await expect(converter.getByTestId("converter-empty")).toHaveText(
+      "No rate is stored yet, so there is nothing to convert with.",
+      {
+        timeout: 60_000,
+      },
+    );
     await expect(converter.getByRole("button", { name: "Fetch latest rate" })).toBeVisible();
     // The workbook import is for admins: a visitor is not pointed to it.
     await expect(converter.getByRole("link", { name: "Latest rate" })).toHaveCount(0);

@@ -7,7 +7,9 @@ import { expect, screenshotToLookAt, test } from "./fixtures";
  * finds and steps through them, and the whole log to download. The search box keeps room to type in at
  * 320 px (it once shrank to a few letters beside the match count and the download link).
  */
-test("a stage's log has line numbers, a search that steps through its lines, and a download of the whole log", { tag: "@builds" }, async ({ page, request }) => {
+test("a stage's log has line numbers, a search that steps through its lines, and a download of the whole log", {
+  tag: "@builds",
+}, async ({ page, request }) => {
   test.setTimeout(180_000);
   const owner = await apiUser(request, "log-viewer");
   // Fails in its test stage: no preview to hold a port, and an install log of three known lines.
@@ -58,7 +60,10 @@ test("a stage's log has line numbers, a search that steps through its lines, and
  * A search that finds the last line sets the log loose from its end, which shows "Jump to latest" over the
  * log's bottom right corner; the log keeps room under its last line for it, so no text is ever behind it.
  */
-test("'Jump to latest' never covers the last line, at 320 and 1440 px", { tag: "@builds" }, async ({ page, request }) => {
+test("'Jump to latest' never covers the last line, at 320 and 1440 px", { tag: "@builds" }, async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const owner = await apiUser(request, "log-jump");
   // An install log longer than the box (3000 lines), ending with "installed verbose,broken"; no preview.
@@ -81,6 +86,8 @@ test("'Jump to latest' never covers the last line, at 320 and 1440 px", { tag: "
     await screenshotToLookAt(page, `jump-to-latest-${width}`);
     const button = (await jump.boundingBox())!;
     const line = (await lastLine.boundingBox())!;
-    expect(button.y, `at ${width} px the button starts below the last line`).toBeGreaterThanOrEqual(line.y + line.height);
+    expect(button.y, `at ${width} px the button starts below the last line`).toBeGreaterThanOrEqual(
+      line.y + line.height,
+    );
   }
 });

@@ -6,7 +6,9 @@ import { expect, signInThroughHeader, test } from "./fixtures";
  * dashboard with that build open (JSON clients still get JSON), and Extend adds time, saying the new
  * expiry before it is confirmed, never leaving the build less time than it had.
  */
-test("a build's page opens the dashboard on it, and Extend adds time without ever shortening", { tag: "@builds" }, async ({ page, request }) => {
+test("a build's page opens the dashboard on it, and Extend adds time without ever shortening", {
+  tag: "@builds",
+}, async ({ page, request }) => {
   // A build to run, two dialogs and a phone-width check: more than two minutes on a busy machine.
   test.setTimeout(300_000);
   const owner = await apiUser(request, "extend");
@@ -34,21 +36,33 @@ test("a build's page opens the dashboard on it, and Extend adds time without eve
   await expect(drawer.getByText("Running since")).toBeVisible();
   await expect(drawer.getByText("Finished", { exact: true })).toHaveCount(0);
 
-  const expiryBefore = new Date(((await (await request.get(`/builds/${buildId}`)).json()) as { expires_at: string }).expires_at);
+  const expiryBefore = new Date(
+    ((await (await request.get(`/builds/${buildId}`)).json()) as { expires_at: string }).expires_at,
+  );
 
   // About an hour left; adding ten minutes must leave about seventy, not ten.
   await drawer.getByLabel("Time to add").selectOption("600");
   await drawer.getByRole("button", { name: "Extend…" }).click();
   const confirm = page.getByRole("dialog", { name: `Extend build ${buildId.slice(0, 8)} by 10 minutes?` });
   const spoken = (at: Date) =>
-    at.toLocaleString("en-US", { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+    at.toLocaleString("en-US", {
+      month: "short",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      timeZoneName: "short",
+    });
   await expect(confirm.getByTestId("extend-current-expiry")).toContainText(spoken(expiryBefore));
-  await expect(confirm.getByTestId("extend-new-expiry")).toContainText(spoken(new Date(expiryBefore.getTime() + 600_000)));
+  await expect(confirm.getByTestId("extend-new-expiry")).toContainText(
+    spoken(new Date(expiryBefore.getTime() + 600_000)),
+  );
   await expect(confirm.getByTestId("extend-new-expiry")).toContainText(/in 1 h \d\d min/);
   await confirm.getByRole("button", { name: "Extend by 10 minutes" }).click();
   await expect(confirm).toBeHidden();
 
-  const expiryAfter = new Date(((await (await request.get(`/builds/${buildId}`)).json()) as { expires_at: string }).expires_at);
+  const expiryAfter = new Date(
+    ((await (await request.get(`/builds/${buildId}`)).json()) as { expires_at: string }).expires_at,
+  );
   expect(expiryAfter.getTime() - expiryBefore.getTime()).toBe(600_000);
   await expect(drawer.getByTestId("expiry-countdown")).toContainText(/1 h \d\d min/);
 

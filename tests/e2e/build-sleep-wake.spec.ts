@@ -12,7 +12,10 @@ test("Sleep stops a running preview and Wake brings it back", { tag: "@builds" }
   const owner = await apiUser(request, "sleeper");
   const buildId = await startApiBuild(request, owner.headers, ["alpha"]);
   await waitForBuildStatus(request, buildId, "running");
-  const running = (await (await request.get(`/builds/${buildId}`)).json()) as { preview_url: string; expires_at: string };
+  const running = (await (await request.get(`/builds/${buildId}`)).json()) as {
+    preview_url: string;
+    expires_at: string;
+  };
   const preview = await request.get(running.preview_url);
   expect(await preview.text()).toContain(`Preview of build ${buildId}`);
 
@@ -30,8 +33,20 @@ test("Sleep stops a running preview and Wake brings it back", { tag: "@builds" }
   await expect(drawer.getByRole("link", { name: /Open preview/ })).toHaveCount(0);
   await expect(drawer.getByRole("button", { name: "Sleep" })).toHaveCount(0);
   await expect(drawer.getByTestId("expiry-countdown")).toBeVisible();
-  await expect.poll(async () => (await request.get(running.preview_url, { timeout: 5_000 }).then(() => "answers", () => "closed"))).toBe("closed");
-  const asleep = (await (await request.get(`/builds/${buildId}`)).json()) as { status: string; preview_url: string | null; expires_at: string };
+  await expect
+    .poll(
+      async () =>
+        await request.get(running.preview_url, { timeout: 5_000 }).then(
+          () => "answers",
+          () => "closed",
+        ),
+    )
+    .toBe("closed");
+  const asleep = (await (await request.get(`/builds/${buildId}`)).json()) as {
+    status: string;
+    preview_url: string | null;
+    expires_at: string;
+  };
   expect(asleep).toMatchObject({ status: "sleeping", preview_url: null, expires_at: running.expires_at });
   // The builds list says so too.
   await page.keyboard.press("Escape");

@@ -1,6 +1,6 @@
+import type { Locator, Page } from "@playwright/test";
 import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
 import { expect, registerThroughHeader, screenshotToLookAt, test } from "./fixtures";
-import type { Locator, Page } from "@playwright/test";
 
 async function openNewBuildForm(page: Page) {
   await page.getByRole("button", { name: "New build" }).click();
@@ -57,7 +57,9 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     const ref = dialog.getByLabel("Ref 1", { exact: true });
     await expect(ref).toHaveAttribute("aria-invalid", "true");
     const describedBy = (await ref.getAttribute("aria-describedby"))!.split(" ");
-    await expect(dialog.locator(`[id="${describedBy.at(-1)}"]`)).toContainText(/no branch, tag or commit|does not exist/i);
+    await expect(dialog.locator(`[id="${describedBy.at(-1)}"]`)).toContainText(
+      /no branch, tag or commit|does not exist/i,
+    );
 
     // An unsafe ref is refused too, before git ever sees it.
     await ref.fill("bad..ref");
@@ -68,11 +70,18 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await expect(dialog).toBeHidden();
   });
 
-  test("start a build, watch its stages and live log, open its preview, destroy it", async ({ page, context, request }) => {
+  test("start a build, watch its stages and live log, open its preview, destroy it", async ({
+    page,
+    context,
+    request,
+  }) => {
     // Both build slots (max_concurrent_builds: 2) held by slow installs: the new build waits in the queue until
     // they are canceled, however long a busy machine takes to draw the drawer.
     const blocker = await apiUser(request, "slots");
-    const slowBuilds = [await startApiBuild(request, blocker.headers, ["slow"]), await startApiBuild(request, blocker.headers, ["slow"])];
+    const slowBuilds = [
+      await startApiBuild(request, blocker.headers, ["slow"]),
+      await startApiBuild(request, blocker.headers, ["slow"]),
+    ];
     let email: string;
     let totalBefore: number;
     let buildId: string;
@@ -118,7 +127,8 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
 
     // The log grows while the stage runs: "test 1" first, later lines without reloading anything.
     await expect(log).toContainText("test 1");
-    const testLines = async () => (await log.getByTestId("log-line").allTextContents()).filter((l) => l.startsWith("test ")).length;
+    const testLines = async () =>
+      (await log.getByTestId("log-line").allTextContents()).filter((l) => l.startsWith("test ")).length;
     const linesEarly = await testLines();
     // The stage prints six lines a second apart: whatever had arrived when the viewer first showed, more follow.
     await expect.poll(testLines, { timeout: 15_000 }).toBeGreaterThan(linesEarly);
@@ -152,7 +162,10 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await shownUrl.textContent());
 
     // Open preview: the build's own server lists its modules.
-    const [preview] = await Promise.all([page.waitForEvent("popup"), drawer.getByRole("link", { name: /Open preview/ }).click()]);
+    const [preview] = await Promise.all([
+      page.waitForEvent("popup"),
+      drawer.getByRole("link", { name: /Open preview/ }).click(),
+    ]);
     await expect(preview.locator("body")).toContainText("alpha");
     await expect(preview.locator("body")).toContainText("beta");
     const previewUrl = preview.url();
@@ -176,7 +189,16 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await destroyFromDrawer(page, drawer, buildId);
     await expect(drawer.getByTestId("build-status")).toHaveText("destroyed", { timeout: 30_000 });
     await expect(drawer.getByRole("link", { name: /Open preview/ })).toHaveCount(0);
-    await expect.poll(async () => fetch(previewUrl).then(() => "answers", () => "gone"), { timeout: 15_000 }).toBe("gone");
+    await expect
+      .poll(
+        async () =>
+          fetch(previewUrl).then(
+            () => "answers",
+            () => "gone",
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe("gone");
 
     // Back on the dashboard, the table lists it, and the search finds it by id.
     await drawer.getByRole("button", { name: "Close" }).click();
@@ -213,7 +235,10 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await expect(drawer.getByTestId("commit-sha")).toHaveCount(2);
     await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 60_000 });
 
-    const [preview] = await Promise.all([page.waitForEvent("popup"), drawer.getByRole("link", { name: /Open preview/ }).click()]);
+    const [preview] = await Promise.all([
+      page.waitForEvent("popup"),
+      drawer.getByRole("link", { name: /Open preview/ }).click(),
+    ]);
     await expect(preview.locator("body")).toContainText("alpha");
     await expect(preview.locator("body")).toContainText("gamma");
     await preview.close();
@@ -312,7 +337,9 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await page.goto(`/?build=${buildId}`);
     const drawer = page.getByRole("dialog", { name: /^Build / });
     await expect(drawer.getByTestId("build-status")).toHaveText("failed");
-    await expect(drawer.getByText(`Only ${ownersName} or an admin can cancel, destroy or extend this build.`)).toBeVisible();
+    await expect(
+      drawer.getByText(`Only ${ownersName} or an admin can cancel, destroy or extend this build.`),
+    ).toBeVisible();
     await expect(drawer.getByRole("button", { name: "Destroy", exact: true })).toHaveCount(0);
     await expect(drawer.getByRole("button", { name: "Cancel build" })).toHaveCount(0);
     // Anyone signed in may start a build of the same commits, which is theirs.
@@ -322,7 +349,9 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     const asOwner = await (await request.get(`/builds/${buildId}`, { headers: owner.headers })).json();
     expect(asOwner.viewer_can_change).toBe(true);
     expect((await (await page.request.get(`/builds/${buildId}`)).json()).viewer_can_change).toBe(false);
-    const anonymous = await (await request.get(`/builds/${buildId}`, { headers: { Authorization: "Bearer expired-or-forged" } })).json();
+    const anonymous = await (
+      await request.get(`/builds/${buildId}`, { headers: { Authorization: "Bearer expired-or-forged" } })
+    ).json();
     expect(anonymous.viewer_can_change).toBe(false);
   });
 

@@ -1,7 +1,14 @@
 import fs from "node:fs";
 import type { Locator } from "@playwright/test";
-import { expect, registerThroughHeader, screenshotToLookAt, signInThroughHeader, signOutThroughHeader, test } from "./fixtures";
 import { Q4_2025 } from "../support/workbooks";
+import {
+  expect,
+  registerThroughHeader,
+  screenshotToLookAt,
+  signInThroughHeader,
+  signOutThroughHeader,
+  test,
+} from "./fixtures";
 
 /**
  * Every currency on the dashboard: the bank's fourth-quarter workbook imported through the page by an admin, the rate
@@ -56,7 +63,10 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await expect(table).toContainText("Bs per EUR");
     await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
     // The CSV names the currency and the first and last dates it holds, not the range asked for.
-    const [download] = await Promise.all([page.waitForEvent("download"), history.getByRole("link", { name: "Download CSV" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      history.getByRole("link", { name: "Download CSV" }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe("bcv-rates_EUR_2025-10-02_2025-10-14.csv");
     // The server's export: the dollar's column, then the euro's, newest first, as stored.
     const rows = fs.readFileSync((await download.path())!, "utf8").split("\r\n");

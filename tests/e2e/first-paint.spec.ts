@@ -22,7 +22,9 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
       await page.goto("/");
       await expect(page.getByTestId("latest-rate")).toHaveText("246.75");
       await expect(page.getByTestId("latest-rate-fetched")).toContainText("Last updated");
-      const history = await (await request.get(`/rates/history?${new URLSearchParams({ ...presetRange("30d") })}`)).json();
+      const history = await (
+        await request.get(`/rates/history?${new URLSearchParams({ ...presetRange("30d") })}`)
+      ).json();
       const rows = page.getByRole("region", { name: "Rate history" }).getByRole("table").locator("tbody tr");
       await expect(rows).toHaveCount(history.rates.length);
       await expect(rows.first()).toContainText(formatDay(todayInCaracas()));
@@ -38,17 +40,24 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
     });
   });
 
-  test("the chart library is not among the scripts the page loads first, and the chart comes after", async ({ page, request }) => {
+  test("the chart library is not among the scripts the page loads first, and the chart comes after", async ({
+    page,
+    request,
+  }) => {
     const html = await (await request.get("/")).text();
     // Scripts the HTML runs or preloads.
-    const scripts = [...new Set([...html.matchAll(/(?:src|href)="([^"]+\.js(?:\?[^"]*)?)"/g)].map((match) => match[1]))];
+    const scripts = [
+      ...new Set([...html.matchAll(/(?:src|href)="([^"]+\.js(?:\?[^"]*)?)"/g)].map((match) => match[1])),
+    ];
     expect(scripts.length).toBeGreaterThan(0);
     for (const src of scripts) {
       // recharts' own class name, in its code wherever it is bundled.
       expect(await (await request.get(src)).text(), src).not.toContain("recharts-line-curve");
     }
     await page.goto("/");
-    await expect(page.getByRole("region", { name: "Rate history" }).getByRole("figure", { name: /^Line chart of/ })).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "Rate history" }).getByRole("figure", { name: /^Line chart of/ }),
+    ).toBeVisible();
   });
 });
 

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -196,7 +196,10 @@ function makeRepository(dir: string, modules: string[]): string {
     fs.writeFileSync(path.join(dir, "modules", name, "module.json"), JSON.stringify({ name }) + "\n");
   }
   const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], { cwd: dir, stdio: "ignore" });
+    execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {
+      cwd: dir,
+      stdio: "ignore",
+    });
   git("init", "--quiet", "--initial-branch=main");
   git("add", ".");
   git("commit", "--quiet", "-m", "Modules");
@@ -242,8 +245,6 @@ async function waitFor(url: string, started: Started, timeoutMs = 60_000) {
   }
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${started.output.join("")}`);
 }
-
-
 
 /**
  * Builds run in their own process groups, outside the app's. A spec that failed halfway may leave a

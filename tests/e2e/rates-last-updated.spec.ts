@@ -3,7 +3,10 @@ import { todayInCaracas } from "@/components/rates/rate-range";
 import { expect, registerThroughHeader, test } from "./fixtures";
 
 test.describe("The latest rate says when it was last fetched from the central bank", { tag: "@rates" }, () => {
-  test("'Last updated' beside the rate is the time of the last successful fetch, not its value date", async ({ page, bcv }) => {
+  test("'Last updated' beside the rate is the time of the last successful fetch, not its value date", async ({
+    page,
+    bcv,
+  }) => {
     await bcv.set({ dollar: "245,5", date: todayInCaracas() });
     await page.goto("/");
     await registerThroughHeader(page);

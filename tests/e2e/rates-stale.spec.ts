@@ -1,6 +1,6 @@
+import type { APIRequestContext } from "@playwright/test";
 import Database from "better-sqlite3";
 import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
-import type { APIRequestContext } from "@playwright/test";
 import { expect, PASSWORD, test, uniqueEmail } from "./fixtures";
 
 async function registerAndGetToken(request: APIRequestContext) {

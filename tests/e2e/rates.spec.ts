@@ -4,7 +4,10 @@ import { expect, registerThroughHeader, screenshotToLookAt, test } from "./fixtu
 import { importRates } from "./workbook-rates";
 
 test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
-  test("fetch a rate, then a newer one: the latest rate, its change, the chart and the table follow", async ({ page, bcv }) => {
+  test("fetch a rate, then a newer one: the latest rate, its change, the chart and the table follow", async ({
+    page,
+    bcv,
+  }) => {
     const today = todayInCaracas();
     const earlier = shiftDays(today, -2);
     const later = shiftDays(today, -1);
@@ -50,7 +53,10 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
 
     // The CSV is the table's range, streamed by the server (format=csv), newest first, every decimal kept.
     const link = history.getByRole("link", { name: "Download CSV" });
-    await expect(link).toHaveAttribute("href", /^\/rates\/history\?start_date=\d{4}-\d{2}-\d{2}&end_date=\d{4}-\d{2}-\d{2}&format=csv$/);
+    await expect(link).toHaveAttribute(
+      "href",
+      /^\/rates\/history\?start_date=\d{4}-\d{2}-\d{2}&end_date=\d{4}-\d{2}-\d{2}&format=csv$/,
+    );
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
     // Named after the currency and the first and last dates in the file.
     const csv = fs.readFileSync((await download.path())!, "utf8");
@@ -128,7 +134,10 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     expect(asked).toEqual([]);
   });
 
-  test("the chart spaces dates by time, the summary describes the range, and the table lines up decimals", async ({ page, request }) => {
+  test("the chart spaces dates by time, the summary describes the range, and the table lines up decimals", async ({
+    page,
+    request,
+  }) => {
     const { storeRates } = await import("./api");
     // Far back, alone in their range: two consecutive days, then a gap of four.
     const base = shiftDays(todayInCaracas(), -900);
@@ -169,7 +178,11 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     expect(new Set(points).size).toBe(1);
   });
 
-  test("when the central bank fails, the fetch shows the problem's detail and stores nothing", async ({ page, bcv, request }) => {
+  test("when the central bank fails, the fetch shows the problem's detail and stores nothing", async ({
+    page,
+    bcv,
+    request,
+  }) => {
     await page.goto("/");
     await registerThroughHeader(page);
     const before = await request.get("/rates/");
@@ -178,7 +191,9 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
     const alert = card.getByRole("alert");
     await expect(alert).toBeVisible();
-    await expect(alert).toContainText("The central bank’s website answered with an error (HTTP 500). Nothing was stored.");
+    await expect(alert).toContainText(
+      "The central bank’s website answered with an error (HTTP 500). Nothing was stored.",
+    );
     const after = await request.get("/rates/");
     expect(after.status()).toBe(before.status());
     if (before.ok()) expect(await after.json()).toEqual(await before.json());
@@ -192,9 +207,12 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
     await expect(card.getByTestId("fetch-progress")).toContainText(/Asking the central bank… \d+ s/);
     await screenshotToLookAt(page, "fetch-slow-progress");
-    await expect(card.getByRole("alert")).toContainText("The central bank’s website did not answer in time. Nothing was stored.", {
-      timeout: 30_000,
-    });
+    await expect(card.getByRole("alert")).toContainText(
+      "The central bank’s website did not answer in time. Nothing was stored.",
+      {
+        timeout: 30_000,
+      },
+    );
     await expect(card.getByTestId("fetch-progress")).toHaveCount(0);
     await card.getByText("Technical details").click();
     await expect(card.getByRole("alert")).toContainText(/did not answer within \d+ ms/);

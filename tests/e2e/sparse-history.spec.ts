@@ -6,7 +6,9 @@ import { expect, test } from "./fixtures";
  * again after it, and a change across it says how far back its previous rate is.
  */
 // 2022 (imports refuse dates before the bolívar digital, 2021-10): far from the dates other specs store (rates.spec's "900 days ago" moves with today and once fell in 2024).
-test("the chart breaks its line at a gap, and the table says how far apart the two dates are", { tag: "@rates" }, async ({ page }) => {
+test("the chart breaks its line at a gap, and the table says how far apart the two dates are", {
+  tag: "@rates",
+}, async ({ page }) => {
   await storeRates(page.request, [
     { date: "2022-01-02", dollar: "36,10" },
     { date: "2022-01-03", dollar: "36,20" },
@@ -31,7 +33,9 @@ test("the chart breaks its line at a gap, and the table says how far apart the t
 
 // September to November 2022: apart from the dates above (the first half of 2022) and from those other specs store
 // (viewports.spec stores March 2023; rates.spec's "900 days ago" is 2024 or later).
-test("the oldest row of a range has its change from the rate before the range, as the latest rate card says, and the CSV link still answers", async ({ page }) => {
+test("the oldest row of a range has its change from the rate before the range, as the latest rate card says, and the CSV link still answers", async ({
+  page,
+}) => {
   await storeRates(page.request, [
     { date: "2022-09-12", dollar: "38,00" },
     // Two months missing, then the one rate of November.

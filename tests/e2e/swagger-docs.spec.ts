@@ -79,7 +79,8 @@ const docsTest = test.extend<{ scriptErrors: string[] }>({
       page.on("pageerror", (error) => errors.push(error.message));
       page.on("console", (message) => {
         // A 401 or 400 to a call made on purpose is logged by Chromium as a failed resource: not a script error.
-        if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) errors.push(message.text());
+        if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+          errors.push(message.text());
       });
       await use(errors);
       expect(errors, "script errors on /docs").toEqual([]);
@@ -114,9 +115,9 @@ docsTest.describe("/docs", () => {
       } else {
         await expect(body.locator("tr[data-param-name]")).toHaveCount(op.parameters!.length);
       }
-      const codes = await body.locator(".responses-table:not(.live-responses-table) > tbody > tr.response").evaluateAll(
-        (rows) => rows.map((row) => row.getAttribute("data-code")),
-      );
+      const codes = await body
+        .locator(".responses-table:not(.live-responses-table) > tbody > tr.response")
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-code")));
       expect(codes, `${method.toUpperCase()} ${path}`).toEqual(Object.keys(op.responses));
       await expect(body.getByRole("button", { name: "Execute" })).toBeVisible();
       // Closed again so the page stays short and the next block's locators stay unambiguous.
@@ -153,40 +154,51 @@ docsTest.describe("/docs", () => {
       { width: 1440, height: 960 },
       { width: 390, height: 844 },
     ]) {
-      docsTest(`an opened operation at ${viewport.width} px in ${colorScheme} mode fits the screen`, async ({ page }) => {
-        await page.emulateMedia({ colorScheme });
-        await page.setViewportSize(viewport);
-        await page.goto("/docs");
-        const history = operation(page, "get", "/rates/history");
-        await expand(history);
-        await history.getByRole("button", { name: "Execute" }).click();
-        await expect(history.locator(".live-responses-table tr.response .response-col_status")).toHaveText("200");
-        // Nothing scrolls sideways: long code lines wrap or scroll inside their own box.
-        const overflow = await page.evaluate(() => ({
-          width: document.documentElement.scrollWidth,
-          // The innermost elements sticking out on the right, to name the culprit when this fails.
-          culprits: [...document.querySelectorAll("body *")]
-            .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-            .filter((element) => ![...element.children].some((child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
-            .slice(0, 5)
-            .map((element) => `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (${Math.round(element.getBoundingClientRect().right)} px)`),
-        }));
-        expect(overflow.width, overflow.culprits.join(", ")).toBeLessThanOrEqual(viewport.width);
-        // Swagger UI's own dark mode in dark, its light one in light: dark text on a dark page is unreadable.
-        const colours = await docsColours(page);
-        for (const background of [colours.page, colours.swaggerUi]) {
-          if (colorScheme === "dark") expect(luminance(background), JSON.stringify(colours)).toBeLessThan(0.05);
-          else expect(luminance(background), JSON.stringify(colours)).toBeGreaterThan(0.9);
-        }
-        for (const text of [colours.title, colours.path]) {
-          if (colorScheme === "dark") expect(luminance(text), JSON.stringify(colours)).toBeGreaterThan(0.5);
-          else expect(luminance(text), JSON.stringify(colours)).toBeLessThan(0.1);
-        }
-        const name = `docs-${viewport.width}px-${colorScheme}`;
-        await screenshotToLookAt(history, `${name}-operation`);
-        await page.evaluate(() => window.scrollTo(0, 0));
-        await screenshotToLookAt(page, `${name}-top`);
-      });
+      docsTest(
+        `an opened operation at ${viewport.width} px in ${colorScheme} mode fits the screen`,
+        async ({ page }) => {
+          await page.emulateMedia({ colorScheme });
+          await page.setViewportSize(viewport);
+          await page.goto("/docs");
+          const history = operation(page, "get", "/rates/history");
+          await expand(history);
+          await history.getByRole("button", { name: "Execute" }).click();
+          await expect(history.locator(".live-responses-table tr.response .response-col_status")).toHaveText("200");
+          // Nothing scrolls sideways: long code lines wrap or scroll inside their own box.
+          const overflow = await page.evaluate(() => ({
+            width: document.documentElement.scrollWidth,
+            // The innermost elements sticking out on the right, to name the culprit when this fails.
+            culprits: [...document.querySelectorAll("body *")]
+              .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+              .filter(
+                (element) =>
+                  ![...element.children].some(
+                    (child) => child.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5,
+                  ),
+              )
+              .slice(0, 5)
+              .map(
+                (element) =>
+                  `${element.tagName.toLowerCase()}.${[...element.classList].join(".")} (${Math.round(element.getBoundingClientRect().right)} px)`,
+              ),
+          }));
+          expect(overflow.width, overflow.culprits.join(", ")).toBeLessThanOrEqual(viewport.width);
+          // Swagger UI's own dark mode in dark, its light one in light: dark text on a dark page is unreadable.
+          const colours = await docsColours(page);
+          for (const background of [colours.page, colours.swaggerUi]) {
+            if (colorScheme === "dark") expect(luminance(background), JSON.stringify(colours)).toBeLessThan(0.05);
+            else expect(luminance(background), JSON.stringify(colours)).toBeGreaterThan(0.9);
+          }
+          for (const text of [colours.title, colours.path]) {
+            if (colorScheme === "dark") expect(luminance(text), JSON.stringify(colours)).toBeGreaterThan(0.5);
+            else expect(luminance(text), JSON.stringify(colours)).toBeLessThan(0.1);
+          }
+          const name = `docs-${viewport.width}px-${colorScheme}`;
+          await screenshotToLookAt(history, `${name}-operation`);
+          await page.evaluate(() => window.scrollTo(0, 0));
+          await screenshotToLookAt(page, `${name}-top`);
+        },
+      );
     }
   }
 
@@ -203,78 +215,86 @@ docsTest.describe("/docs", () => {
     expect(luminance((await docsColours(page)).swaggerUi)).toBeGreaterThan(0.9);
   });
 
-  docsTest("Authorize with a token: GET /users/me and POST /rates/ are sent with it", { tag: "@rates" }, async ({ page, request, bcv }) => {
-    const { email, token } = await registerAndGetToken(request);
-    const today = todayInCaracas();
-    await bcv.set({ dollar: "262,87654321", date: today });
-    await page.goto("/docs");
-    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
+  docsTest(
+    "Authorize with a token: GET /users/me and POST /rates/ are sent with it",
+    { tag: "@rates" },
+    async ({ page, request, bcv }) => {
+      const { email, token } = await registerAndGetToken(request);
+      const today = todayInCaracas();
+      await bcv.set({ dollar: "262,87654321", date: today });
+      await page.goto("/docs");
+      await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
 
-    // Without authorization the protected call is refused, as documented.
-    const me = operation(page, "get", "/users/me");
-    await expand(me);
-    let answer = await execute(me);
-    await expect(answer.status).toHaveText("401");
+      // Without authorization the protected call is refused, as documented.
+      const me = operation(page, "get", "/users/me");
+      await expand(me);
+      let answer = await execute(me);
+      await expect(answer.status).toHaveText("401");
 
-    await page.getByRole("button", { name: "Authorize" }).first().click();
-    const dialog = page.locator(".dialog-ux .modal-ux");
-    await expect(dialog).toBeVisible();
-    const bearer = dialog.locator(".auth-container").filter({ hasText: "bearerAuth" });
-    await bearer.locator("input").fill(token);
-    await bearer.getByRole("button", { name: "Apply credentials" }).click();
-    await expect(bearer.getByRole("button", { name: /logout|remove/i })).toBeVisible();
-    await dialog.getByRole("button", { name: "Close" }).first().click();
-    await expect(dialog).toBeHidden();
+      await page.getByRole("button", { name: "Authorize" }).first().click();
+      const dialog = page.locator(".dialog-ux .modal-ux");
+      await expect(dialog).toBeVisible();
+      const bearer = dialog.locator(".auth-container").filter({ hasText: "bearerAuth" });
+      await bearer.locator("input").fill(token);
+      await bearer.getByRole("button", { name: "Apply credentials" }).click();
+      await expect(bearer.getByRole("button", { name: /logout|remove/i })).toBeVisible();
+      await dialog.getByRole("button", { name: "Close" }).first().click();
+      await expect(dialog).toBeHidden();
 
-    answer = await execute(me);
-    await expect(answer.status).toHaveText("200");
-    await expect(answer.body).toContainText(email);
+      answer = await execute(me);
+      await expect(answer.status).toHaveText("200");
+      await expect(answer.body).toContainText(email);
 
-    // An authenticated write: POST /rates/ fetches today's rate from the central bank stand-in.
-    const fetchRate = operation(page, "post", "/rates/");
-    await expand(fetchRate);
-    answer = await execute(fetchRate);
-    await expect(answer.status).toHaveText(/^20[01]$/);
-    await expect(answer.body).toContainText('"dollar": 262.87654321');
-    await expect(answer.body).toContainText(`"date": "${today}"`);
-  });
+      // An authenticated write: POST /rates/ fetches today's rate from the central bank stand-in.
+      const fetchRate = operation(page, "post", "/rates/");
+      await expand(fetchRate);
+      answer = await execute(fetchRate);
+      await expect(answer.status).toHaveText(/^20[01]$/);
+      await expect(answer.body).toContainText('"dollar": 262.87654321');
+      await expect(answer.body).toContainText(`"date": "${today}"`);
+    },
+  );
 
-  docsTest("GET /rates/ and GET /rates/history execute, with the parameters given", { tag: "@rates" }, async ({ page, request, bcv }) => {
-    const { authorization } = await registerAndGetToken(request);
-    const today = todayInCaracas();
-    await bcv.set({ dollar: "263,5", date: today });
-    expect((await request.post("/rates/", { headers: authorization })).ok()).toBe(true);
-    await page.goto("/docs");
-    await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
+  docsTest(
+    "GET /rates/ and GET /rates/history execute, with the parameters given",
+    { tag: "@rates" },
+    async ({ page, request, bcv }) => {
+      const { authorization } = await registerAndGetToken(request);
+      const today = todayInCaracas();
+      await bcv.set({ dollar: "263,5", date: today });
+      expect((await request.post("/rates/", { headers: authorization })).ok()).toBe(true);
+      await page.goto("/docs");
+      await expect(page.locator(".opblock").first()).toBeVisible({ timeout: 30_000 });
 
-    const latest = operation(page, "get", "/rates/");
-    await expand(latest);
-    let answer = await execute(latest);
-    await expect(answer.status).toHaveText("200");
-    await expect(answer.body).toContainText(`"date": "${today}"`);
-    await expect(answer.body).toContainText('"dollar": 263.5');
+      const latest = operation(page, "get", "/rates/");
+      await expand(latest);
+      let answer = await execute(latest);
+      await expect(answer.status).toHaveText("200");
+      await expect(answer.body).toContainText(`"date": "${today}"`);
+      await expect(answer.body).toContainText('"dollar": 263.5');
 
-    const history = operation(page, "get", "/rates/history");
-    await expand(history);
-    const start = shiftDays(today, -3);
-    await history.locator('tr[data-param-name="start_date"] input').fill(start);
-    await history.locator('tr[data-param-name="end_date"] input').fill(today);
-    answer = await execute(history);
-    await expect(answer.requestUrl).toContainText(`/rates/history?start_date=${start}&end_date=${today}`);
-    await expect(answer.status).toHaveText("200");
-    await expect(answer.body).toContainText(`"start_date": "${start}"`);
-    await expect(answer.body).toContainText(`"end_date": "${today}"`);
-    await expect(answer.body).toContainText('"dollar": 263.5');
+      const history = operation(page, "get", "/rates/history");
+      await expand(history);
+      const start = shiftDays(today, -3);
+      await history.locator('tr[data-param-name="start_date"] input').fill(start);
+      await history.locator('tr[data-param-name="end_date"] input').fill(today);
+      answer = await execute(history);
+      await expect(answer.requestUrl).toContainText(`/rates/history?start_date=${start}&end_date=${today}`);
+      await expect(answer.status).toHaveText("200");
+      await expect(answer.body).toContainText(`"start_date": "${start}"`);
+      await expect(answer.body).toContainText(`"end_date": "${today}"`);
+      await expect(answer.body).toContainText('"dollar": 263.5');
 
-    // A range the server refuses comes back as a problem naming the field. (A malformed date never leaves
-    // the page: Swagger UI checks the documented pattern first.)
-    await history.locator('tr[data-param-name="start_date"] input').fill(today);
-    await history.locator('tr[data-param-name="end_date"] input').fill(start);
-    answer = await execute(history);
-    await expect(answer.status).toHaveText("400");
-    await expect(answer.body).toContainText('"status": 400');
-    await expect(answer.body).toContainText('"field": "query.start_date"');
-  });
+      // A range the server refuses comes back as a problem naming the field. (A malformed date never leaves
+      // the page: Swagger UI checks the documented pattern first.)
+      await history.locator('tr[data-param-name="start_date"] input').fill(today);
+      await history.locator('tr[data-param-name="end_date"] input').fill(start);
+      answer = await execute(history);
+      await expect(answer.status).toHaveText("400");
+      await expect(answer.body).toContainText('"status": 400');
+      await expect(answer.body).toContainText('"field": "query.start_date"');
+    },
+  );
 });
 
 /** Registers a fresh user through the API and returns its email, token and Authorization header. */

@@ -49,12 +49,16 @@ async function expectPageFits(page: Page, what: string) {
     const offenders = [...document.querySelectorAll<HTMLElement>("body *")]
       .filter((el) => el.getBoundingClientRect().right > width + 0.5 && el.getClientRects().length > 0)
       .slice(0, 5)
-      .map((el) => `${el.tagName.toLowerCase()}.${String(el.className).split(" ").slice(0, 4).join(".")} → ${Math.round(el.getBoundingClientRect().right)}`);
+      .map(
+        (el) =>
+          `${el.tagName.toLowerCase()}.${String(el.className).split(" ").slice(0, 4).join(".")} → ${Math.round(el.getBoundingClientRect().right)}`,
+      );
     return { scrollWidth: document.documentElement.scrollWidth, width, offenders };
   });
-  expect(measured.scrollWidth, `${what}: the page is ${measured.scrollWidth} px wide on a ${measured.width} px screen; ${measured.offenders.join(", ")}`).toBeLessThanOrEqual(
-    measured.width,
-  );
+  expect(
+    measured.scrollWidth,
+    `${what}: the page is ${measured.scrollWidth} px wide on a ${measured.width} px screen; ${measured.offenders.join(", ")}`,
+  ).toBeLessThanOrEqual(measured.width);
   await expectPanelsHoldTheirControls(page, what);
 }
 
@@ -69,7 +73,9 @@ async function expectPanelsHoldTheirControls(page: Page, what: string) {
     for (const panel of document.querySelectorAll<HTMLElement>("section[aria-labelledby]")) {
       const card = panel.getBoundingClientRect();
       const name = document.getElementById(panel.getAttribute("aria-labelledby")!)?.textContent ?? "?";
-      for (const control of panel.querySelectorAll<HTMLElement>("input, select, textarea, button, a, [role=combobox]")) {
+      for (const control of panel.querySelectorAll<HTMLElement>(
+        "input, select, textarea, button, a, [role=combobox]",
+      )) {
         const box = control.getBoundingClientRect();
         if (control.getClientRects().length === 0 || box.width <= 1) continue;
         let scrolled = false;
@@ -79,7 +85,9 @@ async function expectPanelsHoldTheirControls(page: Page, what: string) {
         if (scrolled) continue;
         if (box.right > card.right + 0.5 || box.left < card.left - 0.5) {
           const label = control.getAttribute("aria-label") ?? control.textContent?.trim().slice(0, 30) ?? "";
-          found.push(`${name}: ${control.tagName.toLowerCase()} "${label}" spans ${Math.round(box.left)}–${Math.round(box.right)}, the card ${Math.round(card.left)}–${Math.round(card.right)}`);
+          found.push(
+            `${name}: ${control.tagName.toLowerCase()} "${label}" spans ${Math.round(box.left)}–${Math.round(box.right)}, the card ${Math.round(card.left)}–${Math.round(card.right)}`,
+          );
         }
       }
     }
@@ -95,7 +103,8 @@ async function expectDialogFits(page: Page, dialog: Locator, what: string, centr
   const box = (await dialog.boundingBox())!;
   expect(box.x, `${what}: left edge`).toBeGreaterThanOrEqual(0);
   expect(box.x + box.width, `${what}: right edge`).toBeLessThanOrEqual(viewport.width + 0.5);
-  if (centred) expect(Math.abs(box.x - (viewport.width - box.x - box.width)), `${what}: centred`).toBeLessThanOrEqual(2);
+  if (centred)
+    expect(Math.abs(box.x - (viewport.width - box.x - box.width)), `${what}: centred`).toBeLessThanOrEqual(2);
   const inner = await dialog.evaluate((el) => {
     const scroller = el.querySelector<HTMLElement>(":scope > div > div:last-child") ?? el;
     return { dialog: el.scrollWidth - el.clientWidth, content: scroller.scrollWidth - scroller.clientWidth };

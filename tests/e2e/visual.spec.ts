@@ -5,8 +5,13 @@ import { expect, inEachScheme, registerThroughHeader, screenshotToLookAt, test }
 /** WCAG 2.1 A and AA violations (contrast, labels, names, roles) on what is on screen now. */
 async function expectNoAxeViolations(page: Page, testInfo: TestInfo, name: string) {
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-  await testInfo.attach(`axe-${name}`, { body: JSON.stringify(results.violations, null, 2), contentType: "application/json" });
-  const summary = results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+  await testInfo.attach(`axe-${name}`, {
+    body: JSON.stringify(results.violations, null, 2),
+    contentType: "application/json",
+  });
+  const summary = results.violations.map(
+    (v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`,
+  );
   expect(summary, `accessibility violations on ${name}`).toEqual([]);
 }
 
@@ -53,7 +58,9 @@ test.describe("Screenshots and accessibility checks of the dashboard, and /docs"
     }
 
     await page.getByRole("button", { name: "New build" }).click();
-    await expect(page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1", { exact: true })).toBeVisible();
+    await expect(
+      page.getByRole("dialog", { name: "New build" }).getByLabel("Repository 1", { exact: true }),
+    ).toBeVisible();
     await inEachScheme(page, async (scheme) => {
       await snapshot(page, `new-build-form-${scheme}`, false);
       await expectNoAxeViolations(page, testInfo, `new-build-form-${scheme}`);

@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext } from "@playwright/test";
+import { type APIRequestContext, expect } from "@playwright/test";
 import { bankDate, makeWorkbook } from "../support/workbooks";
 import { PASSWORD } from "./fixtures";
 
@@ -13,7 +13,11 @@ export async function importRates(request: APIRequestContext, rates: { date: str
   const workbook = makeWorkbook(
     rates.map((rate) => {
       const ask = Number(rate.dollar.replaceAll(".", "").replace(",", "."));
-      return { name: rate.date, fechaValor: bankDate(rate.date), rows: [["USD", ask, ask]] as [string, number, number][] };
+      return {
+        name: rate.date,
+        fechaValor: bankDate(rate.date),
+        rows: [["USD", ask, ask]] as [string, number, number][],
+      };
     }),
   );
   const response = await request.post("/rates/import", {

@@ -2,8 +2,15 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 import { queryDatabase, testDatabase } from "../support/database";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
 // The fixture's TTL bounds: 60 s to one day. The first user registered (the fixture's) is an admin.
@@ -26,14 +33,21 @@ const action = (buildId: string, name: "rebuild" | "extend", headers: Record<str
   });
 
 async function startRunning(body: unknown, headers = builds.authorization): Promise<BuildJson> {
-  const response = await builds.app.fetch("/builds", { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const response = await builds.app.fetch("/builds", {
+    method: "POST",
+    headers: { ...headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(202);
   return builds.waitForStatus(((await response.json()) as BuildJson).build_id, ["running"]);
 }
 
 function commitOnFeature(repository: string, subject: string): string {
   const run = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=Rebuilder", "-c", "user.email=r@example.com", ...args], { cwd: repository, encoding: "utf8" }).trim();
+    execFileSync("git", ["-c", "user.name=Rebuilder", "-c", "user.email=r@example.com", ...args], {
+      cwd: repository,
+      encoding: "utf8",
+    }).trim();
   run("checkout", "--quiet", "feature");
   fs.writeFileSync(path.join(repository, "CHANGELOG"), `${subject}\n`);
   run("add", ".");
@@ -65,27 +79,37 @@ describe("POST /builds/{build_id}/extend", () => {
     expect(extended.status).toBe("running");
 
     // A minute more: still later than before, by that minute, never "a minute from now".
-    const again = (await (await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 60 })).json()) as BuildJson;
+    const again = (await (
+      await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 60 })
+    ).json()) as BuildJson;
     expect(expiry(again)).toBe(expiry(extended) + 60_000);
   });
 
   it("caps the sum at ttl.max_seconds from now, and keeps a longer life it already has", async () => {
     const before = Date.now();
-    const capped = (await (await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 86400 })).json()) as BuildJson;
+    const capped = (await (
+      await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 86400 })
+    ).json()) as BuildJson;
     const cappedAt = new Date(capped.expires_at as string).getTime();
     expect(cappedAt).toBeGreaterThanOrEqual(before + 86400_000);
     expect(cappedAt).toBeLessThanOrEqual(Date.now() + 86400_000);
     // Already at the cap: one more minute changes nothing, and takes nothing away.
-    const more = (await (await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 60 })).json()) as BuildJson;
+    const more = (await (
+      await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 60 })
+    ).json()) as BuildJson;
     expect(new Date(more.expires_at as string).getTime()).toBeGreaterThanOrEqual(cappedAt);
   });
 
   it("counts every extension when two arrive at once", async () => {
     const before = (await (await builds.get(`/builds/${parallel.build_id}`)).json()) as BuildJson;
-    const answers = await Promise.all([600, 900].map((seconds) => action(parallel.build_id, "extend", builds.authorization, { ttl_seconds: seconds })));
+    const answers = await Promise.all(
+      [600, 900].map((seconds) => action(parallel.build_id, "extend", builds.authorization, { ttl_seconds: seconds })),
+    );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     const after = (await (await builds.get(`/builds/${parallel.build_id}`)).json()) as BuildJson;
-    expect(new Date(after.expires_at as string).getTime()).toBe(new Date(before.expires_at as string).getTime() + 1500_000);
+    expect(new Date(after.expires_at as string).getTime()).toBe(
+      new Date(before.expires_at as string).getTime() + 1500_000,
+    );
   });
 
   it("refuses more than the configured maximum (400), a malformed body (422), no token (401), another user (403)", async () => {
@@ -103,13 +127,18 @@ describe("POST /builds/{build_id}/extend", () => {
 
   it("GET tells the requester whether they may change the build: its creator and admins, not another user", async () => {
     const viewed = async (headers: Record<string, string>) =>
-      ((await (await builds.app.fetch(`/builds/${running.build_id}`, { headers })).json()) as BuildJson & { viewer_can_change?: boolean })
-        .viewer_can_change;
+      (
+        (await (await builds.app.fetch(`/builds/${running.build_id}`, { headers })).json()) as BuildJson & {
+          viewer_can_change?: boolean;
+        }
+      ).viewer_can_change;
     expect(await viewed(builds.authorization)).toBe(true);
     expect(await viewed(other)).toBe(false);
     expect(await viewed({})).toBe(false);
     // A public read: credentials that no longer hold count as none rather than failing it.
-    const forged = await builds.app.fetch(`/builds/${running.build_id}`, { headers: { Authorization: "Bearer forged" } });
+    const forged = await builds.app.fetch(`/builds/${running.build_id}`, {
+      headers: { Authorization: "Bearer forged" },
+    });
     expect(forged.status).toBe(200);
     expect(((await forged.json()) as { viewer_can_change: boolean }).viewer_can_change).toBe(false);
     // The other user's own build is theirs to change, and the answer to starting it says so.
@@ -131,7 +160,11 @@ describe("POST /builds/{build_id}/extend", () => {
 
 describe("POST /builds/{build_id}/rebuild", () => {
   it("builds the same repositories and modules with refs resolved again; the new build is the requester's", async () => {
-    const original = await startRunning({ repositories: [{ repository: "demo", ref: "feature" }], modules: ["feature_mod", "base_mod"], ttl_seconds: 900 });
+    const original = await startRunning({
+      repositories: [{ repository: "demo", ref: "feature" }],
+      modules: ["feature_mod", "base_mod"],
+      ttl_seconds: 900,
+    });
     const newer = commitOnFeature(builds.fixture.repository, "feature: a changelog");
     expect(newer).not.toBe((original.repositories as { commit_sha: string }[])[0].commit_sha);
     const response = await action(original.build_id, "rebuild", other);
@@ -147,7 +180,15 @@ describe("POST /builds/{build_id}/rebuild", () => {
       modules: ["feature_mod", "base_mod"],
       ttl_seconds: 900,
       expires_at: null,
-      repositories: [{ repository: "demo", ref: "feature", commit_sha: newer, commit_subject: "feature: a changelog", commit_author: "Rebuilder" }],
+      repositories: [
+        {
+          repository: "demo",
+          ref: "feature",
+          commit_sha: newer,
+          commit_subject: "feature: a changelog",
+          commit_author: "Rebuilder",
+        },
+      ],
     });
     expect((await builds.waitForStatus(rebuilt.build_id, ["running", "failed"])).status).toBe("running");
     // The original is untouched, and the new build is its requester's to act on.
@@ -170,17 +211,22 @@ describe("retention_days", () => {
     const recentFailed = await post(["broken"]);
     const oldDestroyed = (await startRunning({ repository: "demo", ref: "main", modules: ["base_mod"] })).build_id;
     await builds.app.fetch(`/builds/${oldDestroyed}`, { method: "DELETE", headers: builds.authorization });
-    for (const id of [oldFailed, recentFailed]) expect((await builds.waitForStatus(id, ["failed", "running"])).status).toBe("failed");
+    for (const id of [oldFailed, recentFailed])
+      expect((await builds.waitForStatus(id, ["failed", "running"])).status).toBe("failed");
     expect((await builds.waitForStatus(oldDestroyed, ["destroyed"])).status).toBe("destroyed");
     const folder = (id: string) => path.join(builds.fixture.buildsRoot, id);
-    for (const id of [oldFailed, recentFailed, oldDestroyed]) expect(fs.existsSync(path.join(folder(id), "logs"))).toBe(true);
+    for (const id of [oldFailed, recentFailed, oldDestroyed])
+      expect(fs.existsSync(path.join(folder(id), "logs"))).toBe(true);
 
     // Fifteen days pass for two of them (the default retention is 14 days).
     const then = Date.now() - 15 * 24 * 3600 * 1000;
     // On SQLite, written in the form the app itself stored (Prisma writes milliseconds, the raw queries text).
     const [current] = queryDatabase<{ endedAt: unknown }>(
       builds.app,
-      { sqlite: `SELECT "endedAt" FROM "Build" WHERE "id" = ?`, postgresql: `SELECT "endedAt" FROM "Build" WHERE "id" = :'params'::json ->> 0` },
+      {
+        sqlite: `SELECT "endedAt" FROM "Build" WHERE "id" = ?`,
+        postgresql: `SELECT "endedAt" FROM "Build" WHERE "id" = :'params'::json ->> 0`,
+      },
       [oldFailed],
     );
     const value = typeof current.endedAt === "number" ? then : new Date(then).toISOString().replace("Z", "+00:00");
@@ -199,7 +245,10 @@ describe("retention_days", () => {
     for (const id of [oldFailed, oldDestroyed]) {
       const deadline = Date.now() + 10_000;
       // The row goes first, then the folder (lib/builds/queue/retention.ts): wait for both.
-      while (((await builds.get(`/builds/${id}`)).status !== 404 || fs.existsSync(folder(id))) && Date.now() < deadline) {
+      while (
+        ((await builds.get(`/builds/${id}`)).status !== 404 || fs.existsSync(folder(id))) &&
+        Date.now() < deadline
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       expect((await builds.get(`/builds/${id}`)).status).toBe(404);

@@ -1,8 +1,15 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listAllBuilds, makeRemote, waitFor, type Remote } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { startForgeServer, type ForgeServer } from "../support/forge-server";
+import { listAllBuilds, makeRemote, type Remote, waitFor } from "../support/auto-builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
+import { type ForgeServer, startForgeServer } from "../support/forge-server";
 import { listedPullRequest, pushPullRequestHead } from "../support/pull-requests";
 
 // Polling (watch_interval_seconds) finds open pull requests too where the host is configured (issue 21). Each
@@ -15,13 +22,21 @@ let builds: BuildsApp;
 const remotes = {} as Record<Host, Remote>;
 const servers = {} as Record<Host, ForgeServer>;
 const ALIASES: Record<Host, string> = { github: "hub", gitlab: "lab", gitea: "tea" };
-const LIST_PATHS: Record<Host, string> = { github: "/repos/acme/hub/pulls", gitlab: "/projects/15/merge_requests", gitea: "/repos/acme/tea/pulls" };
+const LIST_PATHS: Record<Host, string> = {
+  github: "/repos/acme/hub/pulls",
+  gitlab: "/projects/15/merge_requests",
+  gitea: "/repos/acme/tea/pulls",
+};
 /** What each stand-in lists as open, by number; `failing`: the listing answers 500. */
 const listed = { github: new Map(), gitlab: new Map(), gitea: new Map() } as Record<Host, Map<number, unknown>>;
 const failing = { github: false, gitlab: false, gitea: false } as Record<Host, boolean>;
 
 beforeAll(async () => {
-  [servers.github, servers.gitlab, servers.gitea] = await Promise.all([startForgeServer(), startForgeServer("/api/v4"), startForgeServer("/api/v1")]);
+  [servers.github, servers.gitlab, servers.gitea] = await Promise.all([
+    startForgeServer(),
+    startForgeServer("/api/v4"),
+    startForgeServer("/api/v1"),
+  ]);
   for (const host of ["github", "gitlab", "gitea"] as const) {
     servers[host].serve(LIST_PATHS[host], (query) => {
       if (failing[host]) return { status: 500, body: { message: "Internal Server Error" } };
@@ -39,7 +54,11 @@ beforeAll(async () => {
   const fixture = makeBuildsFixture((partial) =>
     fixtureConfig(partial, {
       maxConcurrent: 3,
-      extraRepositories: [repository("github", "acme/hub"), repository("gitlab", "15"), repository("gitea", "acme/tea")].join(""),
+      extraRepositories: [
+        repository("github", "acme/hub"),
+        repository("gitlab", "15"),
+        repository("gitea", "acme/tea"),
+      ].join(""),
     }),
   );
   for (const host of ["github", "gitlab", "gitea"] as const) remotes[host] = makeRemote(fixture, ALIASES[host]);
@@ -51,12 +70,22 @@ afterAll(async () => {
 });
 
 const buildsOf = async (alias: string, ref: string) =>
-  (await listAllBuilds(builds)).filter((build) => (build.repositories as { repository: string; ref: string }[]).some((r) => r.repository === alias && r.ref === ref));
+  (await listAllBuilds(builds)).filter((build) =>
+    (build.repositories as { repository: string; ref: string }[]).some((r) => r.repository === alias && r.ref === ref),
+  );
 
 const buildOfCommit = (alias: string, ref: string, sha: string) =>
-  waitFor(`a build of ${sha.slice(0, 12)}`, async () => (await buildsOf(alias, ref)).find((build) => (build.repositories as { commit_sha: string }[])[0].commit_sha === sha), 60_000);
+  waitFor(
+    `a build of ${sha.slice(0, 12)}`,
+    async () =>
+      (await buildsOf(alias, ref)).find(
+        (build) => (build.repositories as { commit_sha: string }[])[0].commit_sha === sha,
+      ),
+    60_000,
+  );
 
-const listings = (host: Host) => servers[host].requests.filter((request) => request.method === "GET" && request.path === LIST_PATHS[host]);
+const listings = (host: Host) =>
+  servers[host].requests.filter((request) => request.method === "GET" && request.path === LIST_PATHS[host]);
 
 /** Lets the service poll the host `count` more times (and act on what it read). */
 async function morePolls(host: Host, count: number) {
@@ -66,14 +95,20 @@ async function morePolls(host: Host, count: number) {
 
 function followsOpenPullRequests(host: Host) {
   const alias = ALIASES[host];
-  const ref = (number: number) => (host === "gitlab" ? `refs/merge-requests/${number}/head` : `refs/pull/${number}/head`);
+  const ref = (number: number) =>
+    host === "gitlab" ? `refs/merge-requests/${number}/head` : `refs/pull/${number}/head`;
   let first: BuildJson;
 
   it.sequential(`${host}: an open pull request found by polling is built as its preview, from ${ref(5)}`, async () => {
     const sha = pushPullRequestHead(remotes[host], ref(5), "invoices: a due date on the report");
     listed[host].set(5, listedPullRequest(host, 5, sha));
     first = await buildOfCommit(alias, ref(5), sha);
-    expect(first).toMatchObject({ trigger: "poll", created_by: "build service", modules: ["base_mod"], repositories: [{ repository: alias, ref: ref(5), commit_sha: sha }] });
+    expect(first).toMatchObject({
+      trigger: "poll",
+      created_by: "build service",
+      modules: ["base_mod"],
+      repositories: [{ repository: alias, ref: ref(5), commit_sha: sha }],
+    });
     expect((await builds.waitForStatus(first.build_id, ["running", "failed"], 60_000)).status).toBe("running");
     // Asked as the host documents it, with the token of token_env.
     const listing = listings(host).at(-1)!;
@@ -93,7 +128,9 @@ function followsOpenPullRequests(host: Host) {
     const second = await buildOfCommit(alias, ref(5), sha);
     expect((await builds.waitForStatus(second.build_id, ["running", "failed"], 60_000)).status).toBe("running");
     expect((await builds.waitForStatus(first.build_id, ["destroyed"], 30_000)).status).toBe("destroyed");
-    expect((await buildsOf(alias, ref(5))).filter((build) => build.status === "running").map((build) => build.build_id)).toEqual([second.build_id]);
+    expect(
+      (await buildsOf(alias, ref(5))).filter((build) => build.status === "running").map((build) => build.build_id),
+    ).toEqual([second.build_id]);
     first = second;
   });
 
@@ -115,12 +152,21 @@ function followsOpenPullRequests(host: Host) {
     listed[host].delete(5);
     expect((await builds.waitForStatus(first.build_id, ["destroyed"], 30_000)).status).toBe("destroyed");
     // Its one comment is edited to say so, last.
-    const comments = servers[host].requests.filter((request) => String(request.body.body ?? "").includes("**Preview**"));
-    const madeOn5 = comments.filter((request) => request.method === "POST" && /\/(issues|merge_requests)\/5\/(comments|notes)$/.test(request.path));
+    const comments = servers[host].requests.filter((request) =>
+      String(request.body.body ?? "").includes("**Preview**"),
+    );
+    const madeOn5 = comments.filter(
+      (request) => request.method === "POST" && /\/(issues|merge_requests)\/5\/(comments|notes)$/.test(request.path),
+    );
     expect(madeOn5).toHaveLength(1);
     await waitFor("the comment edited for the close", async () => {
-      const last = servers[host].requests.filter((request) => String(request.body.body ?? "").includes("**Preview**")).at(-1)!;
-      return last.method !== "POST" && String(last.body.body).includes("pull request #5 is no longer open, so its preview was destroyed");
+      const last = servers[host].requests
+        .filter((request) => String(request.body.body ?? "").includes("**Preview**"))
+        .at(-1)!;
+      return (
+        last.method !== "POST" &&
+        String(last.body.body).includes("pull request #5 is no longer open, so its preview was destroyed")
+      );
     });
     // And it stays so: nothing builds it again.
     await morePolls(host, 2);

@@ -1,8 +1,15 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { git, hmacHex, listAllBuilds, makeRemote, waitFor, type Remote } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { startForgeServer, type ForgeServer } from "../support/forge-server";
+import { git, hmacHex, listAllBuilds, makeRemote, type Remote, waitFor } from "../support/auto-builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
+import { type ForgeServer, startForgeServer } from "../support/forge-server";
 import { giteaPullRequest, githubPullRequest, gitlabMergeRequest, pushPullRequestHead } from "../support/pull-requests";
 
 // POST /hooks/{alias} with pull and merge request events (issue 21), signed as each host signs them. Each
@@ -31,15 +38,25 @@ beforeAll(async () => {
     fixtureConfig(partial, {
       maxConcurrent: 3,
       extraRepositories: [
-        repository("hub", `\n    forge: { kind: github, api_url: "${github.url}", project: acme/hub, token_env: PR_TEST_TOKEN, comment: true }`),
+        repository(
+          "hub",
+          `\n    forge: { kind: github, api_url: "${github.url}", project: acme/hub, token_env: PR_TEST_TOKEN, comment: true }`,
+        ),
         repository("lab"),
         repository("tea"),
-        repository("forks", `\n    forge: { kind: github, api_url: "${github.url}", project: acme/forks, token_env: PR_TEST_TOKEN, build_forks: true }`),
+        repository(
+          "forks",
+          `\n    forge: { kind: github, api_url: "${github.url}", project: acme/forks, token_env: PR_TEST_TOKEN, build_forks: true }`,
+        ),
       ].join(""),
     }),
   );
   [hub, lab, tea, forks] = ["hub", "lab", "tea", "forks"].map((name) => makeRemote(fixture, name));
-  builds = await startBuildsApp(fixture, { PR_TEST_HOOK_SECRET: SECRET, PR_TEST_TOKEN: TOKEN, PUBLIC_URL: "https://runbot.example.test" });
+  builds = await startBuildsApp(fixture, {
+    PR_TEST_HOOK_SECRET: SECRET,
+    PR_TEST_TOKEN: TOKEN,
+    PUBLIC_URL: "https://runbot.example.test",
+  });
 });
 afterAll(async () => {
   await tearDownBuilds(builds);
@@ -49,14 +66,31 @@ afterAll(async () => {
 function deliver(alias: string, host: "github" | "gitlab" | "gitea", payload: unknown) {
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = { "Content-Type": "application/json" };
-  if (host === "github") Object.assign(headers, { "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": crypto.randomUUID(), "X-Hub-Signature-256": `sha256=${hmacHex(SECRET, body)}` });
-  if (host === "gitlab") Object.assign(headers, { "X-Gitlab-Event": "Merge Request Hook", "X-Gitlab-Token": SECRET, "X-Gitlab-Event-UUID": crypto.randomUUID() });
-  if (host === "gitea") Object.assign(headers, { "X-Gitea-Event": "pull_request", "X-Gitea-Delivery": crypto.randomUUID(), "X-Gitea-Signature": hmacHex(SECRET, body) });
+  if (host === "github")
+    Object.assign(headers, {
+      "X-GitHub-Event": "pull_request",
+      "X-GitHub-Delivery": crypto.randomUUID(),
+      "X-Hub-Signature-256": `sha256=${hmacHex(SECRET, body)}`,
+    });
+  if (host === "gitlab")
+    Object.assign(headers, {
+      "X-Gitlab-Event": "Merge Request Hook",
+      "X-Gitlab-Token": SECRET,
+      "X-Gitlab-Event-UUID": crypto.randomUUID(),
+    });
+  if (host === "gitea")
+    Object.assign(headers, {
+      "X-Gitea-Event": "pull_request",
+      "X-Gitea-Delivery": crypto.randomUUID(),
+      "X-Gitea-Signature": hmacHex(SECRET, body),
+    });
   return builds.app.fetch(`/hooks/${alias}`, { method: "POST", headers, body });
 }
 
 const buildsOf = async (alias: string, ref: string) =>
-  (await listAllBuilds(builds)).filter((build) => (build.repositories as { repository: string; ref: string }[]).some((r) => r.repository === alias && r.ref === ref));
+  (await listAllBuilds(builds)).filter((build) =>
+    (build.repositories as { repository: string; ref: string }[]).some((r) => r.repository === alias && r.ref === ref),
+  );
 
 async function isDestroyed(buildId: string) {
   const build = (await (await builds.get(`/builds/${buildId}`)).json()) as BuildJson;
@@ -80,7 +114,11 @@ function followsPullRequests(
     expect(response.status, JSON.stringify(body)).toBe(202);
     expect(body).toMatchObject({ result: "started", repository: alias, branch: ref, pull_request: 7, commit_sha: sha });
     first = body.build;
-    expect(first).toMatchObject({ trigger: "webhook", modules: ["base_mod"], repositories: [{ repository: alias, ref, commit_sha: sha }] });
+    expect(first).toMatchObject({
+      trigger: "webhook",
+      modules: ["base_mod"],
+      repositories: [{ repository: alias, ref, commit_sha: sha }],
+    });
     expect((await builds.waitForStatus(first.build_id, ["running", "failed"])).status).toBe("running");
   });
 
@@ -98,7 +136,11 @@ function followsPullRequests(
   });
 
   it(`${host}: closing the pull request destroys its preview`, async () => {
-    const response = await deliver(alias, host, event("close", 7, (first.repositories as { commit_sha: string }[])[0].commit_sha));
+    const response = await deliver(
+      alias,
+      host,
+      event("close", 7, (first.repositories as { commit_sha: string }[])[0].commit_sha),
+    );
     const body = await response.json();
     expect(response.status, JSON.stringify(body)).toBe(202);
     expect(body).toMatchObject({ result: "destroying", pull_request: 7, build_ids: [first.build_id] });
@@ -125,31 +167,63 @@ function forkOf(host: "github" | "gitlab" | "gitea", payload: unknown): unknown 
 }
 
 describe("POST /hooks/{alias} with pull request events", () => {
-  followsPullRequests("github", "hub", () => hub, (action, number, sha) =>
-    githubPullRequest(action === "open" ? "opened" : action === "update" ? "synchronize" : "closed", number, sha, { merged: action === "close" }),
+  followsPullRequests(
+    "github",
+    "hub",
+    () => hub,
+    (action, number, sha) =>
+      githubPullRequest(action === "open" ? "opened" : action === "update" ? "synchronize" : "closed", number, sha, {
+        merged: action === "close",
+      }),
   );
-  followsPullRequests("gitlab", "lab", () => lab, (action, number, sha) =>
-    gitlabMergeRequest(action === "open" ? "open" : action === "update" ? "update" : "merge", number, sha),
+  followsPullRequests(
+    "gitlab",
+    "lab",
+    () => lab,
+    (action, number, sha) =>
+      gitlabMergeRequest(action === "open" ? "open" : action === "update" ? "update" : "merge", number, sha),
   );
-  followsPullRequests("gitea", "tea", () => tea, (action, number, sha) =>
-    giteaPullRequest(action === "open" ? "opened" : action === "update" ? "synchronized" : "closed", number, sha),
+  followsPullRequests(
+    "gitea",
+    "tea",
+    () => tea,
+    (action, number, sha) =>
+      giteaPullRequest(action === "open" ? "opened" : action === "update" ? "synchronized" : "closed", number, sha),
   );
 
   it("github: the pull request has one comment with the preview's state and link, edited in place", async () => {
-    await waitFor("the comment edited for the newest build", async () =>
-      github.requests.filter((r) => r.method === "PATCH" && r.path.includes("/issues/comments/")).length >= 5);
+    await waitFor(
+      "the comment edited for the newest build",
+      async () =>
+        github.requests.filter((r) => r.method === "PATCH" && r.path.includes("/issues/comments/")).length >= 5,
+    );
     const posted = github.requests.filter((r) => r.method === "POST" && r.path === "/repos/acme/hub/issues/7/comments");
     expect(posted).toHaveLength(1);
     // The stand-in answered the comment with an id; every later report edits that comment.
-    const edits = github.requests.filter((r) => r.method === "PATCH" && r.path.startsWith("/repos/acme/hub/issues/comments/"));
+    const edits = github.requests.filter(
+      (r) => r.method === "PATCH" && r.path.startsWith("/repos/acme/hub/issues/comments/"),
+    );
     expect(edits.length).toBeGreaterThan(2);
-    expect(new Set(edits.map((r) => r.path))).toEqual(new Set([expect.stringMatching(/^\/repos\/acme\/hub\/issues\/comments\/\d+$/)]));
+    expect(new Set(edits.map((r) => r.path))).toEqual(
+      new Set([expect.stringMatching(/^\/repos\/acme\/hub\/issues\/comments\/\d+$/)]),
+    );
     const texts = [posted[0], ...edits].map((r) => String(r.body.body));
-    expect(texts.some((text) => /the preview is running — \[build [0-9a-f]{16}\]\(https:\/\/runbot\.example\.test\/builds\/[0-9a-f]{16}\)/.test(text))).toBe(true);
+    expect(
+      texts.some((text) =>
+        /the preview is running — \[build [0-9a-f]{16}\]\(https:\/\/runbot\.example\.test\/builds\/[0-9a-f]{16}\)/.test(
+          text,
+        ),
+      ),
+    ).toBe(true);
     for (const request of [posted[0], ...edits]) expect(request.headers.authorization).toBe(`Bearer ${TOKEN}`);
     // The pull request was merged (its close event came last): the comment ends saying so, and nothing overwrites it.
-    const lastEdit = () => github.requests.filter((r) => r.method === "PATCH" && r.path.startsWith("/repos/acme/hub/issues/comments/")).at(-1)!;
-    await waitFor("the comment edited for the merge", async () => String(lastEdit().body.body).includes("pull request #7 was merged, so its preview was destroyed"));
+    const lastEdit = () =>
+      github.requests
+        .filter((r) => r.method === "PATCH" && r.path.startsWith("/repos/acme/hub/issues/comments/"))
+        .at(-1)!;
+    await waitFor("the comment edited for the merge", async () =>
+      String(lastEdit().body.body).includes("pull request #7 was merged, so its preview was destroyed"),
+    );
     expect(lastEdit().path).toBe(edits[0].path);
     // Statuses went to the pull request's head commits too.
     expect(github.requests.some((r) => r.path.startsWith("/repos/acme/hub/statuses/"))).toBe(true);

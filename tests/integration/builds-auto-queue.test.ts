@@ -1,7 +1,22 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliverGitHub, githubPush, listAllBuilds, makeRemote, pushCommit, waitFor, type Remote } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  deliverGitHub,
+  githubPush,
+  listAllBuilds,
+  makeRemote,
+  pushCommit,
+  type Remote,
+  waitFor,
+} from "../support/auto-builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 
 // One build at a time and one place in the queue: notices past the bound must wait, not be dropped.
 const SECRET = crypto.randomBytes(16).toString("hex");
@@ -35,9 +50,13 @@ const automaticCommits = async () =>
 
 describe("automatic builds and the queue bound", () => {
   it("remembers notices while the queue is full (the newest commit per branch) and builds them when there is room", async () => {
-    const busy = (await (await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+    const busy = (await (
+      await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })
+    ).json()) as BuildJson;
     await builds.waitForStatus(busy.build_id, ["installing"]);
-    const waiting = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const waiting = (await (
+      await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })
+    ).json()) as BuildJson;
     expect(waiting.status).toBe("queued");
 
     const replaced = pushCommit(hooked, "main", "first push, replaced before it is built");
@@ -48,7 +67,9 @@ describe("automatic builds and the queue bound", () => {
     const second = await deliverGitHub(builds, "hooked", githubPush("main", newest), SECRET);
     expect(await second.json()).toMatchObject({ result: "pending", commit_sha: newest });
     const feature = pushCommit(hooked, "topic/q", "another branch");
-    expect((await (await deliverGitHub(builds, "hooked", githubPush("topic/q", feature), SECRET)).json()).result).toBe("pending");
+    expect((await (await deliverGitHub(builds, "hooked", githubPush("topic/q", feature), SECRET)).json()).result).toBe(
+      "pending",
+    );
 
     // The bound still holds for everyone.
     expect((await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).status).toBe(503);
@@ -56,11 +77,17 @@ describe("automatic builds and the queue bound", () => {
 
     // Room for one: the oldest remembered notice (main, at its newest commit) is queued.
     await builds.app.fetch(`/builds/${waiting.build_id}/cancel`, { method: "POST", headers: builds.authorization });
-    expect(await waitFor("main's notice to be built", async () => ((await automaticCommits()).length === 1 ? automaticCommits() : null))).toEqual([newest]);
+    expect(
+      await waitFor("main's notice to be built", async () =>
+        (await automaticCommits()).length === 1 ? automaticCommits() : null,
+      ),
+    ).toEqual([newest]);
 
     // The executor takes main's build; the queue has room again for topic/q.
     await builds.app.fetch(`/builds/${busy.build_id}/cancel`, { method: "POST", headers: builds.authorization });
-    const built = await waitFor("topic/q's notice to be built", async () => ((await automaticCommits()).length === 2 ? automaticCommits() : null));
+    const built = await waitFor("topic/q's notice to be built", async () =>
+      (await automaticCommits()).length === 2 ? automaticCommits() : null,
+    );
     expect(built).toEqual([newest, feature].sort());
     expect(built).not.toContain(replaced);
   });

@@ -10,10 +10,17 @@ import {
   listAllBuilds,
   makeRemote,
   pushCommit,
-  waitFor,
   type Remote,
+  waitFor,
 } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 
 // Two followed repositories, each a bare repository with a working clone to push from: `hooked` takes signed
 // webhooks (its secret from an environment variable), `watched` is polled every second.
@@ -49,7 +56,9 @@ beforeAll(async () => {
 afterAll(() => tearDownBuilds(builds));
 
 const automatic = async (alias: string) =>
-  (await listAllBuilds(builds)).filter((build) => build.trigger !== "manual" && (build.repositories as { repository: string }[])[0].repository === alias);
+  (await listAllBuilds(builds)).filter(
+    (build) => build.trigger !== "manual" && (build.repositories as { repository: string }[])[0].repository === alias,
+  );
 
 describe("POST /hooks/{alias}", () => {
   let first: BuildJson;
@@ -70,20 +79,33 @@ describe("POST /hooks/{alias}", () => {
       ttl_seconds: 600,
       expires_at: null,
       repositories: [
-        { repository: "hooked", ref: "main", commit_sha: firstSha, commit_subject: "invoices: print the due date", commit_author: "Ana Pérez" },
+        {
+          repository: "hooked",
+          ref: "main",
+          commit_sha: firstSha,
+          commit_subject: "invoices: print the due date",
+          commit_author: "Ana Pérez",
+        },
       ],
     });
     expect(body.build_ids).toEqual([first.build_id]);
     expect((await automatic("hooked")).map((build) => build.build_id)).toEqual([first.build_id]);
     const running = await builds.waitForStatus(first.build_id, ["running", "failed"]);
     expect(running.status).toBe("running");
-    expect(new Date(running.expires_at as string).getTime() - new Date(running.finished_at as string).getTime()).toBe(600_000);
+    expect(new Date(running.expires_at as string).getTime() - new Date(running.finished_at as string).getTime()).toBe(
+      600_000,
+    );
   });
 
   it("the same delivery twice starts one build", async () => {
     const again = await deliverGitHub(builds, "hooked", githubPush("main", firstSha), SECRET);
     expect(again.status).toBe(200);
-    expect(await again.json()).toMatchObject({ result: "nothing_to_do", commit_sha: firstSha, build: null, build_ids: [first.build_id] });
+    expect(await again.json()).toMatchObject({
+      result: "nothing_to_do",
+      commit_sha: firstSha,
+      build: null,
+      build_ids: [first.build_id],
+    });
     expect(await automatic("hooked")).toHaveLength(1);
   });
 
@@ -98,7 +120,10 @@ describe("POST /hooks/{alias}", () => {
     // Signed over other bytes than those sent: the body was changed on the way.
     const tampered = await builds.app.fetch("/hooks/hooked", {
       method: "POST",
-      headers: { "X-GitHub-Event": "push", "X-Hub-Signature-256": `sha256=${hmacHex(SECRET, JSON.stringify(payload))}` },
+      headers: {
+        "X-GitHub-Event": "push",
+        "X-Hub-Signature-256": `sha256=${hmacHex(SECRET, JSON.stringify(payload))}`,
+      },
       body: JSON.stringify({ ...payload, ref: "refs/heads/topic/x" }),
     });
     expect(tampered.status).toBe(401);
@@ -112,7 +137,13 @@ describe("POST /hooks/{alias}", () => {
   });
 
   it("answers a ping 200, other events and unfollowed branches 200 with nothing to do", async () => {
-    const ping = await deliverGitHub(builds, "hooked", { zen: "Keep it logically awesome.", hook_id: 1 }, SECRET, "ping");
+    const ping = await deliverGitHub(
+      builds,
+      "hooked",
+      { zen: "Keep it logically awesome.", hook_id: 1 },
+      SECRET,
+      "ping",
+    );
     expect(ping.status).toBe(200);
     expect((await ping.json()).result).toBe("pong");
     const issue = await deliverGitHub(builds, "hooked", { action: "opened" }, SECRET, "issues");
@@ -143,7 +174,12 @@ describe("POST /hooks/{alias}", () => {
 
   it("accepts GitLab's token and Gitea's signature", async () => {
     const head = git(hooked.bare, "rev-parse", "refs/heads/main");
-    const gitlabBody = JSON.stringify({ object_kind: "push", ref: "refs/heads/main", after: head, user_username: "gl-user" });
+    const gitlabBody = JSON.stringify({
+      object_kind: "push",
+      ref: "refs/heads/main",
+      after: head,
+      user_username: "gl-user",
+    });
     const gitlab = await builds.app.fetch("/hooks/hooked", {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Gitlab-Event": "Push Hook", "X-Gitlab-Token": SECRET },
@@ -152,11 +188,20 @@ describe("POST /hooks/{alias}", () => {
     // The head (the unsigned push above) is new: GitLab's notice builds it.
     expect(gitlab.status).toBe(202);
     const gitlabBuild = (await gitlab.json()).build as BuildJson;
-    expect(gitlabBuild).toMatchObject({ trigger: "webhook", triggered_by: "gl-user", repositories: [{ commit_sha: head }] });
+    expect(gitlabBuild).toMatchObject({
+      trigger: "webhook",
+      triggered_by: "gl-user",
+      repositories: [{ commit_sha: head }],
+    });
     const giteaBody = JSON.stringify({ ref: "refs/heads/main", after: head, pusher: { login: "gt-user" } });
     const gitea = await builds.app.fetch("/hooks/hooked", {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Gitea-Event": "push", "X-GitHub-Event": "push", "X-Gitea-Signature": hmacHex(SECRET, giteaBody) },
+      headers: {
+        "Content-Type": "application/json",
+        "X-Gitea-Event": "push",
+        "X-GitHub-Event": "push",
+        "X-Gitea-Signature": hmacHex(SECRET, giteaBody),
+      },
       body: giteaBody,
     });
     expect(gitea.status).toBe(200);
@@ -176,7 +221,8 @@ describe("POST /hooks/{alias}", () => {
     expect(response.status).toBe(202);
     const newer = (await response.json()).build as BuildJson;
     await builds.waitForStatus(newer.build_id, ["installing"]);
-    for (const build of older) expect((await (await builds.get(`/builds/${build.build_id}`)).json()).status).toBe("running");
+    for (const build of older)
+      expect((await (await builds.get(`/builds/${build.build_id}`)).json()).status).toBe("running");
     const running = await builds.waitForStatus(newer.build_id, ["running", "failed"]);
     expect(running.status).toBe("running");
     for (const build of older) {
@@ -188,11 +234,14 @@ describe("POST /hooks/{alias}", () => {
   });
 
   it("never touches a manual build of the same branch", async () => {
-    const manual = (await (await builds.post({ repository: "hooked", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const manual = (await (
+      await builds.post({ repository: "hooked", ref: "main", modules: ["base_mod"] })
+    ).json()) as BuildJson;
     expect(manual.trigger).toBe("manual");
     await builds.waitForStatus(manual.build_id, ["running"]);
     const sha = pushCommit(hooked, "main", "after the manual build");
-    const newer = (await (await deliverGitHub(builds, "hooked", githubPush("main", sha), SECRET)).json()).build as BuildJson;
+    const newer = (await (await deliverGitHub(builds, "hooked", githubPush("main", sha), SECRET)).json())
+      .build as BuildJson;
     await builds.waitForStatus(newer.build_id, ["running"]);
     await waitFor("the older automatic build to go", async () =>
       (await automatic("hooked")).every((build) => build.build_id === newer.build_id || build.status === "destroyed"),
@@ -202,12 +251,22 @@ describe("POST /hooks/{alias}", () => {
 
   it("deleting a followed branch destroys its automatic builds", async () => {
     const sha = pushCommit(hooked, "topic/gone", "a short-lived feature");
-    const started = (await (await deliverGitHub(builds, "hooked", githubPush("topic/gone", sha), SECRET)).json()).build as BuildJson;
+    const started = (await (await deliverGitHub(builds, "hooked", githubPush("topic/gone", sha), SECRET)).json())
+      .build as BuildJson;
     await builds.waitForStatus(started.build_id, ["running"]);
     git(hooked.work, "push", "--quiet", "origin", "--delete", "topic/gone");
-    const response = await deliverGitHub(builds, "hooked", githubPush("topic/gone", sha, { before: sha, deleted: true }), SECRET);
+    const response = await deliverGitHub(
+      builds,
+      "hooked",
+      githubPush("topic/gone", sha, { before: sha, deleted: true }),
+      SECRET,
+    );
     expect(response.status).toBe(202);
-    expect(await response.json()).toMatchObject({ result: "destroying", branch: "topic/gone", build_ids: [started.build_id] });
+    expect(await response.json()).toMatchObject({
+      result: "destroying",
+      branch: "topic/gone",
+      build_ids: [started.build_id],
+    });
     expect((await builds.waitForStatus(started.build_id, ["destroyed"], 15_000)).preview_url).toBeNull();
     // The other branches' builds stay.
     expect((await automatic("hooked")).filter((build) => build.status === "running")).toHaveLength(1);
@@ -218,10 +277,14 @@ describe("watch_interval_seconds", () => {
   it("polling builds a commit pushed without any webhook, once, and destroys it when the branch is deleted", async () => {
     const sha = pushCommit(watched, "poll/one", "noticed by polling");
     const build = await waitFor("a build of the polled commit", async () =>
-      (await automatic("watched")).find((candidate) => (candidate.repositories as { commit_sha: string }[])[0].commit_sha === sha),
+      (await automatic("watched")).find(
+        (candidate) => (candidate.repositories as { commit_sha: string }[])[0].commit_sha === sha,
+      ),
     );
     expect(build).toMatchObject({ trigger: "poll", triggered_by: null, created_by: "build service" });
-    expect(build.repositories).toMatchObject([{ repository: "watched", ref: "poll/one", commit_subject: "noticed by polling" }]);
+    expect(build.repositories).toMatchObject([
+      { repository: "watched", ref: "poll/one", commit_subject: "noticed by polling" },
+    ]);
     // `all`: every module found at that commit.
     expect(build.modules).toEqual(["base_mod", "broken", "chatty", "extra_mod", "slow_install"]);
     // Further polls notice the same head and start nothing.
@@ -240,10 +303,23 @@ describe("watch_interval_seconds", () => {
 describe("GET /app-config", () => {
   it("says which branches each repository follows", async () => {
     const config = await (await builds.get("/app-config")).json();
-    const byAlias = Object.fromEntries(config.repositories.map((repository: { alias: string }) => [repository.alias, repository]));
+    const byAlias = Object.fromEntries(
+      config.repositories.map((repository: { alias: string }) => [repository.alias, repository]),
+    );
     expect(byAlias.demo.auto_build).toBeNull();
-    expect(byAlias.hooked.auto_build).toEqual({ branches: ["main", "topic/*"], modules: ["base_mod"], ttl_seconds: 600, webhook: true, watch_interval_seconds: null });
-    expect(byAlias.watched.auto_build).toMatchObject({ branches: ["poll/*"], modules: "all", webhook: false, watch_interval_seconds: 1 });
+    expect(byAlias.hooked.auto_build).toEqual({
+      branches: ["main", "topic/*"],
+      modules: ["base_mod"],
+      ttl_seconds: 600,
+      webhook: true,
+      watch_interval_seconds: null,
+    });
+    expect(byAlias.watched.auto_build).toMatchObject({
+      branches: ["poll/*"],
+      modules: "all",
+      webhook: false,
+      watch_interval_seconds: 1,
+    });
     expect(JSON.stringify(config)).not.toContain(SECRET);
   });
 });

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type BuildJson,
+  type BuildsApp,
   expectAllDead,
   fixtureConfig,
   isProcessAlive,
@@ -9,14 +11,14 @@ import {
   pidsOfBuild,
   startBuildsApp,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
 } from "../support/builds";
 
 // One build at a time and one waiting: a third is refused.
 let builds: BuildsApp;
 beforeAll(async () => {
-  builds = await startBuildsApp(makeBuildsFixture((fixture) => fixtureConfig(fixture, { maxConcurrent: 1, maxQueued: 1 })));
+  builds = await startBuildsApp(
+    makeBuildsFixture((fixture) => fixtureConfig(fixture, { maxConcurrent: 1, maxQueued: 1 })),
+  );
 });
 afterAll(() => tearDownBuilds(builds));
 
@@ -32,7 +34,8 @@ async function waitForLog(buildId: string, stage: string, text: string) {
   throw new Error(`the ${stage} log of ${buildId} never showed ${text}`);
 }
 
-const cancel = (buildId: string) => builds.app.fetch(`/builds/${buildId}/cancel`, { method: "POST", headers: builds.authorization });
+const cancel = (buildId: string) =>
+  builds.app.fetch(`/builds/${buildId}/cancel`, { method: "POST", headers: builds.authorization });
 
 describe("the queue and POST /builds/{build_id}/cancel", () => {
   let installing: BuildJson;
@@ -57,7 +60,10 @@ describe("the queue and POST /builds/{build_id}/cancel", () => {
 
   it("answers 409 to DELETE while queued or in progress, pointing to cancel", async () => {
     for (const build of [installing, queued]) {
-      const response = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
+      const response = await builds.app.fetch(`/builds/${build.build_id}`, {
+        method: "DELETE",
+        headers: builds.authorization,
+      });
       expect(response.status).toBe(409);
       expect((await response.json()).detail).toContain(`POST /builds/${build.build_id}/cancel`);
     }
@@ -96,12 +102,17 @@ describe("the queue and POST /builds/{build_id}/cancel", () => {
   });
 
   it("runs the next build once a slot is free, and a canceled build can be destroyed", async () => {
-    const next = (await (await builds.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })).json()) as BuildJson;
+    const next = (await (
+      await builds.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })
+    ).json()) as BuildJson;
     const running = await builds.waitForStatus(next.build_id, ["running", "failed"]);
     expect(running.status).toBe("running");
     // The canceled queued build was skipped by the executor, not run.
     expect((await (await builds.get(`/builds/${queued.build_id}`)).json()).status).toBe("canceled");
-    const destroyed = await builds.app.fetch(`/builds/${installing.build_id}`, { method: "DELETE", headers: builds.authorization });
+    const destroyed = await builds.app.fetch(`/builds/${installing.build_id}`, {
+      method: "DELETE",
+      headers: builds.authorization,
+    });
     expect((await destroyed.json()).status).toBe("destroyed");
     await expectAllDead(await pidsOfBuild(builds, installing.build_id));
   });

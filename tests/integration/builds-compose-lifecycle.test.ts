@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { composeFixtureConfig, dockerUnavailableReason, ensureTestImage, NOTHING_LEFT, resourcesOfBuild } from "../support/compose";
+import { type BuildJson, type BuildsApp, makeBuildsFixture, startBuildsApp, tearDownBuilds } from "../support/builds";
+import {
+  composeFixtureConfig,
+  dockerUnavailableReason,
+  ensureTestImage,
+  NOTHING_LEFT,
+  resourcesOfBuild,
+} from "../support/compose";
 
 // The compose driver against the real Docker engine: every build is a Compose project of two services.
 const unavailable = dockerUnavailableReason();
@@ -64,7 +70,9 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     const port = Number(new URL(running.preview_url!).port);
     expect(port).toBeGreaterThanOrEqual(builds.fixture.ports.start);
     expect(port).toBeLessThanOrEqual(builds.fixture.ports.end);
-    expect((await (await fetch(running.preview_url!)).text()).trim()).toBe(`build ${build.build_id} modules base_mod,extra_mod`);
+    expect((await (await fetch(running.preview_url!)).text()).trim()).toBe(
+      `build ${build.build_id} modules base_mod,extra_mod`,
+    );
 
     const resources = resourcesOfBuild(build.build_id);
     expect(resources.containers).toHaveLength(2);
@@ -74,11 +82,16 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     const databaseLog = await stageLog(build.build_id, "database");
     expect(databaseLog).toMatch(/db: running healthy/);
     expect(databaseLog).toMatch(new RegExp(`\\| database of ${build.build_id} up`));
-    expect(await stageLog(build.build_id, "install")).toMatch(/^install base_mod,extra_mod from \/mnt\/sources\/demo\/addons$/m);
+    expect(await stageLog(build.build_id, "install")).toMatch(
+      /^install base_mod,extra_mod from \/mnt\/sources\/demo\/addons$/m,
+    );
     expect(await stageLog(build.build_id, "test")).toMatch(/^tests passed$/m);
 
     const deleting = Date.now();
-    const deleted = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
+    const deleted = await builds.app.fetch(`/builds/${build.build_id}`, {
+      method: "DELETE",
+      headers: builds.authorization,
+    });
     const teardown = Date.now() - deleting;
     expect(deleted.status).toBe(200);
     expect((await deleted.json()).status).toBe("destroyed");
@@ -117,7 +130,10 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(resourcesOfBuild(build.build_id).containers.length).toBeGreaterThanOrEqual(2);
-    const canceled = await builds.app.fetch(`/builds/${build.build_id}/cancel`, { method: "POST", headers: builds.authorization });
+    const canceled = await builds.app.fetch(`/builds/${build.build_id}/cancel`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
     expect(canceled.status).toBe(200);
     await builds.waitForStatus(build.build_id, ["canceled"]);
     const over = await expectNothingLeft(build.build_id);

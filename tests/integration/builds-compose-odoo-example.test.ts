@@ -5,15 +5,18 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadBuildsConfig } from "@/lib/builds/config";
-import { substituteArguments, renderComposeFile } from "@/lib/builds/runtime/drivers/compose-template";
 import { variablesOf } from "@/lib/builds/runtime/drivers/compose";
+import { renderComposeFile, substituteArguments } from "@/lib/builds/runtime/drivers/compose-template";
 import { workspacePaths } from "@/lib/builds/runtime/workspace";
 
 // The shipped Odoo 16 example is checked the way a build would use it, without pulling any image: its
 // configuration loads, its template renders for a build, and Compose's own `config` accepts the result.
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-const cli = [["docker-compose"], ["docker", "compose"]].find(([file, ...prefix]) => spawnSync(file, [...prefix, "version"]).status === 0);
-if (!cli && process.env.CI === "true") throw new Error("Neither docker-compose nor docker compose is installed: CI must check the Odoo example.");
+const cli = [["docker-compose"], ["docker", "compose"]].find(
+  ([file, ...prefix]) => spawnSync(file, [...prefix, "version"]).status === 0,
+);
+if (!cli && process.env.CI === "true")
+  throw new Error("Neither docker-compose nor docker compose is installed: CI must check the Odoo example.");
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "odoo-example-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -34,22 +37,36 @@ describe.skipIf(!cli)("examples/odoo16", () => {
       repositories: [{ alias: "addons", checkout: path.join(paths.sources, "addons"), modulesPath: "." }],
     });
     const file = path.join(scratch, "compose.yaml");
-    fs.writeFileSync(file, renderComposeFile(fs.readFileSync(compose.template, "utf8"), variables, { "org.bcv-runbot.build": buildId }));
+    fs.writeFileSync(
+      file,
+      renderComposeFile(fs.readFileSync(compose.template, "utf8"), variables, { "org.bcv-runbot.build": buildId }),
+    );
 
     const [command, ...prefix] = cli!;
-    const output = execFileSync(command, [...prefix, "-p", variables.PROJECT, "-f", file, "config"], { encoding: "utf8", cwd: scratch });
+    const output = execFileSync(command, [...prefix, "-p", variables.PROJECT, "-f", file, "config"], {
+      encoding: "utf8",
+      cwd: scratch,
+    });
     const resolved = parse(output);
     expect(resolved.services.web.image).toBe("odoo:16");
     expect(resolved.services.db.image).toBe("postgres:15");
     // `config` prints a literal $ escaped again, as $$.
-    expect(resolved.services.web.command.map((arg: string) => arg.replace("$$", "$"))).toContain("--db-filter=^build_0123456789abcdef$");
-    expect(resolved.services.web.command).toContain("--addons-path=/usr/lib/python3/dist-packages/odoo/addons,/mnt/sources/addons");
+    expect(resolved.services.web.command.map((arg: string) => arg.replace("$$", "$"))).toContain(
+      "--db-filter=^build_0123456789abcdef$",
+    );
+    expect(resolved.services.web.command).toContain(
+      "--addons-path=/usr/lib/python3/dist-packages/odoo/addons,/mnt/sources/addons",
+    );
     expect(JSON.stringify(resolved.services.web.ports)).toContain("18042");
     expect(resolved.services.web.labels).toMatchObject({ "org.bcv-runbot.build": buildId });
     expect(resolved.services.db.healthcheck.test.join(" ")).toContain("pg_isready");
 
     expect(substituteArguments(compose.install!.command, variables)).toEqual(
-      expect.arrayContaining(["--database=build_0123456789abcdef", "--init=sale_management,stock", "--stop-after-init"]),
+      expect.arrayContaining([
+        "--database=build_0123456789abcdef",
+        "--init=sale_management,stock",
+        "--stop-after-init",
+      ]),
     );
     expect(substituteArguments(compose.test!.command, variables)).toEqual(
       expect.arrayContaining(["--test-enable", "--update=sale_management,stock", "--stop-after-init"]),

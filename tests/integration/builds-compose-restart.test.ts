@@ -2,15 +2,21 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer } from "../support/app-server";
 import {
+  type BuildJson,
+  type BuildsApp,
+  type BuildsFixture,
   connectBuildsApp,
   makeBuildsFixture,
   startBuildsApp,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
-  type BuildsFixture,
 } from "../support/builds";
-import { composeFixtureConfig, dockerUnavailableReason, ensureTestImage, NOTHING_LEFT, resourcesOfBuild } from "../support/compose";
+import {
+  composeFixtureConfig,
+  dockerUnavailableReason,
+  ensureTestImage,
+  NOTHING_LEFT,
+  resourcesOfBuild,
+} from "../support/compose";
 
 // Crashes and a Docker daemon that stops answering, with the compose driver against the real engine.
 const unavailable = dockerUnavailableReason();
@@ -34,7 +40,11 @@ afterAll(async () => {
 });
 
 async function restart(previous: BuildsApp, env: Record<string, string> = {}): Promise<BuildsApp> {
-  const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, DATABASE_URL: `file:${servers[0].app.databaseFile}`, ...env });
+  const app = await startAppServer({
+    BUILDS_CONFIG: fixture.configFile,
+    DATABASE_URL: `file:${servers[0].app.databaseFile}`,
+    ...env,
+  });
   const next = connectBuildsApp(app, fixture, previous.authorization);
   servers.push(next);
   return next;
@@ -47,7 +57,9 @@ describe.skipIf(unavailable)("compose builds across a crash of the server", { ti
     servers.push(first);
     // Side by side (max_concurrent_builds: 4): one reaches running while the other's install waits for a minute.
     const running = (await (await first.post({ repository: "demo", modules: ["base_mod"] })).json()) as BuildJson;
-    const interrupted = (await (await first.post({ repository: "demo", modules: ["slow_install"] })).json()) as BuildJson;
+    const interrupted = (await (
+      await first.post({ repository: "demo", modules: ["slow_install"] })
+    ).json()) as BuildJson;
     const preview = (await first.waitForStatus(running.build_id, ["running"], 60_000)).preview_url!;
     await first.waitForStatus(interrupted.build_id, ["installing"], 60_000);
     const deadline = Date.now() + 30_000;
@@ -59,7 +71,9 @@ describe.skipIf(unavailable)("compose builds across a crash of the server", { ti
     await first.app.stopProcess("SIGKILL");
     // As if the crash came before anything was recorded: only the label can lead to the project now.
     const database = new Database(first.app.databaseFile);
-    database.prepare(`UPDATE "Build" SET status = 'failed', "runtimeHandle" = NULL WHERE id = ?`).run(interrupted.build_id);
+    database
+      .prepare(`UPDATE "Build" SET status = 'failed', "runtimeHandle" = NULL WHERE id = ?`)
+      .run(interrupted.build_id);
     database.prepare(`UPDATE "BuildStage" SET handle = NULL WHERE "buildId" = ?`).run(interrupted.build_id);
     database.close();
     expect(resourcesOfBuild(interrupted.build_id).containers.length).toBeGreaterThanOrEqual(2);

@@ -1,7 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { composeFixtureConfig, dockerUnavailableReason, ensureTestImage, NOTHING_LEFT, resourcesOfBuild } from "../support/compose";
+import { type BuildJson, type BuildsApp, makeBuildsFixture, startBuildsApp, tearDownBuilds } from "../support/builds";
+import {
+  composeFixtureConfig,
+  dockerUnavailableReason,
+  ensureTestImage,
+  NOTHING_LEFT,
+  resourcesOfBuild,
+} from "../support/compose";
 
 // Sleep and wake with the compose driver against the real Docker engine (issue 21; a busy shared machine can
 // take minutes to bring a stack up): sleep is `compose stop`,
@@ -19,7 +25,8 @@ afterAll(async () => {
   if (!unavailable) await tearDownBuilds(builds);
 });
 
-const act = (buildId: string, action: "sleep" | "wake") => builds.app.fetch(`/builds/${buildId}/${action}`, { method: "POST", headers: builds.authorization });
+const act = (buildId: string, action: "sleep" | "wake") =>
+  builds.app.fetch(`/builds/${buildId}/${action}`, { method: "POST", headers: builds.authorization });
 
 async function answers(url: string): Promise<boolean> {
   try {
@@ -36,7 +43,11 @@ function inDatabase(buildId: string, script: string): string {
 }
 
 const runningContainers = (buildId: string) =>
-  execFileSync("docker", ["ps", "--filter", "label=com.docker.compose.project", "--format", "{{.Label \"com.docker.compose.project\"}}"], { encoding: "utf8" })
+  execFileSync(
+    "docker",
+    ["ps", "--filter", "label=com.docker.compose.project", "--format", '{{.Label "com.docker.compose.project"}}'],
+    { encoding: "utf8" },
+  )
     .split("\n")
     .filter((project) => project.endsWith(`-${buildId}`)).length;
 
@@ -44,7 +55,11 @@ describe.skipIf(unavailable)("POST /builds/{build_id}/sleep and /wake (compose d
   it("sleep stops the stack and keeps it; wake starts it again, its volume's data intact", async () => {
     const posted = await builds.post({ repositories: [{ repository: "demo" }], modules: ["base_mod"] });
     expect(posted.status).toBe(202);
-    const build = await builds.waitForStatus(((await posted.json()) as BuildJson).build_id, ["running", "failed"], 180_000);
+    const build = await builds.waitForStatus(
+      ((await posted.json()) as BuildJson).build_id,
+      ["running", "failed"],
+      180_000,
+    );
     expect(build.status).toBe("running");
     expect(await answers(build.preview_url as string)).toBe(true);
     inDatabase(build.build_id, "echo kept-across-sleep > /data/marker");
@@ -61,13 +76,19 @@ describe.skipIf(unavailable)("POST /builds/{build_id}/sleep and /wake (compose d
 
     const woken = await act(build.build_id, "wake");
     expect(woken.status).toBe(200);
-    expect(await woken.json()).toMatchObject({ status: "running", preview_url: build.preview_url, expires_at: build.expires_at });
+    expect(await woken.json()).toMatchObject({
+      status: "running",
+      preview_url: build.preview_url,
+      expires_at: build.expires_at,
+    });
     expect(await answers(build.preview_url as string)).toBe(true);
     expect(inDatabase(build.build_id, "cat /data/marker")).toBe("kept-across-sleep");
 
     // A sleeping build is destroyed like any other: nothing of it is left.
     expect((await act(build.build_id, "sleep")).status).toBe(200);
-    expect((await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization })).status).toBe(200);
+    expect(
+      (await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization })).status,
+    ).toBe(200);
     expect(resourcesOfBuild(build.build_id)).toEqual(NOTHING_LEFT);
   });
 });

@@ -1,16 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { composeFixtureConfig, dockerUnavailableReason, ensureTestImage, NOTHING_LEFT, resourcesOfBuild, TEST_TEMPLATE } from "../support/compose";
+import { type BuildJson, type BuildsApp, makeBuildsFixture, startBuildsApp, tearDownBuilds } from "../support/builds";
+import {
+  composeFixtureConfig,
+  dockerUnavailableReason,
+  ensureTestImage,
+  NOTHING_LEFT,
+  resourcesOfBuild,
+  TEST_TEMPLATE,
+} from "../support/compose";
 
 // A template that is YAML but not a valid Compose file: Compose's own `config` finds it.
 const unavailable = dockerUnavailableReason();
-const BROKEN_TEMPLATE = TEST_TEMPLATE.replace("depends_on: { db: { condition: service_healthy } }", "depends_on: [cache]");
+const BROKEN_TEMPLATE = TEST_TEMPLATE.replace(
+  "depends_on: { db: { condition: service_healthy } }",
+  "depends_on: [cache]",
+);
 
 let builds: BuildsApp;
 beforeAll(async () => {
   if (unavailable) return;
   ensureTestImage();
-  builds = await startBuildsApp(makeBuildsFixture((fixture) => composeFixtureConfig(fixture, { template: BROKEN_TEMPLATE })));
+  builds = await startBuildsApp(
+    makeBuildsFixture((fixture) => composeFixtureConfig(fixture, { template: BROKEN_TEMPLATE })),
+  );
 });
 afterAll(async () => {
   if (!unavailable) await tearDownBuilds(builds);

@@ -1,8 +1,16 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hmacHex, makeRemote, waitFor, type Remote } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, pidsOfBuild, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { startForgeServer, type ForgeRequest, type ForgeServer } from "../support/forge-server";
+import { hmacHex, makeRemote, type Remote, waitFor } from "../support/auto-builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  pidsOfBuild,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
+import { type ForgeRequest, type ForgeServer, startForgeServer } from "../support/forge-server";
 import { githubPullRequest, pushPullRequestHead } from "../support/pull-requests";
 
 // The pull request's one comment tells where its preview is now, through every end of it (issue 21): it is
@@ -34,7 +42,11 @@ beforeAll(async () => {
     }),
   );
   [brief, hub] = ["brief", "hub"].map((name) => makeRemote(fixture, name));
-  builds = await startBuildsApp(fixture, { COMMENTS_TEST_HOOK_SECRET: SECRET, COMMENTS_TEST_TOKEN: TOKEN, PUBLIC_URL: "https://runbot.example.test" });
+  builds = await startBuildsApp(fixture, {
+    COMMENTS_TEST_HOOK_SECRET: SECRET,
+    COMMENTS_TEST_TOKEN: TOKEN,
+    PUBLIC_URL: "https://runbot.example.test",
+  });
 });
 afterAll(async () => {
   await tearDownBuilds(builds);
@@ -45,7 +57,12 @@ afterAll(async () => {
 async function openPullRequest(alias: string, remote: Remote, number: number): Promise<BuildJson> {
   const sha = pushPullRequestHead(remote, `refs/pull/${number}/head`, `change ${number}`);
   const body = JSON.stringify(githubPullRequest("opened", number, sha));
-  const headers = { "Content-Type": "application/json", "X-GitHub-Event": "pull_request", "X-GitHub-Delivery": crypto.randomUUID(), "X-Hub-Signature-256": `sha256=${hmacHex(SECRET, body)}` };
+  const headers = {
+    "Content-Type": "application/json",
+    "X-GitHub-Event": "pull_request",
+    "X-GitHub-Delivery": crypto.randomUUID(),
+    "X-Hub-Signature-256": `sha256=${hmacHex(SECRET, body)}`,
+  };
   const response = await builds.app.fetch(`/hooks/${alias}`, { method: "POST", headers, body });
   const answer = await response.json();
   expect(response.status, JSON.stringify(answer)).toBe(202);
@@ -56,9 +73,14 @@ async function openPullRequest(alias: string, remote: Remote, number: number): P
 
 /** The pull request's comment: the one POST that made it, then the edits of that comment, and its texts in order. */
 function commentOf(alias: string, number: number): { made: ForgeRequest[]; edits: ForgeRequest[]; texts: string[] } {
-  const made = github.requests.filter((r) => r.method === "POST" && r.path === `/repos/acme/${alias}/issues/${number}/comments`);
+  const made = github.requests.filter(
+    (r) => r.method === "POST" && r.path === `/repos/acme/${alias}/issues/${number}/comments`,
+  );
   const id = (made[0]?.answer?.body as { id?: number } | undefined)?.id;
-  const edits = id === undefined ? [] : github.requests.filter((r) => r.method === "PATCH" && r.path === `/repos/acme/${alias}/issues/comments/${id}`);
+  const edits =
+    id === undefined
+      ? []
+      : github.requests.filter((r) => r.method === "PATCH" && r.path === `/repos/acme/${alias}/issues/comments/${id}`);
   return { made, edits, texts: [...made, ...edits].map((r) => String(r.body.body)) };
 }
 
@@ -88,17 +110,32 @@ describe("the pull request comment follows its preview to its end", { concurrent
     const { made, edits, texts } = commentOf("brief", 11);
     expect(made).toHaveLength(1);
     // Edited in place: every other request about it is an edit of that one comment.
-    expect(github.requests.filter((r) => r.method === "PATCH" && String(r.body.body).includes("`" + shaOf(build).slice(0, 12) + "`"))).toEqual(edits);
+    expect(
+      github.requests.filter(
+        (r) => r.method === "PATCH" && String(r.body.body).includes("`" + shaOf(build).slice(0, 12) + "`"),
+      ),
+    ).toEqual(edits);
     expect(texts.some((said) => said.includes("✅ the preview is running"))).toBe(true);
     // The expiry's report came after any status it could have sent (one build's reports go in order).
     expect(statusesOf("brief", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
-    const reports = ((await (await builds.get(`/builds/${build.build_id}`)).json()) as { forge_reports: { kind: string; state: string; outcome: string }[] }).forge_reports;
+    const reports = (
+      (await (await builds.get(`/builds/${build.build_id}`)).json()) as {
+        forge_reports: { kind: string; state: string; outcome: string }[];
+      }
+    ).forge_reports;
     expect(reports.filter((r) => r.kind === "comment").at(-1)).toMatchObject({ state: "expired", outcome: "sent" });
     // Destroyed later, the expired preview still says it expired, and its page is kept from the destroy on.
     const keptUntil = (said: string) => said.match(/kept until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/)![1];
     // The comment gives times to the minute: the destroy must come in a later minute than the expiry to show.
-    await waitFor("a minute later than the expiry", async () => new Date().toISOString().slice(11, 16) !== keptUntil(text).slice(11), 70_000);
-    const response = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
+    await waitFor(
+      "a minute later than the expiry",
+      async () => new Date().toISOString().slice(11, 16) !== keptUntil(text).slice(11),
+      70_000,
+    );
+    const response = await builds.app.fetch(`/builds/${build.build_id}`, {
+      method: "DELETE",
+      headers: builds.authorization,
+    });
     expect((await response.json()).status).toBe("destroyed");
     const edited = await waitFor("the comment edited for the destroy", async () => {
       const last = commentOf("brief", 11).texts.at(-1)!;
@@ -112,7 +149,8 @@ describe("the pull request comment follows its preview to its end", { concurrent
     it.sequential("sleep and wake: the comment says sleeping, then running again; the commit status is not touched", async () => {
       const build = await openPullRequest("hub", hub, 12);
       await commentSays("hub", 12, "✅ the preview is running");
-      const act = (action: "sleep" | "wake") => builds.app.fetch(`/builds/${build.build_id}/${action}`, { method: "POST", headers: builds.authorization });
+      const act = (action: "sleep" | "wake") =>
+        builds.app.fetch(`/builds/${build.build_id}/${action}`, { method: "POST", headers: builds.authorization });
       expect((await act("sleep")).status).toBe(200);
       await commentSays("hub", 12, "💤 the preview is sleeping (stopped, its data kept)");
       expect((await act("wake")).status).toBe(200);
@@ -122,7 +160,10 @@ describe("the pull request comment follows its preview to its end", { concurrent
 
     it.sequential("DELETE: the comment says the preview was destroyed on request; the commit status stays success", async () => {
       const [build] = await runningBuildsOf("hub", 12);
-      const response = await builds.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: builds.authorization });
+      const response = await builds.app.fetch(`/builds/${build.build_id}`, {
+        method: "DELETE",
+        headers: builds.authorization,
+      });
       expect((await response.json()).status).toBe("destroyed");
       await commentSays("hub", 12, "🗑️ the preview was destroyed on request, before its time to live ended");
       expect(statusesOf("hub", build)).toEqual(["pending Queued", "pending Building", "success Preview running"]);
@@ -143,7 +184,12 @@ describe("the pull request comment follows its preview to its end", { concurrent
     await builds.waitForStatus(build.build_id, ["failed"], 15_000);
     await commentSays("hub", 13, "❌ the preview stopped: its runtime exited while it was running");
     await waitFor("the failure status", async () => statusesOf("hub", build).length >= 4);
-    expect(statusesOf("hub", build)).toEqual(["pending Queued", "pending Building", "success Preview running", "failure Failed at stage start"]);
+    expect(statusesOf("hub", build)).toEqual([
+      "pending Queued",
+      "pending Building",
+      "success Preview running",
+      "failure Failed at stage start",
+    ]);
   });
 });
 
@@ -151,6 +197,8 @@ async function runningBuildsOf(alias: string, number: number): Promise<BuildJson
   const list = ((await (await builds.get("/builds?limit=100")).json()) as { builds: BuildJson[] }).builds;
   return list.filter((build) => {
     const [repository] = build.repositories as { repository: string; ref: string }[];
-    return build.status === "running" && repository.repository === alias && repository.ref === `refs/pull/${number}/head`;
+    return (
+      build.status === "running" && repository.repository === alias && repository.ref === `refs/pull/${number}/head`
+    );
   });
 }

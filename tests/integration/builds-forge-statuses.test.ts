@@ -1,8 +1,15 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
-import { startForgeServer, type ForgeRequest, type ForgeServer } from "../support/forge-server";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
+import { type ForgeRequest, type ForgeServer, startForgeServer } from "../support/forge-server";
 
 // Commit statuses on the git host (issue 21). Three repositories of the same fixture, each on another host's
 // API: a loopback stand-in for GitHub, GitLab and Gitea that records what it is sent. A fourth host never answers.
@@ -22,7 +29,12 @@ let silent: ForgeServer;
 const answers: string[] = [];
 
 beforeAll(async () => {
-  [github, gitlab, gitea, silent] = await Promise.all([startForgeServer(), startForgeServer("/api/v4"), startForgeServer("/api/v1"), startForgeServer()]);
+  [github, gitlab, gitea, silent] = await Promise.all([
+    startForgeServer(),
+    startForgeServer("/api/v4"),
+    startForgeServer("/api/v1"),
+    startForgeServer(),
+  ]);
   silent.hang();
   const repository = (alias: string, forge: string) => `
   - alias: ${alias}
@@ -34,10 +46,22 @@ beforeAll(async () => {
     fixtureConfig(partial, {
       maxConcurrent: 4,
       extraRepositories: [
-        repository("gh", `{ kind: github, api_url: "${github.url}", project: acme/addons, token_env: FORGE_TEST_GITHUB_TOKEN, retries: 2 }`),
-        repository("gl", `{ kind: gitlab, api_url: "${gitlab.url}", project: acme/addons, token_env: FORGE_TEST_GITLAB_TOKEN, context: runbot }`),
-        repository("gt", `{ kind: gitea, api_url: "${gitea.url}", project: acme/addons, token_env: FORGE_TEST_GITEA_TOKEN }`),
-        repository("mute", `{ kind: github, api_url: "${silent.url}", project: acme/mute, token_env: FORGE_TEST_SILENT_TOKEN, timeout_seconds: 0.5, retries: 1 }`),
+        repository(
+          "gh",
+          `{ kind: github, api_url: "${github.url}", project: acme/addons, token_env: FORGE_TEST_GITHUB_TOKEN, retries: 2 }`,
+        ),
+        repository(
+          "gl",
+          `{ kind: gitlab, api_url: "${gitlab.url}", project: acme/addons, token_env: FORGE_TEST_GITLAB_TOKEN, context: runbot }`,
+        ),
+        repository(
+          "gt",
+          `{ kind: gitea, api_url: "${gitea.url}", project: acme/addons, token_env: FORGE_TEST_GITEA_TOKEN }`,
+        ),
+        repository(
+          "mute",
+          `{ kind: github, api_url: "${silent.url}", project: acme/mute, token_env: FORGE_TEST_SILENT_TOKEN, timeout_seconds: 0.5, retries: 1 }`,
+        ),
       ].join(""),
     }),
   );
@@ -63,12 +87,19 @@ async function view(buildId: string): Promise<BuildJson & { forge_reports: Recor
 }
 
 const shaOf = (build: BuildJson) => (build.repositories as { commit_sha: string }[])[0].commit_sha;
-const statesOf = (requests: ForgeRequest[]) => requests.map((request) => `${request.body.state} ${request.body.description}`);
+const statesOf = (requests: ForgeRequest[]) =>
+  requests.map((request) => `${request.body.state} ${request.body.description}`);
 
 /** Waits until the host got `count` statuses for the commit, and the build's page shows `reports` reports. */
 async function statusesAfter(server: ForgeServer, path: string, buildId: string, count: number, reports = count) {
-  await waitFor(`${count} statuses at ${path}`, async () => server.requestsTo(path).filter((r) => r.body.target_url?.toString().endsWith(buildId)).length >= count);
-  await waitFor(`${reports} reports on build ${buildId}`, async () => (await view(buildId)).forge_reports.length >= reports);
+  await waitFor(
+    `${count} statuses at ${path}`,
+    async () => server.requestsTo(path).filter((r) => r.body.target_url?.toString().endsWith(buildId)).length >= count,
+  );
+  await waitFor(
+    `${reports} reports on build ${buildId}`,
+    async () => (await view(buildId)).forge_reports.length >= reports,
+  );
   return server.requestsTo(path).filter((r) => r.body.target_url?.toString().endsWith(buildId));
 }
 
@@ -83,7 +114,10 @@ describe("commit statuses on the git host", () => {
       expect(request.method).toBe("POST");
       expect(request.headers.authorization).toBe(`Bearer ${TOKENS.FORGE_TEST_GITHUB_TOKEN}`);
       expect(request.headers["x-github-api-version"]).toBe("2022-11-28");
-      expect(request.body).toMatchObject({ context: "bcv-runbot/preview", target_url: `${PUBLIC_URL}/builds/${build.build_id}` });
+      expect(request.body).toMatchObject({
+        context: "bcv-runbot/preview",
+        target_url: `${PUBLIC_URL}/builds/${build.build_id}`,
+      });
     }
     const reports = (await view(build.build_id)).forge_reports;
     expect(reports.map((r) => [r.repository, r.kind, r.state, r.outcome, r.attempts])).toEqual([
@@ -109,7 +143,10 @@ describe("commit statuses on the git host", () => {
   it("a canceled build on Gitea: pending, then error", async () => {
     const build = await start(["gt"], ["slow_install"]);
     await builds.waitForStatus(build.build_id, ["installing"]);
-    const cancel = await builds.app.fetch(`/builds/${build.build_id}/cancel`, { method: "POST", headers: builds.authorization });
+    const cancel = await builds.app.fetch(`/builds/${build.build_id}/cancel`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
     expect(cancel.status).toBe(200);
     const sent = await statusesAfter(gitea, `/repos/acme/addons/statuses/${shaOf(build)}`, build.build_id, 3);
     expect(statesOf(sent)).toEqual(["pending Queued", "pending Building", "error Canceled"]);
@@ -121,7 +158,8 @@ describe("commit statuses on the git host", () => {
     expect((await builds.waitForStatus(build.build_id, ["running", "failed"])).status).toBe("running");
     const sha = shaOf(build);
     await waitFor("both hosts told", async () => (await view(build.build_id)).forge_reports.length >= 6);
-    const mine = (server: ForgeServer) => server.requestsTo(`/statuses/${sha}`).filter((r) => String(r.body.target_url).endsWith(build.build_id));
+    const mine = (server: ForgeServer) =>
+      server.requestsTo(`/statuses/${sha}`).filter((r) => String(r.body.target_url).endsWith(build.build_id));
     expect(statesOf(mine(github))).toEqual(["pending Queued", "pending Building", "success Preview running"]);
     expect(statesOf(mine(gitea))).toEqual(["pending Queued", "pending Building", "success Preview running"]);
   });
@@ -134,7 +172,13 @@ describe("commit statuses on the git host", () => {
     const sent = await statusesAfter(github, `/statuses/${shaOf(build)}`, build.build_id, 4, 3);
     expect(statesOf(sent)).toEqual(["pending Queued", "pending Queued", "pending Building", "success Preview running"]);
     const reports = (await view(build.build_id)).forge_reports;
-    expect(reports[0]).toMatchObject({ state: "pending", description: "Queued", outcome: "sent", attempts: 2, error: null });
+    expect(reports[0]).toMatchObject({
+      state: "pending",
+      description: "Queued",
+      outcome: "sent",
+      attempts: 2,
+      error: null,
+    });
   });
 
   it("a host that refuses (4xx) is not asked again; what it said is shown without the token", async () => {

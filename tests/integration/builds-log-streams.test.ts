@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 import { seedRates } from "../support/rates";
 import { cpuSeconds, openStalledStream, type StalledStream } from "../support/sse";
 
@@ -10,15 +17,20 @@ let builds: BuildsApp;
 let slow: BuildJson;
 const open: StalledStream[] = [];
 beforeAll(async () => {
-  builds = await startBuildsApp(makeBuildsFixture((fixture) => fixtureConfig(fixture)), {
-    LOG_STREAMS_MAX: String(TOTAL),
-    LOG_STREAMS_PER_CLIENT: String(PER_CLIENT),
-    // The test speaks for other clients through X-Forwarded-For, which counts only from a trusted proxy.
-    TRUSTED_PROXIES: "127.0.0.1",
-  });
+  builds = await startBuildsApp(
+    makeBuildsFixture((fixture) => fixtureConfig(fixture)),
+    {
+      LOG_STREAMS_MAX: String(TOTAL),
+      LOG_STREAMS_PER_CLIENT: String(PER_CLIENT),
+      // The test speaks for other clients through X-Forwarded-For, which counts only from a trusted proxy.
+      TRUSTED_PROXIES: "127.0.0.1",
+    },
+  );
   seedRates(builds.app, [{ date: "2026-11-20", dollar: "240.5" }]);
   // An install that waits a minute: its log stays open, so its streams do too.
-  const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+  const created = (await (
+    await builds.post({ repository: "demo", ref: "main", modules: ["slow_install"] })
+  ).json()) as BuildJson;
   slow = await builds.waitForStatus(created.build_id, ["installing"]);
 });
 afterAll(async () => {
@@ -88,13 +100,18 @@ describe("GET /builds/{build_id}/logs/stream, many at once", () => {
     for (const stream of open.splice(0)) stream.close();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = performance.now();
-    const live = await builds.app.fetch(`/builds/${slow.build_id}/logs/stream?stage=install`, { headers: { "X-Forwarded-For": "192.0.2.9" } });
+    const live = await builds.app.fetch(`/builds/${slow.build_id}/logs/stream?stage=install`, {
+      headers: { "X-Forwarded-For": "192.0.2.9" },
+    });
     expect(live.status).toBe(200);
     const reader = live.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = "";
     while (!text.includes("waiting")) text += (await reader.read()).value ?? "";
     // Canceling the build ends the install stage: the end event follows at once, not on a poll.
-    const cancel = await builds.app.fetch(`/builds/${slow.build_id}/cancel`, { method: "POST", headers: builds.authorization });
+    const cancel = await builds.app.fetch(`/builds/${slow.build_id}/cancel`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
     expect(cancel.status).toBeLessThan(300);
     while (!text.includes("event: end")) {
       const { value, done } = await reader.read();

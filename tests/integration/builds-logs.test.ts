@@ -1,12 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 
 let builds: BuildsApp;
 let chatty: BuildJson;
 let installLog: string;
 beforeAll(async () => {
   builds = await startBuildsApp(makeBuildsFixture((fixture) => fixtureConfig(fixture)));
-  const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["chatty"] })).json()) as BuildJson;
+  const created = (await (
+    await builds.post({ repository: "demo", ref: "main", modules: ["chatty"] })
+  ).json()) as BuildJson;
   chatty = await builds.waitForStatus(created.build_id, ["running", "failed"]);
   // What the install script printed: its pid, two lines, then 2,500 lines of 100 bytes.
   installLog = (await (await builds.get(`/builds/${chatty.build_id}/logs?stage=install&offset=0`)).json()).content;
@@ -33,7 +42,11 @@ describe("GET /builds/{build_id}/logs", () => {
       complete: true,
     });
     expect(Buffer.byteLength(tail.content)).toBe(100_000);
-    expect(tail.content).toBe(Buffer.from(installLog).subarray(size - 100_000).toString());
+    expect(tail.content).toBe(
+      Buffer.from(installLog)
+        .subarray(size - 100_000)
+        .toString(),
+    );
   });
 
   it("with an offset answers at most 100,000 bytes from there, and next_offset continues it", async () => {
@@ -127,14 +140,18 @@ describe("GET /builds/{build_id}/logs/stream", () => {
     const resumeAt = size - 1_000;
     const events = await readEvents(await stream("install", { "Last-Event-ID": String(resumeAt) }));
     const messages = events.filter((event) => event.event === "message");
-    expect(messages.map((event) => event.data.join("\n")).join("")).toBe(Buffer.from(installLog).subarray(resumeAt).toString());
+    expect(messages.map((event) => event.data.join("\n")).join("")).toBe(
+      Buffer.from(installLog).subarray(resumeAt).toString(),
+    );
     expect(messages.at(-1)!.id).toBe(size);
     expect(events.at(-1)!.event).toBe("end");
   });
 
   it("keeps the start log of a running build open (no end) while the runtime lives, and follows it", async () => {
     const response = await stream("start");
-    const events = await readEvents(response, (seen) => seen.some((event) => event.data.some((line) => line.startsWith("listening on"))));
+    const events = await readEvents(response, (seen) =>
+      seen.some((event) => event.data.some((line) => line.startsWith("listening on"))),
+    );
     expect(events.some((event) => event.event === "end")).toBe(false);
   });
 
@@ -149,7 +166,9 @@ describe("GET /builds/{build_id}/logs/raw", () => {
     const response = await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=install`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");
-    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="build-${chatty.build_id}-install.log"`);
+    expect(response.headers.get("content-disposition")).toBe(
+      `attachment; filename="build-${chatty.build_id}-install.log"`,
+    );
     // More than one window's worth (250,000 bytes and up), whole.
     expect(await response.text()).toBe(installLog);
   });

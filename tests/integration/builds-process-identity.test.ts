@@ -1,8 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { startAppServer } from "../support/app-server";
 import {
+  type BuildJson,
+  type BuildsApp,
   connectBuildsApp,
   expectAllDead,
   fixtureConfig,
@@ -11,8 +13,6 @@ import {
   pidsOfBuild,
   startBuildsApp,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
 } from "../support/builds";
 
 // Issue 8, item 8: after a restart, a recorded process group id may belong to someone else by now.
@@ -34,7 +34,9 @@ afterAll(async () => {
 
 describe("a restart where the runtime's recorded process group id now belongs to another process", () => {
   // Two server starts: on a busy 2-core machine each may take 20 s.
-  it("does not take the build for alive, and neither the recovery nor DELETE signals that process", { timeout: 120_000 }, async () => {
+  it("does not take the build for alive, and neither the recovery nor DELETE signals that process", {
+    timeout: 120_000,
+  }, async () => {
     const fixture = makeBuildsFixture((partial) => fixtureConfig(partial));
     before = await startBuildsApp(fixture);
     const build = (await (await before.post({ repository: "demo", modules: ["base_mod"] })).json()) as BuildJson;
@@ -43,7 +45,9 @@ describe("a restart where the runtime's recorded process group id now belongs to
 
     await before.app.stopProcess("SIGKILL");
     const database = new Database(before.app.databaseFile);
-    const { runtimeHandle } = database.prepare(`SELECT "runtimeHandle" FROM "Build" WHERE id = ?`).get(build.build_id) as {
+    const { runtimeHandle } = database
+      .prepare(`SELECT "runtimeHandle" FROM "Build" WHERE id = ?`)
+      .get(build.build_id) as {
       runtimeHandle: string;
     };
     const recorded = JSON.parse(runtimeHandle) as { pgid: number; start: string };
@@ -52,20 +56,25 @@ describe("a restart where the runtime's recorded process group id now belongs to
     process.kill(-recorded.pgid, "SIGKILL");
     await expectAllDead(runtimePids);
     stranger = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
-    database.prepare(`UPDATE "Build" SET "runtimeHandle" = ? WHERE id = ?`).run(
-      JSON.stringify({ pgid: stranger.pid, start: recorded.start }),
-      build.build_id,
-    );
+    database
+      .prepare(`UPDATE "Build" SET "runtimeHandle" = ? WHERE id = ?`)
+      .run(JSON.stringify({ pgid: stranger.pid, start: recorded.start }), build.build_id);
     database.close();
 
-    const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, DATABASE_URL: `file:${before.app.databaseFile}` });
+    const app = await startAppServer({
+      BUILDS_CONFIG: fixture.configFile,
+      DATABASE_URL: `file:${before.app.databaseFile}`,
+    });
     after = connectBuildsApp(app, fixture, before.authorization);
     const failed = await after.waitForStatus(build.build_id, ["failed"], 10_000);
     expect(failed).toMatchObject({ failure_stage: "recovery", preview_url: null });
     expect(failed.failure_message).toMatch(/no longer alive/);
     expect(isProcessAlive(stranger.pid!)).toBe(true);
 
-    const deleted = await after.app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: after.authorization });
+    const deleted = await after.app.fetch(`/builds/${build.build_id}`, {
+      method: "DELETE",
+      headers: after.authorization,
+    });
     expect(deleted.status).toBe(200);
     expect((await deleted.json()).status).toBe("destroyed");
     await new Promise((resolve) => setTimeout(resolve, 500));

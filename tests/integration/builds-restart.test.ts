@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { startAppServer } from "../support/app-server";
 import {
+  type BuildJson,
+  type BuildsApp,
   connectBuildsApp,
   expectAllDead,
   fixtureConfig,
@@ -9,8 +11,6 @@ import {
   pidsOfBuild,
   startBuildsApp,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
 } from "../support/builds";
 
 let before: BuildsApp | undefined;
@@ -26,18 +26,27 @@ afterAll(async () => {
 
 describe("a restart with builds running, in progress and queued", () => {
   // Two server starts: on a busy 2-core machine each may take 20 s.
-  it("keeps live runtimes, fails interrupted builds (killing their processes) and runs the queued ones", { timeout: 120_000 }, async () => {
+  it("keeps live runtimes, fails interrupted builds (killing their processes) and runs the queued ones", {
+    timeout: 120_000,
+  }, async () => {
     const fixture = makeBuildsFixture((partial) => fixtureConfig(partial, { maxConcurrent: 1 }));
     before = await startBuildsApp(fixture);
-    const running = (await (await before.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const running = (await (
+      await before.post({ repository: "demo", ref: "main", modules: ["base_mod"] })
+    ).json()) as BuildJson;
     const preview = (await before.waitForStatus(running.build_id, ["running"])).preview_url!;
-    const inProgress = (await (await before.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+    const inProgress = (await (
+      await before.post({ repository: "demo", ref: "main", modules: ["slow_install"] })
+    ).json()) as BuildJson;
     await before.waitForStatus(inProgress.build_id, ["installing"]);
-    const queued = (await (await before.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })).json()) as BuildJson;
+    const queued = (await (
+      await before.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })
+    ).json()) as BuildJson;
     expect(queued.queue_position).toBe(1);
     let interruptedPids: number[] = [];
     const deadline = Date.now() + 10_000;
-    while (interruptedPids.length < 2 && Date.now() < deadline) interruptedPids = await pidsOfBuild(before, inProgress.build_id);
+    while (interruptedPids.length < 2 && Date.now() < deadline)
+      interruptedPids = await pidsOfBuild(before, inProgress.build_id);
     expect(interruptedPids).toHaveLength(2);
 
     // A crash: the server's process group is killed at once, with no chance to stop anything. The stages and
@@ -45,7 +54,10 @@ describe("a restart with builds running, in progress and queued", () => {
     await before.app.stopProcess("SIGKILL");
     expect(interruptedPids.every(isProcessAlive)).toBe(true);
 
-    const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, DATABASE_URL: `file:${before.app.databaseFile}` });
+    const app = await startAppServer({
+      BUILDS_CONFIG: fixture.configFile,
+      DATABASE_URL: `file:${before.app.databaseFile}`,
+    });
     after = connectBuildsApp(app, fixture, before.authorization);
 
     const interrupted = await after.waitForStatus(inProgress.build_id, ["failed"], 5_000);

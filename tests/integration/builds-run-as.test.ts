@@ -3,7 +3,15 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { fixtureConfig, fixtureUids, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  fixtureUids,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 
 // Only root can run stages as another user; CI runs as root. Elsewhere stages run as the server's user.
 const asRoot = process.getuid?.() === 0;
@@ -17,8 +25,12 @@ const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
 function prepareStart(env: Record<string, string>): Promise<{ status: number; stderr: string }> {
   return new Promise((resolve) => {
     const tsx = path.join(projectRoot, "node_modules", ".bin", "tsx");
-    execFile(tsx, ["scripts/prepare-start.ts"], { cwd: projectRoot, env: { ...process.env, ...env } }, (error, _stdout, stderr) =>
-      resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
+    execFile(
+      tsx,
+      ["scripts/prepare-start.ts"],
+      { cwd: projectRoot, env: { ...process.env, ...env } },
+      (error, _stdout, stderr) =>
+        resolve({ status: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr }),
     );
   });
 }
@@ -56,7 +68,9 @@ afterAll(async () => {
 // Concurrent: each test reads on its own (a build, the data folder's modes, its own `npm start` folder).
 describe.skipIf(!asRoot)("process driver stages, with the server running as root", { concurrent: true }, () => {
   it("run as a uid of runtime.run_as_uids and cannot read the secret, the database or the data folder, nor signal the server", async () => {
-    const created = (await (await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })).json()) as BuildJson;
+    const created = (await (
+      await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })
+    ).json()) as BuildJson;
     const build = await builds.waitForStatus(created.build_id, ["running", "failed"]);
     expect(build.status).toBe("running");
     const log = (await (await builds.get(`/builds/${build.build_id}/logs?stage=install`)).json()).content as string;
@@ -74,7 +88,8 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
     // The workspace the stages work in is theirs; the logs stay the server's.
     const workspace = path.join(builds.fixture.buildsRoot, build.build_id);
     expect(fs.statSync(path.join(workspace, "sources", "demo", "stages", "install.mjs")).uid).toBe(uid);
-    for (const folder of ["sources", "runtime"]) expect([folder, mode(path.join(workspace, folder))]).toEqual([folder, "700"]);
+    for (const folder of ["sources", "runtime"])
+      expect([folder, mode(path.join(workspace, folder))]).toEqual([folder, "700"]);
     expect(fs.statSync(path.join(workspace, "logs", "install.log")).uid).toBe(0);
   });
 
@@ -82,7 +97,8 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
     expect(mode(dataDir)).toBe("700");
     for (const name of ["app.db", "app.db-wal", "app.db-shm", "nextauth-secret"]) {
       const file = path.join(dataDir, name);
-      if (name === "app.db" || name === "nextauth-secret" || fs.existsSync(file)) expect([name, mode(file)]).toEqual([name, "600"]);
+      if (name === "app.db" || name === "nextauth-secret" || fs.existsSync(file))
+        expect([name, mode(file)]).toEqual([name, "600"]);
     }
   });
 
@@ -91,9 +107,14 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
     try {
       const config = path.join(folder, "builds.config.yaml");
       fs.writeFileSync(config, "builds_root: ./data/builds\n");
-      const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
+      const result = await prepareStart({
+        DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`,
+        BUILDS_CONFIG: config,
+      });
       expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(/builds\.config\.yaml: builds_root: .* is inside the data folder .*runtime\.run_as_uids/);
+      expect(result.stderr).toMatch(
+        /builds\.config\.yaml: builds_root: .* is inside the data folder .*runtime\.run_as_uids/,
+      );
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -105,9 +126,14 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
       const config = path.join(folder, "builds.config.yaml");
       // nobody is 65534.
       fs.writeFileSync(config, "runtime: { run_as_uids: { start: 65000, end: 65535 } }\n");
-      const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
+      const result = await prepareStart({
+        DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`,
+        BUILDS_CONFIG: config,
+      });
       expect(result.status).toBe(1);
-      expect(result.stderr).toMatch(/runtime\.run_as_uids: 65000-65535 holds the uid of nobody \(65534\).*choose a range that no user has/);
+      expect(result.stderr).toMatch(
+        /runtime\.run_as_uids: 65000-65535 holds the uid of nobody \(65534\).*choose a range that no user has/,
+      );
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }
@@ -119,9 +145,14 @@ describe.skipIf(!asRoot)("process driver stages, with the server running as root
       const config = path.join(folder, "builds.config.yaml");
       fs.mkdirSync(path.join(folder, "private"), { mode: 0o700 });
       fs.writeFileSync(config, "builds_root: ./private/builds\n");
-      const result = await prepareStart({ DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`, BUILDS_CONFIG: config });
+      const result = await prepareStart({
+        DATABASE_URL: `file:${path.join(folder, "data", "app.db")}`,
+        BUILDS_CONFIG: config,
+      });
       expect(result.status).toBe(0);
-      expect(result.stderr).toMatch(/builds_root: builds \(runtime\.run_as_uids\) cannot enter .*private, so stages will fail/);
+      expect(result.stderr).toMatch(
+        /builds_root: builds \(runtime\.run_as_uids\) cannot enter .*private, so stages will fail/,
+      );
     } finally {
       fs.rmSync(folder, { recursive: true, force: true });
     }

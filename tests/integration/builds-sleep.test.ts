@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
 // POST /builds/{id}/sleep and /wake with the process driver (issue 21): the runtime's processes end and the
@@ -8,7 +15,9 @@ let builds: BuildsApp;
 let stranger: Record<string, string>;
 
 beforeAll(async () => {
-  const fixture = makeBuildsFixture((partial) => `${fixtureConfig(partial, { maxConcurrent: 3 })}\nmax_awake_builds: 2\n`);
+  const fixture = makeBuildsFixture(
+    (partial) => `${fixtureConfig(partial, { maxConcurrent: 3 })}\nmax_awake_builds: 2\n`,
+  );
   builds = await startBuildsApp(fixture);
   stranger = (await registerAndGetToken(builds.app)).authorization;
 });

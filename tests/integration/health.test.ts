@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 
 /**
@@ -50,6 +50,8 @@ describe("GET /readyz", () => {
     expect(response.status).toBe(503);
     expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(response.headers.get("retry-after")).toBe("5");
-    expect((await response.json()).detail).toBe(`The database lacks migrations of this build: ${newest.migration_name}.`);
+    expect((await response.json()).detail).toBe(
+      `The database lacks migrations of this build: ${newest.migration_name}.`,
+    );
   });
 });

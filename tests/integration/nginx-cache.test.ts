@@ -1,10 +1,10 @@
 import http from "node:http";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
-import { fixtureUids, makeBuildsFixture, type BuildsFixture } from "../support/builds";
-import { startNginx, type NginxServer } from "../support/nginx";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
+import { type BuildsFixture, fixtureUids, makeBuildsFixture } from "../support/builds";
+import { type NginxServer, startNginx } from "../support/nginx";
 import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
@@ -62,7 +62,9 @@ function rawGet(path: string, headers: Record<string, string> = {}) {
       .get(nginx.baseUrl + path, { headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
         response.on("error", reject);
       })
       .on("error", reject);
@@ -123,7 +125,11 @@ describe("nginx in front (deploy/nginx/bcv-rates.conf)", () => {
       expect(anonymous.status).toBe(401);
       for (const response of [mine, theirs, anonymous]) expect(cacheStatus(response)).toBeNull();
     }
-    for (const headers of [authorization, { Cookie: "next-auth.session-token=abc" }, { Cookie: "__Secure-next-auth.session-token.0=abc" }]) {
+    for (const headers of [
+      authorization,
+      { Cookie: "next-auth.session-token=abc" },
+      { Cookie: "__Secure-next-auth.session-token.0=abc" },
+    ]) {
       const response = await throughNginx("/rates/", { headers });
       expect(cacheStatus(response), JSON.stringify(headers)).toBe("BYPASS");
     }
@@ -147,7 +153,8 @@ describe("nginx in front (deploy/nginx/bcv-rates.conf)", () => {
       const { value, done } = await reader.read();
       if (done) break;
       text += value;
-      for (const match of text.matchAll(/^data: (line \d)$/gm)) if (!arrivals.has(match[1])) arrivals.set(match[1], Date.now());
+      for (const match of text.matchAll(/^data: (line \d)$/gm))
+        if (!arrivals.has(match[1])) arrivals.set(match[1], Date.now());
     }
     await reader.cancel();
     expect([...arrivals.keys()]).toEqual(["line 1", "line 2", "line 3", "line 4", "line 5", "line 6"]);
@@ -158,7 +165,10 @@ describe("nginx in front (deploy/nginx/bcv-rates.conf)", () => {
   it("sends the histories gzip-compressed to clients that accept it, each encoding from a cached copy of its own", async () => {
     // Sixty days, well before the other tests' dates: a history of about 2.5 KB.
     const days = Array.from({ length: 60 }, (_, index) => shiftDate(today, -100 - index));
-    seedRates(app, days.map((date, index) => ({ date, dollar: `${200 + index}.12345678` })));
+    seedRates(
+      app,
+      days.map((date, index) => ({ date, dollar: `${200 + index}.12345678` })),
+    );
     const path = `/rates/history?start_date=${days.at(-1)}&end_date=${days[0]}`;
 
     const plain = await rawGet(path);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startNginx, type NginxServer } from "../support/nginx";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type NginxServer, startNginx } from "../support/nginx";
 import { seedRates, shiftDate } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
@@ -18,7 +18,10 @@ const dates = Array.from({ length: 600 }, (_, day) => shiftDate(FIRST, day));
 
 beforeAll(async () => {
   app = await startAppServer();
-  seedRates(app, dates.map((date, day) => ({ date, dollar: `${100 + day}.5` })));
+  seedRates(
+    app,
+    dates.map((date, day) => ({ date, dollar: `${100 + day}.5` })),
+  );
   nginx = await startNginx({ appPort: Number(new URL(app.baseUrl).port) });
   ({ authorization } = await registerAndGetToken(app));
 });
@@ -92,6 +95,7 @@ describe("nginx's limit on anonymous reads", () => {
     const withCookie = await missBurst(60, { Cookie: "next-auth.session-token=anything" });
     expect(withCookie.filter((response) => response.status === 429)).toEqual([]);
 
-    for (const response of [...anonymous, ...hits, ...withToken, ...withCookie]) if (!response.bodyUsed) await response.body?.cancel();
+    for (const response of [...anonymous, ...hits, ...withToken, ...withCookie])
+      if (!response.bodyUsed) await response.body?.cancel();
   });
 });

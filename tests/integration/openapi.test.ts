@@ -3,7 +3,7 @@ import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 
 let app: AppServer;
 let document: OpenAPIV3_1.Document;
@@ -26,7 +26,10 @@ function apiRoutes(): { path: string; methods: string[] }[] {
     .filter((file) => file !== "openapi.json/route.ts")
     .map((file) => {
       const source = fs.readFileSync(path.join(appFolder, file), "utf8");
-      const segments = path.dirname(file).split(path.sep).filter((segment) => segment !== ".");
+      const segments = path
+        .dirname(file)
+        .split(path.sep)
+        .filter((segment) => segment !== ".");
       const routePath = "/" + segments.map((segment) => segment.replace(/^\[(.+)\]$/, "{$1}")).join("/");
       const methods = httpMethods.filter((method) => new RegExp(`export const ${method}\\b`).test(source));
       return { path: routePath, methods };

@@ -1,17 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import {
+  type BuildJson,
+  type BuildsApp,
+  type BuildsFixture,
   connectBuildsApp,
   expectAllDead,
   fixtureUids,
   isProcessAlive,
   makeBuildsFixture,
   pidsOfBuild,
-  type BuildJson,
-  type BuildsApp,
-  type BuildsFixture,
 } from "../support/builds";
 import { queryDatabase } from "../support/database";
 import { createTestDatabase, dropTestDatabase } from "../support/postgresql";
@@ -29,7 +29,11 @@ const LOST_AFTER_SECONDS = "6";
 type HostName = "builder-a" | "builder-b";
 
 /** One host's configuration: its own builds_root, ports and uids; everything else the same on both. */
-function hostConfig(fixture: Omit<BuildsFixture, "configFile">, own: { name: string; ports: { start: number; end: number } }, ttlMax = 86400) {
+function hostConfig(
+  fixture: Omit<BuildsFixture, "configFile">,
+  own: { name: string; ports: { start: number; end: number } },
+  ttlMax = 86400,
+) {
   return `
 builds_root: ${path.join(fixture.root, `builds-${own.name}`)}
 max_concurrent_builds: 1
@@ -84,7 +88,10 @@ beforeAll(async () => {
     hostConfig(partial, { name: "a", ports: { start: partial.ports.start, end: partial.ports.start + 24 } }),
   );
   configB = path.join(fixture.root, "builds-b.config.yaml");
-  fs.writeFileSync(configB, hostConfig(fixture, { name: "b", ports: { start: fixture.ports.start + 25, end: fixture.ports.end } }));
+  fs.writeFileSync(
+    configB,
+    hostConfig(fixture, { name: "b", ports: { start: fixture.ports.start + 25, end: fixture.ports.end } }),
+  );
   databaseUrl = createTestDatabase();
   const a = await startHost("builder-a", fixture.configFile);
   const b = await startHost("builder-b", configB);
@@ -98,7 +105,9 @@ afterAll(async () => {
     const any = [...hosts.values()].at(-1);
     if (any) {
       const { builds } = (await (await any.get("/builds?limit=100")).json()) as { builds: BuildJson[] };
-      for (const build of builds.filter((build) => build.host && !["destroyed", "failed", "canceled"].includes(build.status))) {
+      for (const build of builds.filter(
+        (build) => build.host && !["destroyed", "failed", "canceled"].includes(build.status),
+      )) {
         await hostOf(build).app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: authorization });
       }
     }
@@ -110,7 +119,9 @@ afterAll(async () => {
 });
 
 describe("two builder hosts with one slot each", () => {
-  it("run 20 builds posted alternately to both: all reach running, on both hosts, never two at once on one", { timeout: 400_000 }, async () => {
+  it("run 20 builds posted alternately to both: all reach running, on both hosts, never two at once on one", {
+    timeout: 400_000,
+  }, async () => {
     const posted: string[] = [];
     for (let index = 0; index < 20; index++) {
       const through = hosts.get(index % 2 === 0 ? "builder-a" : "builder-b")!;
@@ -130,45 +141,67 @@ describe("two builder hosts with one slot each", () => {
         .filter((build) => build.host === host)
         .map((build) => [Date.parse(build.started_at as string), Date.parse(build.finished_at as string)])
         .sort(([x], [y]) => x - y);
-      for (let index = 1; index < intervals.length; index++) expect(intervals[index][0]).toBeGreaterThanOrEqual(intervals[index - 1][1]);
+      for (let index = 1; index < intervals.length; index++)
+        expect(intervals[index][0]).toBeGreaterThanOrEqual(intervals[index - 1][1]);
     }
     for (const build of builds) {
       // {host} in preview_url is the host part of the instance running it; each host leases its own ports.
       const url = new URL(build.preview_url!);
       expect(url.hostname).toBe(`${build.build_id}.${build.host}.localhost`);
-      const ownRange = build.host === "builder-a" ? [fixture.ports.start, fixture.ports.start + 24] : [fixture.ports.start + 25, fixture.ports.end];
+      const ownRange =
+        build.host === "builder-a"
+          ? [fixture.ports.start, fixture.ports.start + 24]
+          : [fixture.ports.start + 25, fixture.ports.end];
       expect(Number(url.port)).toBeGreaterThanOrEqual(ownRange[0]);
       expect(Number(url.port)).toBeLessThanOrEqual(ownRange[1]);
-      expect(await (await fetch(`http://127.0.0.1:${url.port}/`)).text()).toBe(`build ${build.build_id} modules base_mod`);
+      expect(await (await fetch(`http://127.0.0.1:${url.port}/`)).text()).toBe(
+        `build ${build.build_id} modules base_mod`,
+      );
     }
     for (const build of builds) {
-      const destroyed = await hostOf(build).app.fetch(`/builds/${build.build_id}`, { method: "DELETE", headers: authorization });
+      const destroyed = await hostOf(build).app.fetch(`/builds/${build.build_id}`, {
+        method: "DELETE",
+        headers: authorization,
+      });
       expect(destroyed.status).toBe(200);
     }
   });
 
-  it("refuse a third instance whose shared builds settings differ, naming the setting and the live instance", { timeout: 120_000 }, async () => {
+  it("refuse a third instance whose shared builds settings differ, naming the setting and the live instance", {
+    timeout: 120_000,
+  }, async () => {
     const configC = path.join(fixture.root, "builds-c.config.yaml");
-    fs.writeFileSync(configC, hostConfig(fixture, { name: "c", ports: { start: fixture.ports.start + 40, end: fixture.ports.end } }, 7200));
+    fs.writeFileSync(
+      configC,
+      hostConfig(fixture, { name: "c", ports: { start: fixture.ports.start + 40, end: fixture.ports.end } }, 7200),
+    );
     const refused = await startHost("builder-c", configC).then(
       () => null,
       (error: Error) => error.message,
     );
     expect(refused).toMatch(/exited with code 1/);
-    expect(refused).toMatch(/builds-c\.config\.yaml: ttl\.max_seconds differs from the live instance builder-[ab]'s \(here 7200, there 86400\)/);
+    expect(refused).toMatch(
+      /builds-c\.config\.yaml: ttl\.max_seconds differs from the live instance builder-[ab]'s \(here 7200, there 86400\)/,
+    );
   });
 });
 
 describe("a builder host that dies", () => {
-  it("has its build in progress failed by the other, naming it; its queued build runs elsewhere; back, it cleans up", { timeout: 300_000 }, async () => {
-    const first = (await (await hosts.get("builder-a")!.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+  it("has its build in progress failed by the other, naming it; its queued build runs elsewhere; back, it cleans up", {
+    timeout: 300_000,
+  }, async () => {
+    const first = (await (
+      await hosts.get("builder-a")!.post({ repository: "demo", ref: "main", modules: ["slow_install"] })
+    ).json()) as BuildJson;
     const lostBuild = await hosts.get("builder-a")!.waitForStatus(first.build_id, ["installing"], 60_000);
     const victimName = lostBuild.host as HostName;
     const survivorName: HostName = victimName === "builder-a" ? "builder-b" : "builder-a";
     const victim = hosts.get(victimName)!;
     const survivor = hosts.get(survivorName)!;
     // The survivor's slot is taken too, so that the next build waits in the queue.
-    const busy = (await (await survivor.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+    const busy = (await (
+      await survivor.post({ repository: "demo", ref: "main", modules: ["slow_install"] })
+    ).json()) as BuildJson;
     expect((await survivor.waitForStatus(busy.build_id, ["installing"], 60_000)).host).toBe(survivorName);
     const queuedResponse = await victim.post({ repository: "demo", ref: "main", modules: ["extra_mod"] });
     const queued = (await queuedResponse.json()) as BuildJson;
@@ -186,7 +219,9 @@ describe("a builder host that dies", () => {
     expect(ran).toMatchObject({ status: "running", host: survivorName });
     const failed = await survivor.waitForStatus(first.build_id, ["failed"], 120_000);
     expect(failed).toMatchObject({ failure_stage: "recovery", host: victimName, preview_url: null });
-    expect(failed.failure_message).toMatch(new RegExp(`^The host ${victimName} running the build was lost: its last heartbeat was at `));
+    expect(failed.failure_message).toMatch(
+      new RegExp(`^The host ${victimName} running the build was lost: its last heartbeat was at `),
+    );
     expect(failed.stages.map((stage) => [stage.name, stage.status])).toEqual([
       ["checkout", "succeeded"],
       ["install", "failed"],
@@ -204,7 +239,9 @@ describe("a builder host that dies", () => {
     const deadline = Date.now() + 30_000;
     let left: { port: number | null; runtimeHandle: string | null }[] = [];
     do {
-      left = queryDatabase(back, `SELECT "port", "runtimeHandle" FROM "Build" WHERE "id" = (:'params'::json->>0)`, [first.build_id]);
+      left = queryDatabase(back, `SELECT "port", "runtimeHandle" FROM "Build" WHERE "id" = (:'params'::json->>0)`, [
+        first.build_id,
+      ]);
       if (left[0]?.port === null) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     } while (Date.now() < deadline);

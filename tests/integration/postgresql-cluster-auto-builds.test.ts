@@ -1,7 +1,15 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliverGitHub, githubPush, listAllBuilds, makeRemote, pushCommit, waitFor, type Remote } from "../support/auto-builds";
-import { startBuilderPair, type BuilderPair } from "../support/cluster";
+import {
+  deliverGitHub,
+  githubPush,
+  listAllBuilds,
+  makeRemote,
+  pushCommit,
+  type Remote,
+  waitFor,
+} from "../support/auto-builds";
+import { type BuilderPair, startBuilderPair } from "../support/cluster";
 
 /**
  * PostgreSQL only (project integration-postgresql): automatic builds with two builder instances. "Is there a
@@ -38,7 +46,9 @@ describe("a push noticed by two instances at once", () => {
       const sha = pushCommit(hooked, `topic/round-${round}`, `round ${round}`);
       commits.push(sha);
       const payload = githubPush(`topic/round-${round}`, sha);
-      const answers = await Promise.all([pair.alpha, pair.beta].map((instance) => deliverGitHub(instance, "hooked", payload, SECRET)));
+      const answers = await Promise.all(
+        [pair.alpha, pair.beta].map((instance) => deliverGitHub(instance, "hooked", payload, SECRET)),
+      );
       for (const answer of answers) expect(answer.status).toBeLessThan(300);
     }
     const builds = await waitFor("the automatic builds", async () => {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAllDead, pidsOfBuild, type BuildJson, type BuildsApp } from "../support/builds";
-import { readUntil, startBuilderPair, type BuilderPair } from "../support/cluster";
-import { TEST_NEXTAUTH_SECRET } from "../support/postgresql";
-import { resetEnvCache } from "@/lib/env";
 import { bodyDigestOf, signPeerRequest } from "@/lib/cluster/peer-auth";
+import { resetEnvCache } from "@/lib/env";
+import { type BuildJson, type BuildsApp, expectAllDead, pidsOfBuild } from "../support/builds";
+import { type BuilderPair, readUntil, startBuilderPair } from "../support/cluster";
+import { TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 
 /**
  * PostgreSQL only (project integration-postgresql): a build's logs and the actions on its runtime work through
@@ -61,7 +61,10 @@ describe("a build on alpha, through beta", () => {
     const pids = await pidsOfBuild(beta, installing.build_id);
     expect(pids.length).toBeGreaterThan(0);
 
-    const canceled = await beta.app.fetch(`/builds/${installing.build_id}/cancel`, { method: "POST", headers: beta.authorization });
+    const canceled = await beta.app.fetch(`/builds/${installing.build_id}/cancel`, {
+      method: "POST",
+      headers: beta.authorization,
+    });
     expect(canceled.status).toBe(200);
     expect(canceled.headers.get("x-build-host")).toBe("alpha");
     expect((await canceled.json()).status).toBe("canceled");
@@ -76,7 +79,10 @@ describe("a build on alpha, through beta", () => {
     const running = await beta.waitForStatus(created.build_id, ["running"]);
     expect(running.host).toBe("alpha");
     const pids = await pidsOfBuild(beta, created.build_id);
-    const deleted = await beta.app.fetch(`/builds/${created.build_id}`, { method: "DELETE", headers: beta.authorization });
+    const deleted = await beta.app.fetch(`/builds/${created.build_id}`, {
+      method: "DELETE",
+      headers: beta.authorization,
+    });
     expect(deleted.status).toBe(200);
     expect((await deleted.json()).status).toBe("destroyed");
     await expectAllDead(pids);
@@ -110,7 +116,9 @@ describe("a build on alpha, through beta", () => {
     expect(replayed.status).toBe(401);
     expect((await replayed.json()).detail).toMatch(/nonce was already used/);
     // A fresh signature of the same request is served: only the copy is refused.
-    expect((await alpha.app.fetch(path, { headers: signPeerRequest("GET", path, "beta", null, "127.0.0.1") })).status).toBe(200);
+    expect(
+      (await alpha.app.fetch(path, { headers: signPeerRequest("GET", path, "beta", null, "127.0.0.1") })).status,
+    ).toBe(200);
   });
 
   it("answers 503 naming the host when alpha is down", async () => {
@@ -118,6 +126,10 @@ describe("a build on alpha, through beta", () => {
     const response = await beta.get(`/builds/${installing.build_id}/logs?stage=install`);
     expect(response.status).toBe(503);
     expect(response.headers.get("content-type")).toMatch(/application\/problem\+json/);
-    expect((await response.json()).detail).toMatch(new RegExp(`Build ${installing.build_id} is hosted by alpha \\(http://127\\.0\\.0\\.1:\\d+\\), which does not answer`));
+    expect((await response.json()).detail).toMatch(
+      new RegExp(
+        `Build ${installing.build_id} is hosted by alpha \\(http://127\\.0\\.0\\.1:\\d+\\), which does not answer`,
+      ),
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { queryDatabase } from "../support/database";
 import { todayAtOffset } from "../support/rates";
 
@@ -68,7 +68,9 @@ describe("the scheduled bank fetch with two instances on one PostgreSQL", () => 
   let holder: string;
   let other: string;
 
-  it("runs on one instance: the bank is fetched once per interval, not once per instance", { timeout: 60_000 }, async () => {
+  it("runs on one instance: the bank is fetched once per interval, not once per instance", {
+    timeout: 60_000,
+  }, async () => {
     holder = (await waitFor(scheduleHolder, "a holder of the rate schedule")).holder;
     other = holder === "alpha" ? "beta" : "alpha";
     // A few intervals of the schedule: every request the bank saw is one of the holder's fetches.
@@ -92,12 +94,17 @@ describe("the scheduled bank fetch with two instances on one PostgreSQL", () => 
     }
   });
 
-  it("goes on on the other instance once the holder is killed and its lease has run out", { timeout: 90_000 }, async () => {
+  it("goes on on the other instance once the holder is killed and its lease has run out", {
+    timeout: 90_000,
+  }, async () => {
     const killedAt = Date.now();
     await instances.get(holder)!.stopProcess("SIGKILL");
     const before = bcv.requests;
     const survivor = instances.get(other)!;
-    await waitFor(() => survivor.output().includes(`cluster: ${other} runs "rate schedule"`), "the survivor taking the schedule over");
+    await waitFor(
+      () => survivor.output().includes(`cluster: ${other} runs "rate schedule"`),
+      "the survivor taking the schedule over",
+    );
     // Not before the dead holder's lease ran out (it renewed it at most a third of the lease time before dying):
     // it might only have been slow.
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(((LOST_AFTER_SECONDS * 2) / 3) * 1000 - 500);
@@ -106,18 +113,26 @@ describe("the scheduled bank fetch with two instances on one PostgreSQL", () => 
     expect(scheduleHolder()?.holder).toBe(other);
   });
 
-  it("is given back by a holder that stops cleanly (SIGTERM), for the next instance to take at once", { timeout: 90_000 }, async () => {
+  it("is given back by a holder that stops cleanly (SIGTERM), for the next instance to take at once", {
+    timeout: 90_000,
+  }, async () => {
     const gamma = await startAppServer(instanceEnv("gamma", instances.get("alpha")!.databaseUrl));
     instances.set("gamma", gamma);
     await instances.get(other)!.stopProcess("SIGTERM");
     // The process has ended: its leases are gone with it, not left to run out.
     const leftBehind = queryDatabase<{ name: string }>(
       instances.get("alpha")!,
-      { sqlite: `SELECT "name" FROM "JobLease" WHERE "holder" = ?`, postgresql: `SELECT "name" FROM "JobLease" WHERE "holder" = :'params'::json->>0` },
+      {
+        sqlite: `SELECT "name" FROM "JobLease" WHERE "holder" = ?`,
+        postgresql: `SELECT "name" FROM "JobLease" WHERE "holder" = :'params'::json->>0`,
+      },
       [other],
     );
     expect(leftBehind).toEqual([]);
-    await waitFor(() => gamma.output().includes(`cluster: gamma runs "rate schedule"`), "gamma taking the schedule over");
+    await waitFor(
+      () => gamma.output().includes(`cluster: gamma runs "rate schedule"`),
+      "gamma taking the schedule over",
+    );
     expect(scheduleHolder()?.holder).toBe("gamma");
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAllDead, pidsOfBuild, type BuildJson } from "../support/builds";
-import { readUntil, startBuilderPair, type BuilderPair } from "../support/cluster";
-import { startNginx, type NginxServer } from "../support/nginx";
+import { type BuildJson, expectAllDead, pidsOfBuild } from "../support/builds";
+import { type BuilderPair, readUntil, startBuilderPair } from "../support/cluster";
+import { type NginxServer, startNginx } from "../support/nginx";
 
 /**
  * PostgreSQL only (project integration-postgresql): the shipped nginx configuration (deploy/nginx/bcv-rates.conf)
@@ -36,7 +36,9 @@ describe("nginx in front of two instances", () => {
     expect(created.status).toBe(202);
     build = await pair.beta.waitForStatus((await created.json()).build_id, ["installing"]);
     const deadline = Date.now() + 20_000;
-    while (!(await (await pair.alpha.get(`/builds/${build.build_id}/logs?stage=install`)).json()).content.includes("waiting")) {
+    while (
+      !(await (await pair.alpha.get(`/builds/${build.build_id}/logs?stage=install`)).json()).content.includes("waiting")
+    ) {
       if (Date.now() > deadline) throw new Error("the install log never said waiting");
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
@@ -60,7 +62,10 @@ describe("nginx in front of two instances", () => {
     // Each shows what the stage wrote before the end: the events arrive as they are made, not at the end.
     const reading = opened.map((stream) => readUntil(stream, (text) => text.includes("event: end")));
     const pids = await pidsOfBuild(pair.alpha, build.build_id);
-    const canceled = await throughNginx(`/builds/${build.build_id}/cancel`, { method: "POST", headers: pair.beta.authorization });
+    const canceled = await throughNginx(`/builds/${build.build_id}/cancel`, {
+      method: "POST",
+      headers: pair.beta.authorization,
+    });
     expect(canceled.status).toBe(200);
     await expectAllDead(pids);
     for (const events of await Promise.all(reading)) {

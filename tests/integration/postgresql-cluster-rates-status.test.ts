@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { queryDatabase } from "../support/database";
 
 /**
@@ -49,7 +49,10 @@ describe("GET /rates/status with two instances and a failed scheduled fetch", ()
     // Once the holder's first fetch failed and the other instance, too, tells of a retry well before the hourly tick
     // (the holder announces it as its fetch ends).
     for (;;) {
-      holder = queryDatabase<{ holder: string }>(instances.get("alpha")!, `SELECT "holder" FROM "JobLease" WHERE "name" = 'rate schedule'`)[0]?.holder;
+      holder = queryDatabase<{ holder: string }>(
+        instances.get("alpha")!,
+        `SELECT "holder" FROM "JobLease" WHERE "name" = 'rate schedule'`,
+      )[0]?.holder;
       other = holder === "alpha" ? "beta" : "alpha";
       const status = holder ? await nextFetchThrough(other) : undefined;
       if (status?.last_failure && Date.parse(status.next_fetch_at!) - Date.now() < 60_000) break;

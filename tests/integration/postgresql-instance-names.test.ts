@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, freePort, startAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 
 /**
@@ -27,7 +27,13 @@ const LOST_AFTER = { INSTANCE_LOST_AFTER_SECONDS: "12" };
 
 async function startInstance(name: string): Promise<AppServer> {
   const port = await freePort();
-  const app = await startAppServer({ ...LOST_AFTER, DATABASE_URL: first.databaseUrl, INSTANCE_NAME: name, PORT: String(port), INSTANCE_URL: `http://127.0.0.1:${port}` });
+  const app = await startAppServer({
+    ...LOST_AFTER,
+    DATABASE_URL: first.databaseUrl,
+    INSTANCE_NAME: name,
+    PORT: String(port),
+    INSTANCE_URL: `http://127.0.0.1:${port}`,
+  });
   started.push(app);
   return app;
 }
@@ -35,7 +41,10 @@ async function startInstance(name: string): Promise<AppServer> {
 function rowOf(name: string): InstanceRow | undefined {
   return queryDatabase<InstanceRow>(
     first,
-    { sqlite: `SELECT "processId", "machine", "pid", "url" FROM "Instance" WHERE "name" = ?`, postgresql: `SELECT "processId", "machine", "pid", "url" FROM "Instance" WHERE "name" = :'params'::json->>0` },
+    {
+      sqlite: `SELECT "processId", "machine", "pid", "url" FROM "Instance" WHERE "name" = ?`,
+      postgresql: `SELECT "processId", "machine", "pid", "url" FROM "Instance" WHERE "name" = :'params'::json->>0`,
+    },
     [name],
   )[0];
 }
@@ -59,7 +68,12 @@ async function refusalOf(start: Promise<AppServer>): Promise<string> {
 
 beforeAll(async () => {
   const port = await freePort();
-  first = await startAppServer({ ...LOST_AFTER, INSTANCE_NAME: "alpha", PORT: String(port), INSTANCE_URL: `http://127.0.0.1:${port}` });
+  first = await startAppServer({
+    ...LOST_AFTER,
+    INSTANCE_NAME: "alpha",
+    PORT: String(port),
+    INSTANCE_URL: `http://127.0.0.1:${port}`,
+  });
 });
 afterAll(async () => {
   for (const app of started.reverse()) await app.stop();
@@ -74,7 +88,9 @@ describe("INSTANCE_NAME", () => {
     expect(row?.pid).toBeGreaterThan(0);
   });
 
-  it("held by a live instance: a second one under that name refuses to start, naming the holder", { timeout: 120_000 }, async () => {
+  it("held by a live instance: a second one under that name refuses to start, naming the holder", {
+    timeout: 120_000,
+  }, async () => {
     const holder = rowOf("alpha")!;
     const refused = await refusalOf(startInstance("alpha"));
     expect(refused).toMatch(/exited with code 1/);
@@ -86,7 +102,9 @@ describe("INSTANCE_NAME", () => {
     expect((await first.fetch("/readyz")).status).toBe(200);
   });
 
-  it("of an instance killed (SIGKILL) is taken back by the same instance started again at once", { timeout: 120_000 }, async () => {
+  it("of an instance killed (SIGKILL) is taken back by the same instance started again at once", {
+    timeout: 120_000,
+  }, async () => {
     const before = rowOf("alpha")!;
     await first.stopProcess("SIGKILL");
     // Its heartbeat is still fresh, but the process that holds the name on this machine is gone.
@@ -97,7 +115,9 @@ describe("INSTANCE_NAME", () => {
     expect(again.output()).not.toMatch(/did not move/);
   });
 
-  it("of an instance stopped (SIGTERM) is taken back by the same instance started again at once", { timeout: 120_000 }, async () => {
+  it("of an instance stopped (SIGTERM) is taken back by the same instance started again at once", {
+    timeout: 120_000,
+  }, async () => {
     const beta = await startInstance("beta");
     const before = rowOf("beta")!;
     await beta.stopProcess("SIGTERM");
@@ -106,14 +126,18 @@ describe("INSTANCE_NAME", () => {
     expect(again.output()).not.toMatch(/did not move/);
   });
 
-  it("held by another machine's process whose heartbeat is fresh but stands still: taken over after one heartbeat period", { timeout: 120_000 }, async () => {
+  it("held by another machine's process whose heartbeat is fresh but stands still: taken over after one heartbeat period", {
+    timeout: 120_000,
+  }, async () => {
     // What a host that lost its power a moment ago leaves: its heartbeat is recent, nobody moves it any more.
     queryDatabase(first, {
       sqlite: "",
       postgresql: instanceElsewhere("gamma", "http://127.0.0.1:9", "feedfeedfeedfeedfeedfeed"),
     });
     const gamma = await startInstance("gamma");
-    expect(gamma.output()).toMatch(/INSTANCE_NAME gamma was held by pid 4242 on a-machine-elsewhere, whose heartbeat did not move for \d+ s: taking it over/);
+    expect(gamma.output()).toMatch(
+      /INSTANCE_NAME gamma was held by pid 4242 on a-machine-elsewhere, whose heartbeat did not move for \d+ s: taking it over/,
+    );
     expect(rowOf("gamma")?.machine).not.toBe("a-machine-elsewhere");
   });
 
@@ -124,11 +148,16 @@ describe("INSTANCE_NAME", () => {
     });
     // A live holder elsewhere, as the database sees it: its heartbeat moves every half second.
     const beating = setInterval(() => {
-      queryDatabase(first, { sqlite: "", postgresql: `UPDATE "Instance" SET "heartbeatAt" = now() AT TIME ZONE 'UTC' WHERE "name" = 'delta'` });
+      queryDatabase(first, {
+        sqlite: "",
+        postgresql: `UPDATE "Instance" SET "heartbeatAt" = now() AT TIME ZONE 'UTC' WHERE "name" = 'delta'`,
+      });
     }, 500);
     try {
       const refused = await refusalOf(startInstance("delta"));
-      expect(refused).toContain("Refusing to start: INSTANCE_NAME delta is held by a live instance (INSTANCE_URL http://10.1.2.3:3000, pid 4242 on a-machine-elsewhere");
+      expect(refused).toContain(
+        "Refusing to start: INSTANCE_NAME delta is held by a live instance (INSTANCE_URL http://10.1.2.3:3000, pid 4242 on a-machine-elsewhere",
+      );
     } finally {
       clearInterval(beating);
     }

@@ -4,8 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { queryDatabase } from "../support/database";
 import { createTestDatabase, dropTestDatabase, emptyTestDatabase, TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
@@ -37,7 +37,9 @@ describe("migrations on PostgreSQL", () => {
       );
       const migrations = fs
         .readdirSync(path.join(projectRoot, "prisma", "postgresql", "migrations"))
-        .filter((name) => fs.existsSync(path.join(projectRoot, "prisma", "postgresql", "migrations", name, "migration.sql")))
+        .filter((name) =>
+          fs.existsSync(path.join(projectRoot, "prisma", "postgresql", "migrations", name, "migration.sql")),
+        )
         .sort();
       // One of the three applied them all; the others waited for its lock and found nothing to do.
       const applied = outputs.map(({ stdout }) => /migrations applied: ([^)]*)\)/.exec(stdout)?.[1]).filter(Boolean);
@@ -58,7 +60,11 @@ describe("migrations on PostgreSQL", () => {
   it("refuse to start without NEXTAUTH_SECRET, which every instance must share", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pg-instance-"));
     try {
-      const failed = await prepareStart({ DATABASE_URL: createTestDatabase(), NEXTAUTH_SECRET: undefined, DATA_DIR: dir }).then(
+      const failed = await prepareStart({
+        DATABASE_URL: createTestDatabase(),
+        NEXTAUTH_SECRET: undefined,
+        DATA_DIR: dir,
+      }).then(
         () => null,
         (error: { code: number; stderr: string }) => error,
       );
@@ -99,7 +105,8 @@ describe("two instances on one PostgreSQL database", () => {
 
   it("see a rate written through the other at once, though the reader had it cached", async () => {
     seedRates(first, [{ date: yesterday, dollar: "100.00000000" }]);
-    for (let i = 0; i < 2; i++) expect(await (await second.fetch("/rates/")).json()).toEqual({ dollar: 100, date: yesterday });
+    for (let i = 0; i < 2; i++)
+      expect(await (await second.fetch("/rates/")).json()).toEqual({ dollar: 100, date: yesterday });
     const { authorization } = await registerAndGetToken(first);
     bcv.setRate({ dollar: "101,50000000", date: today });
     expect((await first.fetch("/rates/", { method: "POST", headers: authorization })).status).toBe(201);

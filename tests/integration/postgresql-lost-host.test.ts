@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startAppServer, type AppServer } from "../support/app-server";
-import { expectAllDead, isProcessAlive, type BuildJson, type BuildsApp } from "../support/builds";
-import { startBuilderPair, type BuilderPair } from "../support/cluster";
+import { type AppServer, freePort, startAppServer } from "../support/app-server";
+import { type BuildJson, type BuildsApp, expectAllDead, isProcessAlive } from "../support/builds";
+import { type BuilderPair, startBuilderPair } from "../support/cluster";
 import { queryDatabase } from "../support/database";
 
 /**
@@ -28,10 +28,14 @@ afterAll(async () => {
 });
 
 function runtimeOf(buildId: string): { port: number | null; runtimeHandle: string | null } {
-  return queryDatabase<{ port: number | null; runtimeHandle: string | null }>(beta.app, {
-    sqlite: "",
-    postgresql: `SELECT "port", "runtimeHandle" FROM "Build" WHERE "id" = :'params'::json->>0`,
-  }, [buildId])[0];
+  return queryDatabase<{ port: number | null; runtimeHandle: string | null }>(
+    beta.app,
+    {
+      sqlite: "",
+      postgresql: `SELECT "port", "runtimeHandle" FROM "Build" WHERE "id" = :'params'::json->>0`,
+    },
+    [buildId],
+  )[0];
 }
 
 describe("a build whose host was killed and is lost", () => {
@@ -46,7 +50,9 @@ describe("a build whose host was killed and is lost", () => {
     return [...startLog.content.matchAll(/^pid=(\d+)$/gm)].map((match) => Number(match[1]));
   }
 
-  it("answers its log reads through another instance with 503 naming the host and its last heartbeat", { timeout: 120_000 }, async () => {
+  it("answers its log reads through another instance with 503 naming the host and its last heartbeat", {
+    timeout: 120_000,
+  }, async () => {
     const created = await (await beta.post({ repositories: [{ repository: "demo" }], modules: ["base_mod"] })).json();
     running = await beta.waitForStatus(created.build_id, ["running"]);
     expect(running.host).toBe("alpha");
@@ -69,7 +75,9 @@ describe("a build whose host was killed and is lost", () => {
       detail = (await response.json()).detail;
     }
     expect(detail).toMatch(
-      new RegExp(`^Build ${running.build_id} is hosted by alpha, which is unreachable: its last heartbeat was at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\.`),
+      new RegExp(
+        `^Build ${running.build_id} is hosted by alpha, which is unreachable: its last heartbeat was at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\.`,
+      ),
     );
     for (const path of [`/logs/raw?stage=install`, `/logs/stream?stage=start`]) {
       const response = await beta.get(`/builds/${running.build_id}${path}`);
@@ -79,9 +87,15 @@ describe("a build whose host was killed and is lost", () => {
     }
   });
 
-  it("a preview of the lost host that reaches its time to live is expired by another instance; its runtime stays recorded", { timeout: 60_000 }, async () => {
+  it("a preview of the lost host that reaches its time to live is expired by another instance; its runtime stays recorded", {
+    timeout: 60_000,
+  }, async () => {
     // Its time to live runs out now (as if alpha had been away that long).
-    queryDatabase(beta.app, { sqlite: "", postgresql: `UPDATE "Build" SET "expiresAt" = now() WHERE "id" = :'params'::json->>0` }, [outliving.build_id]);
+    queryDatabase(
+      beta.app,
+      { sqlite: "", postgresql: `UPDATE "Build" SET "expiresAt" = now() WHERE "id" = :'params'::json->>0` },
+      [outliving.build_id],
+    );
     const expired = await beta.waitForStatus(outliving.build_id, ["expired"], 30_000);
     expect(expired.status).toBe("expired");
     expect(beta.app.output()).toContain(`cluster: expired the previews of lost hosts: ${outliving.build_id}`);
@@ -91,7 +105,10 @@ describe("a build whose host was killed and is lost", () => {
   });
 
   it("DELETE through another instance: 202, destroyed in the database; its runtime, out of reach, stays recorded for its host", async () => {
-    const deleted = await beta.app.fetch(`/builds/${running.build_id}`, { method: "DELETE", headers: beta.authorization });
+    const deleted = await beta.app.fetch(`/builds/${running.build_id}`, {
+      method: "DELETE",
+      headers: beta.authorization,
+    });
     expect(deleted.status).toBe(202);
     expect((await deleted.json()).status).toBe("destroyed");
     expect((await (await beta.get(`/builds/${running.build_id}`)).json()).status).toBe("destroyed");
@@ -99,10 +116,14 @@ describe("a build whose host was killed and is lost", () => {
     expect(pids.every(isProcessAlive)).toBe(true);
     expect(runtimeOf(running.build_id).port).not.toBeNull();
     // Again: the build is destroyed already.
-    expect((await beta.app.fetch(`/builds/${running.build_id}`, { method: "DELETE", headers: beta.authorization })).status).toBe(202);
+    expect(
+      (await beta.app.fetch(`/builds/${running.build_id}`, { method: "DELETE", headers: beta.authorization })).status,
+    ).toBe(202);
   });
 
-  it("when its host comes back under its name, it removes what it left of the build", { timeout: 120_000 }, async () => {
+  it("when its host comes back under its name, it removes what it left of the build", {
+    timeout: 120_000,
+  }, async () => {
     const port = await freePort();
     alphaAgain = await startAppServer({
       DATABASE_URL: beta.app.databaseUrl,
@@ -116,7 +137,10 @@ describe("a build whose host was killed and is lost", () => {
     for (const build of [running, outliving]) {
       const deadline = Date.now() + 30_000;
       while (runtimeOf(build.build_id).port !== null || runtimeOf(build.build_id).runtimeHandle !== null) {
-        if (Date.now() > deadline) throw new Error(`alpha never cleared the runtime of ${build.build_id}: ${JSON.stringify(runtimeOf(build.build_id))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `alpha never cleared the runtime of ${build.build_id}: ${JSON.stringify(runtimeOf(build.build_id))}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { expectConditionalGet, seedRates } from "../support/rates";
 
 let app: AppServer;
@@ -27,7 +27,9 @@ describe("GET /rates/{date}", () => {
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     const problem = await response.json();
     expect(problem).toMatchObject({ title: "Not Found", status: 404 });
-    expect(problem.detail).toBe("No rate is stored for 2026-11-22; the nearest earlier date with a rate is 2026-11-20.");
+    expect(problem.detail).toBe(
+      "No rate is stored for 2026-11-22; the nearest earlier date with a rate is 2026-11-20.",
+    );
 
     const later = await (await app.fetch("/rates/2027-01-01")).json();
     expect(later.detail).toContain("nearest earlier date with a rate is 2026-11-23");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { expectConditionalGet } from "../support/rates";
 import { importWithCommand, Q2_2025 } from "../support/workbooks";
 
@@ -72,12 +72,18 @@ describe("include=change", () => {
   it("GET /rates/history: each rate's previous, the oldest's taken from before the range", async () => {
     const body = await read("/rates/history?start_date=2025-05-01&end_date=2025-05-05&include=change&currencies=EUR");
     expect(body.rates.map((rate: { date: string }) => rate.date)).toEqual(["2025-05-05", "2025-05-02"]);
-    expect(body.rates[0]).toMatchObject({ previous: { date: "2025-05-02", dollar: 87.5681 }, change: 1.0724, change_percent: 1.2246 });
+    expect(body.rates[0]).toMatchObject({
+      previous: { date: "2025-05-02", dollar: 87.5681 },
+      change: 1.0724,
+      change_percent: 1.2246,
+    });
     expect(body.rates[1]).toMatchObject({
       previous: { date: "2025-04-30", dollar: 86.8465 },
       change: 0.7216,
       change_percent: 0.8309,
-      changes: { EUR: { previous_date: "2025-04-30", previous: 99.01282618, change: 0.4697895, change_percent: 0.4745 } },
+      changes: {
+        EUR: { previous_date: "2025-04-30", previous: 99.01282618, change: 0.4697895, change_percent: 0.4745 },
+      },
     });
   });
 
@@ -109,13 +115,18 @@ describe("include=change", () => {
       '{"dollar":87.5681,"date":"2025-05-02","rates":{"EUR":99.48261568}}',
     );
     const plain = await expectConditionalGet(app, "/rates/history?start_date=2025-05-01&end_date=2025-05-05");
-    const withChange = await expectConditionalGet(app, "/rates/history?start_date=2025-05-01&end_date=2025-05-05&include=change");
+    const withChange = await expectConditionalGet(
+      app,
+      "/rates/history?start_date=2025-05-01&end_date=2025-05-05&include=change",
+    );
     expect(withChange).not.toBe(plain);
   });
 
   it("answers 422 naming include for anything but change", async () => {
     const response = await app.fetch("/rates/?include=changes");
     expect(response.status).toBe(422);
-    expect((await response.json()).errors).toEqual([{ field: "query.include", message: 'must be "change", the only extra this endpoint adds' }]);
+    expect((await response.json()).errors).toEqual([
+      { field: "query.include", message: 'must be "change", the only extra this endpoint adds' },
+    ]);
   });
 });

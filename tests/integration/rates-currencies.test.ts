@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { expectConditionalGet, readAllStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { Q4_2025, readWorkbook } from "../support/workbooks";
@@ -103,7 +103,13 @@ describe("GET /currencies", () => {
   it("lists each stored currency with its name, first and last date and number of dates, USD first", async () => {
     const { currencies } = await get("/currencies");
     expect(currencies).toHaveLength(21);
-    expect(currencies[0]).toEqual({ code: "USD", name: "US dollar", first_date: "2025-10-02", last_date: expect.any(String), dates: expect.any(Number) });
+    expect(currencies[0]).toEqual({
+      code: "USD",
+      name: "US dollar",
+      first_date: "2025-10-02",
+      last_date: expect.any(String),
+      dates: expect.any(Number),
+    });
     expect(currencies.map((currency: { code: string }) => currency.code).slice(1)).toEqual(
       [...currencies.map((currency: { code: string }) => currency.code).slice(1)].sort(),
     );
@@ -129,7 +135,11 @@ describe("GET /convert", () => {
       requested_date: null,
       rates: { USD: "197.2456" },
     });
-    expect(await convert("amount=19724.56&from=VES&to=usd&date=2025-10-14")).toMatchObject({ result: "100", from: "VES", to: "USD" });
+    expect(await convert("amount=19724.56&from=VES&to=usd&date=2025-10-14")).toMatchObject({
+      result: "100",
+      from: "VES",
+      to: "USD",
+    });
     expect(await convert("amount=1000&from=VES&to=EUR&date=2025-10-14")).toMatchObject({
       result: "4.38421763",
       rate: "0.00438421763",
@@ -222,12 +232,18 @@ describe("POST /rates/ stores every currency of the home page", () => {
       bcv.setRate(undefined);
     }
   });
-
 });
 
 describe("CORS", () => {
   it("lets any origin read the public endpoints, without credentials", async () => {
-    for (const path of ["/rates/", "/rates/2025-10-14", "/rates/history", "/currencies", "/convert?amount=1&from=USD&to=VES", "/rates/?currencies=XXX"]) {
+    for (const path of [
+      "/rates/",
+      "/rates/2025-10-14",
+      "/rates/history",
+      "/currencies",
+      "/convert?amount=1&from=USD&to=VES",
+      "/rates/?currencies=XXX",
+    ]) {
       const response = await app.fetch(path, { headers: { Origin: "https://calculadora.example" } });
       expect(response.headers.get("access-control-allow-origin"), path).toBe("*");
       expect(response.headers.get("access-control-allow-credentials"), path).toBeNull();

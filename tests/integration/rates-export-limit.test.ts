@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { waitFor } from "../support/auto-builds";
-import { startAppServer, type AppServer } from "../support/app-server";
 import { openStalledPipeline } from "../support/pipelining";
 import { seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
@@ -8,7 +8,29 @@ import { MB, residentBytes } from "../support/sse";
 // GET /rates/history?format=csv|ndjson streams at most RATES_EXPORT_MAX_STREAMS exports at once, in the whole
 // server (issue 22): one more is answered 503 with Retry-After before it reads anything, however the exports
 // came (pipelined on one connection, or on many), while the JSON reads go on answering.
-const CODES = ["USD", "ANG", "ARS", "BOB", "BRL", "CAD", "CLP", "CNY", "COP", "CUC", "DOP", "EUR", "INR", "JPY", "MXN", "NIO", "PEN", "RUB", "TRY", "TTD", "UYU"];
+const CODES = [
+  "USD",
+  "ANG",
+  "ARS",
+  "BOB",
+  "BRL",
+  "CAD",
+  "CLP",
+  "CNY",
+  "COP",
+  "CUC",
+  "DOP",
+  "EUR",
+  "INR",
+  "JPY",
+  "MXN",
+  "NIO",
+  "PEN",
+  "RUB",
+  "TRY",
+  "TTD",
+  "UYU",
+];
 const END = "2026-11-20";
 const START = shiftDate(END, -3660);
 // Ten years of every currency: about 1 MB of CSV, 1.8 MB of JSON.
@@ -19,13 +41,18 @@ const IDLE_SECONDS = 15;
 
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer({ RATES_EXPORT_MAX_STREAMS: String(MAX_STREAMS), RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS) });
+  app = await startAppServer({
+    RATES_EXPORT_MAX_STREAMS: String(MAX_STREAMS),
+    RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS),
+  });
   seedRates(
     app,
     Array.from({ length: 3661 }, (_, day) => ({
       date: shiftDate(START, day),
       dollar: `${100 + day}.${String(day).padStart(8, "0")}`,
-      others: Object.fromEntries(CODES.slice(1).map((code, column) => [code, `${column + 1}.${String(day * 31 + column).padStart(8, "0")}`])),
+      others: Object.fromEntries(
+        CODES.slice(1).map((code, column) => [code, `${column + 1}.${String(day * 31 + column).padStart(8, "0")}`]),
+      ),
     })),
   );
 });
@@ -60,7 +87,9 @@ describe("GET /rates/history exports: at most RATES_EXPORT_MAX_STREAMS at once",
       expect(problem.detail).toContain("RATES_EXPORT_MAX_STREAMS");
       // NDJSON is an export too; the JSON history and the rest are not limited.
       expect((await app.fetch(`/rates/history?start_date=${END}&end_date=${END}&format=ndjson`)).status).toBe(503);
-      const history = await app.fetch(`/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`);
+      const history = await app.fetch(
+        `/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`,
+      );
       expect(history.status).toBe(200);
       expect((await history.json()).rates).toHaveLength(31);
       expect((await app.fetch("/rates")).status).toBe(200);
@@ -84,28 +113,41 @@ describe("GET /rates/history exports: at most RATES_EXPORT_MAX_STREAMS at once",
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 25);
     const connections = await Promise.all(
-      [1, 2, 3].map((reader) => openStalledPipeline(app.baseUrl, Array.from({ length: 12 }, (_, index) => `${EXPORT}&reader=${reader}&copy=${index}`))),
+      [1, 2, 3].map((reader) =>
+        openStalledPipeline(
+          app.baseUrl,
+          Array.from({ length: 12 }, (_, index) => `${EXPORT}&reader=${reader}&copy=${index}`),
+        ),
+      ),
     );
     let received: string[];
     try {
       for (let round = 0; round < 3; round++) {
         expect((await app.fetch("/healthz")).status).toBe(200);
-        expect((await app.fetch(`/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`)).status).toBe(200);
+        expect(
+          (await app.fetch(`/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`)).status,
+        ).toBe(200);
       }
     } finally {
       clearInterval(sampler);
     }
-    console.info(`3 connections x 12 pipelined exports, never read: server RSS ${(before / MB).toFixed(0)} MB before, +${((peak - before) / MB).toFixed(1)} MB at most`);
+    console.info(
+      `3 connections x 12 pipelined exports, never read: server RSS ${(before / MB).toFixed(0)} MB before, +${((peak - before) / MB).toFixed(1)} MB at most`,
+    );
     try {
       received = await Promise.all(connections.map((connection) => connection.resume()));
     } finally {
       for (const connection of connections) connection.destroy();
     }
-    const statuses = received.flatMap((text) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1])));
+    const statuses = received.flatMap((text) =>
+      [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1])),
+    );
     // Each answer is an export or a refusal; never an error.
     expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([]);
     // 36 asked at once, 3 streamed at once: most were refused before reading anything.
     expect(statuses.filter((status) => status === 503).length).toBeGreaterThanOrEqual(36 - 4 * MAX_STREAMS);
-    expect(received.join("").match(/Retry-After: 5/gi)?.length).toBe(statuses.filter((status) => status === 503).length);
+    expect(received.join("").match(/Retry-After: 5/gi)?.length).toBe(
+      statuses.filter((status) => status === 503).length,
+    );
   }, 120_000);
 });

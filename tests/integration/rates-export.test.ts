@@ -1,12 +1,34 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { openStalledPipeline } from "../support/pipelining";
 import { seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
 // Ten years of every currency the bank publishes, every calendar day: 3,661 value dates x 21 currencies.
-const CODES = ["USD", "ANG", "ARS", "BOB", "BRL", "CAD", "CLP", "CNY", "COP", "CUC", "DOP", "EUR", "INR", "JPY", "MXN", "NIO", "PEN", "RUB", "TRY", "TTD", "UYU"];
+const CODES = [
+  "USD",
+  "ANG",
+  "ARS",
+  "BOB",
+  "BRL",
+  "CAD",
+  "CLP",
+  "CNY",
+  "COP",
+  "CUC",
+  "DOP",
+  "EUR",
+  "INR",
+  "JPY",
+  "MXN",
+  "NIO",
+  "PEN",
+  "RUB",
+  "TRY",
+  "TTD",
+  "UYU",
+];
 const END = "2026-11-20";
 const START = shiftDate(END, -3660);
 const TEN_YEARS = `start_date=${START}&end_date=${END}`;
@@ -25,7 +47,11 @@ beforeAll(async () => {
     const date = shiftDate(START, day);
     const values = CODES.map((_, column) => valueOf(day, column));
     seeded.set(date, values);
-    return { date, dollar: values[0], others: Object.fromEntries(CODES.slice(1).map((code, index) => [code, values[index + 1]])) };
+    return {
+      date,
+      dollar: values[0],
+      others: Object.fromEntries(CODES.slice(1).map((code, index) => [code, values[index + 1]])),
+    };
   });
   seedRates(app, rows);
 });
@@ -45,7 +71,8 @@ function parseCsv(text: string): string[][] {
       else field += char;
     } else if (char === '"') quoted = true;
     else if (char === ",") row.push(field), (field = "");
-    else if (char === "\r" && text[index + 1] === "\n") row.push(field), rows.push(row), (row = []), (field = ""), index++;
+    else if (char === "\r" && text[index + 1] === "\n")
+      row.push(field), rows.push(row), (row = []), (field = ""), index++;
     else field += char;
   }
   if (field !== "" || row.length > 0) throw new Error("the last row has no CRLF");
@@ -75,7 +102,9 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     const response = await app.fetch(`/rates/history?${TEN_YEARS}&currencies=all&format=csv`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8; header=present");
-    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="bcv-rates_all_${START}_${END}.csv"`);
+    expect(response.headers.get("content-disposition")).toBe(
+      `attachment; filename="bcv-rates_all_${START}_${END}.csv"`,
+    );
     expect(response.headers.get("link")).toContain("https://www.bcv.org.ve/");
     const text = await response.text();
     const rows = parseCsv(text);
@@ -91,7 +120,11 @@ describe("GET /rates/history as CSV and NDJSON", () => {
   });
 
   it("CSV of a chosen few: the dollar first, then the asked codes in their order", async () => {
-    const rows = parseCsv(await (await app.fetch(`/rates/history?start_date=${shiftDate(END, -2)}&end_date=${END}&currencies=EUR,CNY&format=csv`)).text());
+    const rows = parseCsv(
+      await (
+        await app.fetch(`/rates/history?start_date=${shiftDate(END, -2)}&end_date=${END}&currencies=EUR,CNY&format=csv`)
+      ).text(),
+    );
     expect(rows).toEqual([
       ["date", "USD", "EUR", "CNY"],
       ...[0, -1, -2].map((shift) => {
@@ -104,12 +137,16 @@ describe("GET /rates/history as CSV and NDJSON", () => {
 
   it("names the file after what was asked and the first and last dates in it, not the range asked", async () => {
     const fileName = async (query: string) =>
-      /filename="([^"]+)"/.exec((await app.fetch(`/rates/history?${query}`)).headers.get("content-disposition") ?? "")?.[1];
+      /filename="([^"]+)"/.exec(
+        (await app.fetch(`/rates/history?${query}`)).headers.get("content-disposition") ?? "",
+      )?.[1];
     // The range starts 30 days before the first stored date: the file starts at that date.
-    expect(await fileName(`start_date=${shiftDate(START, -30)}&end_date=${shiftDate(START, 9)}&currencies=EUR&format=csv`)).toBe(
-      `bcv-rates_EUR_${START}_${shiftDate(START, 9)}.csv`,
+    expect(
+      await fileName(`start_date=${shiftDate(START, -30)}&end_date=${shiftDate(START, 9)}&currencies=EUR&format=csv`),
+    ).toBe(`bcv-rates_EUR_${START}_${shiftDate(START, 9)}.csv`);
+    expect(await fileName(`start_date=${shiftDate(END, -5)}&end_date=${shiftDate(END, 3)}&format=csv`)).toBe(
+      `bcv-rates_USD_${shiftDate(END, -5)}_${END}.csv`,
     );
-    expect(await fileName(`start_date=${shiftDate(END, -5)}&end_date=${shiftDate(END, 3)}&format=csv`)).toBe(`bcv-rates_USD_${shiftDate(END, -5)}_${END}.csv`);
     expect(await fileName(`start_date=${shiftDate(END, -5)}&end_date=${END}&currencies=EUR,CNY&format=ndjson`)).toBe(
       `bcv-rates_EUR-CNY_${shiftDate(END, -5)}_${END}.ndjson`,
     );
@@ -157,9 +194,15 @@ describe("GET /rates/history as CSV and NDJSON", () => {
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       return response.json();
     };
-    expect((await problem("format=xml", 422)).errors).toEqual([{ field: "query.format", message: 'must be "json", "csv" or "ndjson"' }]);
-    expect((await problem("format=csv&include=change", 400)).detail).toBe("include=change is served with the JSON history only, not with csv.");
-    expect((await problem(`format=ndjson&start_date=2010-01-01&end_date=${END}`, 400)).detail).toMatch(/at most 3660 are served/);
+    expect((await problem("format=xml", 422)).errors).toEqual([
+      { field: "query.format", message: 'must be "json", "csv" or "ndjson"' },
+    ]);
+    expect((await problem("format=csv&include=change", 400)).detail).toBe(
+      "include=change is served with the JSON history only, not with csv.",
+    );
+    expect((await problem(`format=ndjson&start_date=2010-01-01&end_date=${END}`, 400)).detail).toMatch(
+      /at most 3660 are served/,
+    );
     expect((await problem("format=csv&currencies=XXX", 400)).detail).toContain("XXX");
   });
 
@@ -198,19 +241,36 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     const before = residentBytes(app.pid);
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(app.pid))), 25);
-    const stalled = await Promise.all([1, 2, 3].map((reader) => openStalledPipeline(app.baseUrl, Array.from({ length: copies }, (_, index) => `${path}&reader=${reader}&copy=${index}`))));
+    const stalled = await Promise.all(
+      [1, 2, 3].map((reader) =>
+        openStalledPipeline(
+          app.baseUrl,
+          Array.from({ length: copies }, (_, index) => `${path}&reader=${reader}&copy=${index}`),
+        ),
+      ),
+    );
     try {
       for (let round = 0; round < 3; round++) {
         expect((await app.fetch("/healthz")).status).toBe(200);
-        const history = await app.fetch(`/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`);
+        const history = await app.fetch(
+          `/rates/history?start_date=${shiftDate(END, -30)}&end_date=${END}&currencies=all`,
+        );
         expect(history.status).toBe(200);
         expect((await history.json()).rates).toHaveLength(31);
-        expect(parseCsv(await (await app.fetch(`/rates/history?start_date=${shiftDate(END, -9)}&end_date=${END}&format=csv`)).text())).toHaveLength(11);
+        expect(
+          parseCsv(
+            await (
+              await app.fetch(`/rates/history?start_date=${shiftDate(END, -9)}&end_date=${END}&format=csv`)
+            ).text(),
+          ),
+        ).toHaveLength(11);
       }
     } finally {
       clearInterval(sampler);
     }
-    console.info(`3 stalled connections x ${copies} exports: server RSS ${(before / MB).toFixed(0)} MB before, +${((peak - before) / MB).toFixed(1)} MB at most`);
+    console.info(
+      `3 stalled connections x ${copies} exports: server RSS ${(before / MB).toFixed(0)} MB before, +${((peak - before) / MB).toFixed(1)} MB at most`,
+    );
     for (const connection of stalled) {
       const received = await connection.resume();
       expect(received.startsWith("HTTP/1.1 200 OK")).toBe(true);

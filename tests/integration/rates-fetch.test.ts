@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { deleteAllRates, readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 import { signInWithCookie } from "../support/sessions";
 import { registerAndGetToken } from "../support/users";
@@ -204,7 +204,9 @@ describe("POST /rates/ when the central bank fails", () => {
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       const problem = await response.json();
       expect(problem.detail).toMatch(
-        new RegExp(`could not reach http://127\\.0\\.0\\.1:${port}/: .*ECONNREFUSED.* \\(3 attempts\\)\\. Nothing was stored\\.$`),
+        new RegExp(
+          `could not reach http://127\\.0\\.0\\.1:${port}/: .*ECONNREFUSED.* \\(3 attempts\\)\\. Nothing was stored\\.$`,
+        ),
       );
       expect(readStoredRates(app)).toEqual([]);
     } finally {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { deleteAllRates, expectConditionalGet, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 
 let app: AppServer;
@@ -123,8 +123,14 @@ describe("GET /rates/history defaults, with today in RATES_TIMEZONE", () => {
   });
 
   it("uses end_date - 30 days .. end_date with only end_date", async () => {
-    expect(await historyBody("?end_date=2026-03-15")).toMatchObject({ start_date: "2026-02-13", end_date: "2026-03-15" });
-    expect(await historyBody("?end_date=2024-03-15")).toMatchObject({ start_date: "2024-02-14", end_date: "2024-03-15" });
+    expect(await historyBody("?end_date=2026-03-15")).toMatchObject({
+      start_date: "2026-02-13",
+      end_date: "2026-03-15",
+    });
+    expect(await historyBody("?end_date=2024-03-15")).toMatchObject({
+      start_date: "2024-02-14",
+      end_date: "2024-03-15",
+    });
   });
 
   it("answers 400 for a start_date after today, or more than 3660 days before it", async () => {
@@ -141,7 +147,10 @@ describe("GET /rates/history defaults, with today in RATES_TIMEZONE", () => {
       startAppServer({ RATES_TIMEZONE: "Pacific/Pago_Pago" }),
     ]);
     try {
-      for (const [server, offset] of [[ahead, 14], [behind, -11]] as const) {
+      for (const [server, offset] of [
+        [ahead, 14],
+        [behind, -11],
+      ] as const) {
         const before = todayAtOffset(offset);
         const body = await (await server.fetch("/rates/history")).json();
         expect([before, todayAtOffset(offset)]).toContain(body.end_date);

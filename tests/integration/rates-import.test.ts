@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { commandEnvironment, startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, commandEnvironment, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { queryDatabase } from "../support/database";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
 import { deleteAllRates, readAllStoredRates, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { bankDate, makeWorkbook, Q1_2025, Q2_2025, Q4_2025, readWorkbook } from "../support/workbooks";
@@ -28,7 +28,29 @@ afterAll(async () => {
 beforeEach(() => deleteAllRates(app));
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-const ALL_CODES = ["ANG", "ARS", "BOB", "BRL", "CAD", "CLP", "CNY", "COP", "CUC", "DOP", "EUR", "INR", "JPY", "MXN", "NIO", "PEN", "RUB", "TRY", "TTD", "USD", "UYU"];
+const ALL_CODES = [
+  "ANG",
+  "ARS",
+  "BOB",
+  "BRL",
+  "CAD",
+  "CLP",
+  "CNY",
+  "COP",
+  "CUC",
+  "DOP",
+  "EUR",
+  "INR",
+  "JPY",
+  "MXN",
+  "NIO",
+  "PEN",
+  "RUB",
+  "TRY",
+  "TTD",
+  "USD",
+  "UYU",
+];
 
 function upload(bytes: Uint8Array, name: string, headers: Record<string, string> = authorization) {
   const form = new FormData();
@@ -149,7 +171,9 @@ describe("POST /rates/import", () => {
       source: "workbook",
       sourceDetail: "2_1_2d25_smc.xls#13102025",
     });
-    expect(rows.some((row) => row.date === "2025-10-13" && row.sourceDetail === "2_1_2d25_smc.xls#13102025")).toBe(false);
+    expect(rows.some((row) => row.date === "2025-10-13" && row.sourceDetail === "2_1_2d25_smc.xls#13102025")).toBe(
+      false,
+    );
     // Every value records the admin who imported it.
     expect(new Set(Object.values(importersOn("2025-10-14")))).toEqual(new Set([adminId]));
     expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 197.2456, date: "2025-10-14" });
@@ -168,16 +192,33 @@ describe("POST /rates/import", () => {
     const before = readAllStoredRates(app);
     const response = await uploadRaw(readWorkbook(Q4_2025), "2_1_2d25_smc.xls");
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ sheets_read: 9, dates_added: 0, dates_changed: 0, dates_unchanged: 9, values_stored: 0 });
+    expect(await response.json()).toMatchObject({
+      sheets_read: 9,
+      dates_added: 0,
+      dates_changed: 0,
+      dates_unchanged: 9,
+      values_stored: 0,
+    });
     expect(readAllStoredRates(app)).toEqual(before);
   });
 
   it("imports the first and second quarters, with value dates moved by carnival and Holy Week", async () => {
     const first = await (await upload(readWorkbook(Q1_2025), "2_1_2a25_smc.xls")).json();
-    expect(first).toMatchObject({ sheets_read: 58, dates_added: 58, first_date: "2025-01-03", last_date: "2025-04-01" });
+    expect(first).toMatchObject({
+      sheets_read: 58,
+      dates_added: 58,
+      first_date: "2025-01-03",
+      last_date: "2025-04-01",
+    });
     const second = await (await uploadRaw(readWorkbook(Q2_2025))).json();
     // The first quarter's last sheet (31/03) is valid on 2025-04-01, the second's first (01/04) on 2025-04-02.
-    expect(second).toMatchObject({ file: "upload.xls", sheets_read: 58, dates_added: 58, first_date: "2025-04-02", last_date: "2025-07-01" });
+    expect(second).toMatchObject({
+      file: "upload.xls",
+      sheets_read: 58,
+      dates_added: 58,
+      first_date: "2025-04-02",
+      last_date: "2025-07-01",
+    });
 
     expect(await ratesOn("2025-01-03", "USD,MXN")).toEqual({
       dollar: 52.5723,
@@ -203,7 +244,13 @@ describe("POST /rates/import", () => {
     const before = readAllStoredRates(app).filter((row) => row.date === "2025-10-14");
     const summary = await (await upload(readWorkbook(Q4_2025), "2_1_2d25_smc.xls")).json();
     // 2025-10-14 gains the 19 currencies the page had not stored.
-    expect(summary).toMatchObject({ overwrite: false, dates_added: 8, dates_changed: 1, dates_unchanged: 0, values_stored: 9 * 21 - 2 });
+    expect(summary).toMatchObject({
+      overwrite: false,
+      dates_added: 8,
+      dates_changed: 1,
+      dates_unchanged: 0,
+      values_stored: 9 * 21 - 2,
+    });
     expect(summary.home_page_kept).toEqual([
       { date: "2025-10-14", currency: "USD", home_page: "197.24000000", workbook: "197.2456" },
     ]);
@@ -213,7 +260,11 @@ describe("POST /rates/import", () => {
     for (const currency of ["USD", "EUR"]) {
       expect(rows.find((row) => row.currency === currency)).toEqual(before.find((row) => row.currency === currency));
     }
-    expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "197.24000000", source: "home-page", bid: null });
+    expect(rows.find((row) => row.currency === "USD")).toMatchObject({
+      rate: "197.24000000",
+      source: "home-page",
+      bid: null,
+    });
     expect(importersOn("2025-10-14")).toMatchObject({ USD: null, EUR: null, JPY: adminId });
     expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 197.24, date: "2025-10-14" });
   });
@@ -223,15 +274,27 @@ describe("POST /rates/import", () => {
     const form = new FormData();
     form.append("file", new Blob([readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>]), "2_1_2d25_smc.xls");
     form.append("overwrite", "true");
-    const summary = await (await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form })).json();
-    expect(summary).toMatchObject({ overwrite: true, dates_added: 8, dates_changed: 1, values_stored: 189, home_page_kept: [] });
+    const summary = await (
+      await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form })
+    ).json();
+    expect(summary).toMatchObject({
+      overwrite: true,
+      dates_added: 8,
+      dates_changed: 1,
+      values_stored: 189,
+      home_page_kept: [],
+    });
     expect(summary.workbook_won).toEqual([
       { date: "2025-10-14", currency: "USD", home_page: "197.24000000", workbook: "197.2456" },
     ]);
     const rows = readAllStoredRates(app).filter((row) => row.date === "2025-10-14");
     expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "197.2456", source: "workbook" });
     // The same value from both: now recorded as the workbook's, with its bid.
-    expect(rows.find((row) => row.currency === "EUR")).toMatchObject({ rate: "228.09086692", bid: "227.52063976", source: "workbook" });
+    expect(rows.find((row) => row.currency === "EUR")).toMatchObject({
+      rate: "228.09086692",
+      bid: "227.52063976",
+      source: "workbook",
+    });
     expect(importersOn("2025-10-14")).toMatchObject({ USD: adminId, EUR: adminId });
 
     deleteAllRates(app);
@@ -241,7 +304,11 @@ describe("POST /rates/import", () => {
       headers: { ...authorization, "Content-Type": "application/vnd.ms-excel" },
       body: readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>,
     });
-    expect(await raw.json()).toMatchObject({ overwrite: true, values_stored: 189, workbook_won: [{ date: "2025-10-14", currency: "USD" }] });
+    expect(await raw.json()).toMatchObject({
+      overwrite: true,
+      values_stored: 189,
+      workbook_won: [{ date: "2025-10-14", currency: "USD" }],
+    });
   });
 
   it("answers 422 to an overwrite that is neither true nor false, storing nothing", async () => {
@@ -265,7 +332,11 @@ describe("POST /rates/import", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ dollar: 236.4587, date: today });
     const rows = readAllStoredRates(app);
-    expect(rows.find((row) => row.currency === "USD")).toMatchObject({ rate: "236.45870000", source: "home-page", bid: null });
+    expect(rows.find((row) => row.currency === "USD")).toMatchObject({
+      rate: "236.45870000",
+      source: "home-page",
+      bid: null,
+    });
     expect(rows.find((row) => row.currency === "EUR")).toMatchObject({ rate: "275.43890812", source: "home-page" });
     // The page's five currencies, none recorded as imported.
     expect(Object.values(importersOn(today))).toEqual([null, null, null, null, null]);
@@ -282,12 +353,17 @@ describe("POST /rates/import", () => {
     const summary = await (await upload(workbook, "future.xls")).json();
     expect(summary).toMatchObject({ sheets_read: 1, first_date: today, last_date: today });
     expect(summary.sheets_skipped).toEqual([
-      { sheet: "futuro", reason: `its Fecha Valor ${nextWeek} is after today (${today}): future value dates come only from the bank's home page` },
+      {
+        sheet: "futuro",
+        reason: `its Fecha Valor ${nextWeek} is after today (${today}): future value dates come only from the bank's home page`,
+      },
     ]);
     expect(readAllStoredRates(app).map((row) => row.date)).toEqual([today]);
     expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 230.5, date: today });
 
-    const onlyFuture = makeWorkbook([{ name: "futuro", fechaValor: bankDate(nextWeek), rows: [["USD", 99998, 99999]] }]);
+    const onlyFuture = makeWorkbook([
+      { name: "futuro", fechaValor: bankDate(nextWeek), rows: [["USD", 99998, 99999]] },
+    ]);
     const refused = await upload(onlyFuture, "future.xls");
     expect(refused.status).toBe(422);
     expect((await refused.json()).detail).toMatch(/no sheet dated today .* or earlier/);
@@ -311,7 +387,11 @@ describe("POST /rates/import refuses what is not a workbook, touching no stored 
 
   it("a truncated workbook", async () => {
     const truncated = readWorkbook(Q1_2025).subarray(0, 100_000);
-    await expectRefused(await upload(truncated, "2_1_2a25_smc.xls"), 422, /^The file 2_1_2a25_smc\.xls is damaged or truncated: .*Nothing was stored\.$/);
+    await expectRefused(
+      await upload(truncated, "2_1_2a25_smc.xls"),
+      422,
+      /^The file 2_1_2a25_smc\.xls is damaged or truncated: .*Nothing was stored\.$/,
+    );
   });
 
   it("a text file renamed .xls", async () => {
@@ -338,7 +418,11 @@ describe("POST /rates/import refuses what is not a workbook, touching no stored 
     await expectRefused(await uploadRaw(new Uint8Array()), 422, /no workbook/);
     const form = new FormData();
     form.append("other", "x");
-    await expectRefused(await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form }), 422, /field `file`/);
+    await expectRefused(
+      await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form }),
+      422,
+      /field `file`/,
+    );
   });
 });
 
@@ -370,18 +454,24 @@ describe("npm run rates:import", { timeout: 240_000 }, () => {
     expect(kept.status).toBe(0);
     expect(kept.stdout).toContain("2025-10-14 USD: kept the home page's 197.24000000, not the workbook's 197.2456");
     expect(importersOn("2025-10-14")).toMatchObject({ USD: null, EUR: null });
-    expect(readAllStoredRates(app).find((row) => row.date === "2025-10-14" && row.currency === "USD")).toMatchObject({ source: "home-page" });
+    expect(readAllStoredRates(app).find((row) => row.date === "2025-10-14" && row.currency === "USD")).toMatchObject({
+      source: "home-page",
+    });
 
     const replaced = run("--overwrite", Q4_2025);
     expect(replaced.status).toBe(0);
     expect(replaced.stdout).toContain("2025-10-14 USD: the workbook's 197.2456 replaced the home page's 197.24000000");
-    expect(readAllStoredRates(app).find((row) => row.date === "2025-10-14" && row.currency === "USD")).toMatchObject({ source: "workbook" });
+    expect(readAllStoredRates(app).find((row) => row.date === "2025-10-14" && row.currency === "USD")).toMatchObject({
+      source: "workbook",
+    });
   });
 
   it("exits non-zero naming a file that is not a workbook, and stores nothing of it", () => {
     const result = run(path.join(projectRoot, "package.json"), Q4_2025);
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("package.json: not imported, nothing stored: the file is not an Excel 97-2003 workbook");
+    expect(result.stderr).toContain(
+      "package.json: not imported, nothing stored: the file is not an Excel 97-2003 workbook",
+    );
     expect(result.stderr).toContain("1 of 2 files not imported");
     expect(result.stdout).toContain("2_1_2d25_smc.xls: 9 sheets read");
     expect(readAllStoredRates(app)).toHaveLength(189);

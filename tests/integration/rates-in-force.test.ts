@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { expectConditionalGet, shiftDate, todayAtOffset } from "../support/rates";
 import { importWithCommand, Q2_2025 } from "../support/workbooks";
 
@@ -39,7 +39,11 @@ describe("GET /rates/{date}?in_force=true", () => {
   });
 
   it("answers a value date with its own rate, value_date equal to date", async () => {
-    expect((await inForce("2025-05-02")).body).toEqual({ dollar: 87.5681, date: "2025-05-02", value_date: "2025-05-02" });
+    expect((await inForce("2025-05-02")).body).toEqual({
+      dollar: 87.5681,
+      date: "2025-05-02",
+      value_date: "2025-05-02",
+    });
   });
 
   it("carries the asked currencies of the value date in force", async () => {
@@ -61,7 +65,11 @@ describe("GET /rates/{date}?in_force=true", () => {
     const later = shiftDate(todayAtOffset(-4), 3);
     const { status, body } = await inForce(later);
     expect(status).toBe(404);
-    expect(body.detail).toMatch(new RegExp(`^${later} is after today \\(\\d{4}-\\d{2}-\\d{2}\\) and after the newest value date \\(2025-07-01\\)`));
+    expect(body.detail).toMatch(
+      new RegExp(
+        `^${later} is after today \\(\\d{4}-\\d{2}-\\d{2}\\) and after the newest value date \\(2025-07-01\\)`,
+      ),
+    );
   });
 
   it("answers a date without a rate of its own with 404 as before without the parameter, or with in_force=false", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { deleteAllRates, expectConditionalGet, seedRates } from "../support/rates";
 
 let app: AppServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { queryDatabase } from "../support/database";
 import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
@@ -67,7 +67,8 @@ describe("rate reads after writes", () => {
   });
 
   it("stay cached through writes to other tables (a registration and sign-in, a signed-out session), not through a rate's", async () => {
-    const stats = async () => (await (await app.fetch("/bench/read-cache")).json()) as { entries: number; epoch: number };
+    const stats = async () =>
+      (await (await app.fetch("/bench/read-cache")).json()) as { entries: number; epoch: number };
     seedRates(app, [{ date: yesterday, dollar: "101.00000000" }]);
     await readJson(`/rates/${yesterday}`);
     const before = await stats();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type AppServer, startAppServer } from "../support/app-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { deleteAllRates, seedRates, shiftDate } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
@@ -69,7 +69,13 @@ describe("GET /rates/status", () => {
       stale: false,
       business_days_missed: 0,
       stale_after: "17:00 America/Caracas",
-      last_success: { trigger: "schedule", created: true, value_date: due, dollar: 240.5, currencies: ["USD", "EUR", "CNY", "TRY", "RUB"] },
+      last_success: {
+        trigger: "schedule",
+        created: true,
+        value_date: due,
+        dollar: 240.5,
+        currencies: ["USD", "EUR", "CNY", "TRY", "RUB"],
+      },
       last_failure: null,
     });
     expect(Date.parse(body.last_success.at)).toBeGreaterThanOrEqual(startedAt);
@@ -84,7 +90,11 @@ describe("GET /rates/status", () => {
     const failedAt = Date.now();
     expect((await app.fetch("/rates/", { method: "POST", headers: authorization })).status).toBe(502);
     const body = await status();
-    expect(body.last_failure).toMatchObject({ trigger: "request", kind: "bad-status", detail: expect.stringContaining("500") });
+    expect(body.last_failure).toMatchObject({
+      trigger: "request",
+      kind: "bad-status",
+      detail: expect.stringContaining("500"),
+    });
     expect(Date.parse(body.last_failure.at)).toBeGreaterThanOrEqual(failedAt - 1000);
     expect(body.last_success).toEqual(before.last_success);
     expect(body.stale).toBe(false);
@@ -111,7 +121,14 @@ describe("GET /rates/status", () => {
   it("every rate response names its source in a Link header", async () => {
     seedRates(app, [{ date: due, dollar: "240.5" }]);
     const link = '<https://www.bcv.org.ve/>; rel="via"; title="Banco Central de Venezuela"';
-    for (const path of ["/rates/", `/rates/${due}`, "/rates/history", "/currencies", "/convert?amount=1&from=USD&to=VES", "/rates/status"]) {
+    for (const path of [
+      "/rates/",
+      `/rates/${due}`,
+      "/rates/history",
+      "/currencies",
+      "/convert?amount=1&from=USD&to=VES",
+      "/rates/status",
+    ]) {
       const response = await app.fetch(path);
       expect(response.status, path).toBe(200);
       expect(response.headers.get("link"), path).toBe(link);

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { seedRates } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
@@ -61,9 +61,17 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers = authorization) =>
-  app.fetch(path, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  app.fetch(path, {
+    method: "POST",
+    headers: { ...headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -103,10 +111,17 @@ describe("POST /rates/webhooks", () => {
     const response = await post("/rates/webhooks", { url: hook, currencies: ["eur", "USD"] });
     expect(response.status).toBe(201);
     const created = await response.json();
-    expect(created).toMatchObject({ id: expect.stringMatching(/^wh_/), url: hook, currencies: ["EUR", "USD"], secret: expect.stringMatching(/^whsec_/) });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^wh_/),
+      url: hook,
+      currencies: ["EUR", "USD"],
+      secret: expect.stringMatching(/^whsec_/),
+    });
     ({ id: webhookId, secret } = created);
     const list = await (await app.fetch("/rates/webhooks", { headers: authorization })).json();
-    expect(list.webhooks).toEqual([{ id: webhookId, url: hook, currencies: ["EUR", "USD"], created_at: created.created_at }]);
+    expect(list.webhooks).toEqual([
+      { id: webhookId, url: hook, currencies: ["EUR", "USD"], created_at: created.created_at },
+    ]);
     expect(JSON.stringify(list)).not.toContain(secret);
   });
 
@@ -145,7 +160,13 @@ describe("deliveries", () => {
     // Written by another connection, as the import command would.
     seedRates(app, [{ date: "2026-01-05", dollar: "300.12345678", others: { EUR: "350.5", CNY: "41.25" } }]);
     const delivery = await deliveryOf("2026-01-05");
-    expect(delivery).toMatchObject({ type: "rates.published", status: "delivered", attempts: 1, last_status: 200, last_error: null });
+    expect(delivery).toMatchObject({
+      type: "rates.published",
+      status: "delivered",
+      attempts: 1,
+      last_status: 200,
+      last_error: null,
+    });
     const request = received.find((entry) => entry.headers["webhook-id"] === delivery.id)!;
     expectSigned(request);
     expect(request.headers["content-type"]).toBe("application/json");
@@ -184,7 +205,12 @@ describe("deliveries", () => {
     expect((await app.fetch("/rates/")).status).toBe(200);
     expect((await app.fetch("/rates/status")).status).toBe(200);
     const delivery = await deliveryOf("2026-01-07");
-    expect(delivery).toMatchObject({ status: "delivered", attempts: 2, last_status: 200, last_error: "no answer within 1500 ms" });
+    expect(delivery).toMatchObject({
+      status: "delivered",
+      attempts: 2,
+      last_status: 200,
+      last_error: "no answer within 1500 ms",
+    });
   });
 
   it("a redirect is not followed: the attempt fails and is retried", async () => {
@@ -202,7 +228,9 @@ describe("deliveries", () => {
     expect(response.status).toBe(202);
     const queued = await response.json();
     expect(queued).toMatchObject({ type: "webhook.test", status: "pending", value_date: null });
-    const request = await waitFor("the test delivery", () => received.find((entry) => entry.headers["webhook-id"] === queued.id));
+    const request = await waitFor("the test delivery", () =>
+      received.find((entry) => entry.headers["webhook-id"] === queued.id),
+    );
     expectSigned(request);
     expect(JSON.parse(request.body)).toMatchObject({ type: "webhook.test", data: { webhook_id: webhookId } });
   });
@@ -212,11 +240,15 @@ describe("deliveries", () => {
     for (const path of [`/rates/webhooks/${webhookId}`, `/rates/webhooks/${webhookId}/deliveries`]) {
       expect((await app.fetch(path, { headers: other.authorization })).status).toBe(404);
     }
-    expect((await app.fetch(`/rates/webhooks/${webhookId}`, { method: "DELETE", headers: other.authorization })).status).toBe(404);
+    expect(
+      (await app.fetch(`/rates/webhooks/${webhookId}`, { method: "DELETE", headers: other.authorization })).status,
+    ).toBe(404);
     expect((await (await app.fetch("/rates/webhooks", { headers: other.authorization })).json()).webhooks).toEqual([]);
 
     const extra = await (await post("/rates/webhooks", { url: hook })).json();
-    expect((await app.fetch(`/rates/webhooks/${extra.id}`, { method: "DELETE", headers: authorization })).status).toBe(204);
+    expect((await app.fetch(`/rates/webhooks/${extra.id}`, { method: "DELETE", headers: authorization })).status).toBe(
+      204,
+    );
     expect((await app.fetch(`/rates/webhooks/${extra.id}`, { headers: authorization })).status).toBe(404);
   });
 

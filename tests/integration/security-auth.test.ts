@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessionSecret, startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, sessionSecret, startAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 import { requestFrom, signInWithCookie, signOutWithCookie } from "../support/sessions";
 import { registerAndGetToken, requestToken } from "../support/users";
@@ -70,9 +70,13 @@ describe("the login throttle (POST /users/token)", () => {
     const url = `${app.baseUrl}/users/token`;
     const via = (client: string, guess: string) => {
       const form = tokenForm(email, guess);
-      return requestFrom("127.0.0.3", url, { ...form, headers: { ...form.headers, "X-Forwarded-For": `${client}, 127.0.0.3` } });
+      return requestFrom("127.0.0.3", url, {
+        ...form,
+        headers: { ...form.headers, "X-Forwarded-For": `${client}, 127.0.0.3` },
+      });
     };
-    for (let attempt = 0; attempt < 10; attempt++) expect((await via("203.0.113.7", `wrong ${attempt}`)).status).toBe(401);
+    for (let attempt = 0; attempt < 10; attempt++)
+      expect((await via("203.0.113.7", `wrong ${attempt}`)).status).toBe(401);
     expect((await via("203.0.113.7", password)).status).toBe(429);
     expect((await via("203.0.113.8", password)).status).toBe(200);
   });
@@ -86,7 +90,9 @@ describe("credentials", () => {
     const both = await app.fetch("/users/me", { headers: { Cookie: sessionCookie, ...bearerUser.authorization } });
     expect(both.status).toBe(200);
     expect((await both.json()).email).toBe(bearerUser.email);
-    const forgedBearer = await app.fetch("/users/me", { headers: { Cookie: sessionCookie, Authorization: "Bearer forged" } });
+    const forgedBearer = await app.fetch("/users/me", {
+      headers: { Cookie: sessionCookie, Authorization: "Bearer forged" },
+    });
     expect(forgedBearer.status).toBe(401);
     for (const scheme of ["bearer", "BEARER"]) {
       const response = await app.fetch("/users/me", { headers: { Authorization: `${scheme} ${bearerUser.token}` } });
@@ -125,7 +131,10 @@ describe("credentials", () => {
       const { email } = await registerAndGetToken(app);
       [{ id: userId }] = queryDatabase<{ id: number }>(
         app,
-        { sqlite: `SELECT "id" FROM "User" WHERE "email" = ?`, postgresql: `SELECT "id" FROM "User" WHERE "email" = :'params'::json ->> 0` },
+        {
+          sqlite: `SELECT "id" FROM "User" WHERE "email" = ?`,
+          postgresql: `SELECT "id" FROM "User" WHERE "email" = :'params'::json ->> 0`,
+        },
         [email],
       );
       secret = sessionSecret(app);
@@ -138,7 +147,10 @@ describe("credentials", () => {
       const claims = { sub: String(userId), sid: "s", iat: now, exp: now + 600 };
       expect((await me(`${b64({ alg: "none", typ: "JWT" })}.${b64(claims)}.`)).status).toBe(401);
       const header = b64({ alg: "HS256", typ: "JWT" });
-      const signature = crypto.createHmac("sha256", secret).update(`${header}.${b64(claims)}`).digest("base64url");
+      const signature = crypto
+        .createHmac("sha256", secret)
+        .update(`${header}.${b64(claims)}`)
+        .digest("base64url");
       expect((await me(`${header}.${b64(claims)}.${signature}`)).status).toBe(401);
       const wrongKey = await encode({ token: { sub: String(userId), sid: "s" }, secret: "x".repeat(48), maxAge: 600 });
       expect((await me(wrongKey)).status).toBe(401);
@@ -195,7 +207,10 @@ describe("an API token cannot be extended (issue 20, item 9)", () => {
 
 describe("the secret file", () => {
   const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-  it.each([["an empty", ""], ["a short", "abc123\n"]])("%s secret file stops the start with a message", (_, content) => {
+  it.each([
+    ["an empty", ""],
+    ["a short", "abc123\n"],
+  ])("%s secret file stops the start with a message", (_, content) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "secret-test-"));
     try {
       fs.writeFileSync(path.join(dir, "nextauth-secret"), content, { mode: 0o600 });
@@ -224,7 +239,10 @@ describe("under HTTPS (NEXTAUTH_URL https://...)", () => {
     const user = await registerAndGetToken(secureApp);
     const csrf = await secureApp.fetch("/api/auth/csrf");
     const { csrfToken } = await csrf.json();
-    const csrfCookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const csrfCookie = csrf.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0])
+      .join("; ");
     const callback = await secureApp.fetch("/api/auth/callback/credentials", {
       method: "POST",
       redirect: "manual",

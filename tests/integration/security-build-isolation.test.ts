@@ -4,6 +4,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAppServer } from "../support/app-server";
 import {
+  type BuildJson,
+  type BuildsApp,
   connectBuildsApp,
   expectAllDead,
   fixtureConfig,
@@ -11,8 +13,6 @@ import {
   makeBuildsFixture,
   startBuildsApp,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
 } from "../support/builds";
 
 // Issue 20, items 1, 4 and 5: a hostile branch's stages (process driver, server as root) try to make root
@@ -92,19 +92,26 @@ let victim: string;
 let mirror: string;
 beforeAll(async () => {
   if (!asRoot) return;
-  const fixture = makeBuildsFixture((partial) => {
-    const script = path.join(partial.root, "hostile.sh");
-    // A time to live of a few seconds is allowed, for the expiry test.
-    return fixtureConfig(partial, { maxConcurrent: 3, ttl: "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }" })
-      .replace("install: node stages/install.mjs", `install: sh ${script} install && exec node stages/install.mjs`)
-      .replace("start: node stages/server.mjs", `start: sh ${script} start && exec node stages/server.mjs`);
-  }, ["detach", "swap", "probe"]);
+  const fixture = makeBuildsFixture(
+    (partial) => {
+      const script = path.join(partial.root, "hostile.sh");
+      // A time to live of a few seconds is allowed, for the expiry test.
+      return fixtureConfig(partial, {
+        maxConcurrent: 3,
+        ttl: "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }",
+      })
+        .replace("install: node stages/install.mjs", `install: sh ${script} install && exec node stages/install.mjs`)
+        .replace("start: node stages/server.mjs", `start: sh ${script} start && exec node stages/server.mjs`);
+    },
+    ["detach", "swap", "probe"],
+  );
   victim = path.join(fixture.root, "victim");
   fs.mkdirSync(victim, { mode: 0o700 });
   for (const name of VICTIM_FILES) fs.writeFileSync(path.join(victim, name), `${name} must survive\n`, { mode: 0o600 });
   fs.writeFileSync(path.join(fixture.root, "hostile.sh"), hostileScript(fixture.root, victim), { mode: 0o644 });
   // Copied where the builds' uids can read them.
-  for (const name of ["swapper.py", "swapper.mjs"]) fs.copyFileSync(path.join(SWAPPERS, name), path.join(fixture.root, name));
+  for (const name of ["swapper.py", "swapper.mjs"])
+    fs.copyFileSync(path.join(SWAPPERS, name), path.join(fixture.root, name));
   mirror = path.join(fixture.buildsRoot, ".mirrors", "demo.git");
   builds = await startBuildsApp(fixture);
 });
@@ -136,10 +143,13 @@ async function waitForLog(buildId: string, stage: string, text: string): Promise
   throw new Error(`the ${stage} log of ${buildId} never showed ${text}`);
 }
 
-const values = (log: string, name: string) => [...log.matchAll(new RegExp(`^${name}=(\\d+)$`, "gm"))].map((match) => Number(match[1]));
+const values = (log: string, name: string) =>
+  [...log.matchAll(new RegExp(`^${name}=(\\d+)$`, "gm"))].map((match) => Number(match[1]));
 const uidOf = (log: string) => values(log, "uid")[0];
-const destroy = (buildId: string) => builds.app.fetch(`/builds/${buildId}`, { method: "DELETE", headers: builds.authorization });
-const cancel = (buildId: string) => builds.app.fetch(`/builds/${buildId}/cancel`, { method: "POST", headers: builds.authorization });
+const destroy = (buildId: string) =>
+  builds.app.fetch(`/builds/${buildId}`, { method: "DELETE", headers: builds.authorization });
+const cancel = (buildId: string) =>
+  builds.app.fetch(`/builds/${buildId}/cancel`, { method: "POST", headers: builds.authorization });
 
 describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () => {
   it("item 4: cancel ends every process of the build, also those started with setsid, a double fork or env -i setsid", async () => {
@@ -208,7 +218,8 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
       const response = await destroy(build.build_id);
       expect(response.status, await response.clone().text()).toBe(200);
       expect([round, fs.readdirSync(victim).sort()]).toEqual([round, [...VICTIM_FILES].sort()]);
-      for (const name of VICTIM_FILES) expect(fs.readFileSync(path.join(victim, name), "utf8")).toBe(`${name} must survive\n`);
+      for (const name of VICTIM_FILES)
+        expect(fs.readFileSync(path.join(victim, name), "utf8")).toBe(`${name} must survive\n`);
       await expectAllDead(swappers, 2_000);
       expect(fs.existsSync(path.join(workspace, "sources"))).toBe(false);
       expect(fs.existsSync(path.join(workspace, "runtime"))).toBe(false);
@@ -233,7 +244,13 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     expect((await builds.waitForStatus(hostile.build_id, ["running", "failed"])).status).toBe("running");
     const log = await stageLog(hostile.build_id, "install");
     expect(uidOf(log)).not.toBe(otherUid);
-    for (const line of ["probe-write-denied", "probe-list-denied", "probe-signal-denied", "probe-mirror-denied", "probe-clone-denied"]) {
+    for (const line of [
+      "probe-write-denied",
+      "probe-list-denied",
+      "probe-signal-denied",
+      "probe-mirror-denied",
+      "probe-clone-denied",
+    ]) {
       expect(log).toContain(line);
     }
     expect(log).not.toMatch(/probe-(wrote|listed|signalled|read|cloned)/);
@@ -251,7 +268,9 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
   });
 
   // Last: it crashes the server. Detached processes outlived restarts; the recovery must end them.
-  it("item 4: after a crash, the restarted server's recovery ends every process of the build it interrupted", { timeout: 120_000 }, async () => {
+  it("item 4: after a crash, the restarted server's recovery ends every process of the build it interrupted", {
+    timeout: 120_000,
+  }, async () => {
     const build = await startBuild(["base_mod", "detach", "slow_install"]);
     const log = await waitForLog(build.build_id, "install", "waiting");
     const detached = values(log, "detached");
@@ -262,7 +281,10 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     await builds.app.stopProcess("SIGKILL");
     expect(detached.every(isProcessAlive)).toBe(true);
     crashed = builds;
-    const app = await startAppServer({ BUILDS_CONFIG: builds.fixture.configFile, DATABASE_URL: `file:${crashed.app.databaseFile}` });
+    const app = await startAppServer({
+      BUILDS_CONFIG: builds.fixture.configFile,
+      DATABASE_URL: `file:${crashed.app.databaseFile}`,
+    });
     builds = connectBuildsApp(app, crashed.fixture, crashed.authorization);
 
     const interrupted = await builds.waitForStatus(build.build_id, ["failed"], 30_000);

@@ -1,7 +1,15 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverGitHub, githubPush, makeRemote, pushCommit, type Remote } from "../support/auto-builds";
-import { connectBuildsApp, fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  connectBuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
 // Issue 20, item 6: one ordinary user started 54 builds with a day's life in 68 s and held every preview port;
@@ -58,18 +66,27 @@ describe("POST /builds: per-user limits", () => {
     for (const build of mine) await first.waitForStatus(build.build_id, ["installing"]);
     mine.push(await start(first));
     expect(mine[2].status).toBe("queued");
-    await expectLimit(await first.post(slow), /You have 3 live builds \(queued, in progress or running\), and limits\.live_per_user allows 3/);
+    await expectLimit(
+      await first.post(slow),
+      /You have 3 live builds \(queued, in progress or running\), and limits\.live_per_user allows 3/,
+    );
   });
 
   it("a user's third queued build is refused with 429 naming limits.queued_per_user, while other users still build", async () => {
     // Both slots are taken by the first user: these wait.
     await start(second);
     await start(second);
-    await expectLimit(await second.post(slow), /You have 2 builds waiting in the queue, and limits\.queued_per_user allows 2/);
+    await expectLimit(
+      await second.post(slow),
+      /You have 2 builds waiting in the queue, and limits\.queued_per_user allows 2/,
+    );
   });
 
   it("a rebuild counts like a new build", async () => {
-    await expectLimit(await first.app.fetch(`/builds/${mine[0].build_id}/rebuild`, { method: "POST", headers: first.authorization }), /limits\.live_per_user allows 3/);
+    await expectLimit(
+      await first.app.fetch(`/builds/${mine[0].build_id}/rebuild`, { method: "POST", headers: first.authorization }),
+      /limits\.live_per_user allows 3/,
+    );
   });
 
   it("admins are counted apart: without admin limits configured, they are not refused", async () => {
@@ -89,7 +106,10 @@ describe("POST /builds: per-user limits", () => {
   });
 
   it("a canceled build gives its place back", async () => {
-    const canceled = await first.app.fetch(`/builds/${mine[2].build_id}/cancel`, { method: "POST", headers: first.authorization });
+    const canceled = await first.app.fetch(`/builds/${mine[2].build_id}/cancel`, {
+      method: "POST",
+      headers: first.authorization,
+    });
     expect(canceled.status).toBe(200);
     await start(first);
   });

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 
 /**
  * Security suite, issue 20 item 13: a display name is shown publicly as the creator of builds, so nobody may
@@ -19,7 +19,8 @@ const postJson = (path: string, body: unknown) =>
   app.fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 describe("POST /users/ display names (issue 20, item 13)", () => {
-  const register = (email: string, display_name?: string) => postJson("/users/", { email, password: "long enough", display_name });
+  const register = (email: string, display_name?: string) =>
+    postJson("/users/", { email, password: "long enough", display_name });
 
   it("refuses the service's own names in any spelling (422 naming the field)", async () => {
     for (const name of ["build service", "Build  Service", "ＢＵＩＬＤ-service", "bυild sеrvice", "Admin"]) {

@@ -1,8 +1,24 @@
 import crypto from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliverGitHub, git, githubPush, hmacHex, listAllBuilds, makeRemote, pushCommit, type Remote } from "../support/auto-builds";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildJson, type BuildsApp } from "../support/builds";
+import {
+  deliverGitHub,
+  git,
+  githubPush,
+  hmacHex,
+  listAllBuilds,
+  makeRemote,
+  pushCommit,
+  type Remote,
+} from "../support/auto-builds";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureConfig,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
 
 // Issue 20: item 10 (a replayed, validly signed "branch deleted" webhook destroyed the live builds of a branch
 // that still existed, and the same commit was never built again) and item 12 (POST /hooks/{alias} read up to
@@ -47,12 +63,23 @@ function deliver(payload: unknown, deliveryId: string, event = "push") {
 describe("replayed and stale webhooks (item 10)", () => {
   it("a 'branch deleted' event for a branch that still exists destroys nothing", async () => {
     const sha = pushCommit(hooked, "topic/alive", "a feature that stays");
-    const started = (await (await deliverGitHub(builds, "hooked", githubPush("topic/alive", sha), SECRET)).json()).build as BuildJson;
+    const started = (await (await deliverGitHub(builds, "hooked", githubPush("topic/alive", sha), SECRET)).json())
+      .build as BuildJson;
     await builds.waitForStatus(started.build_id, ["running"]);
     // A deletion event (validly signed: say, captured earlier and replayed) while the branch is still there.
-    const response = await deliverGitHub(builds, "hooked", githubPush("topic/alive", sha, { before: sha, deleted: true }), SECRET);
+    const response = await deliverGitHub(
+      builds,
+      "hooked",
+      githubPush("topic/alive", sha, { before: sha, deleted: true }),
+      SECRET,
+    );
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ result: "nothing_to_do", branch: "topic/alive", commit_sha: sha, build_ids: [] });
+    expect(await response.json()).toMatchObject({
+      result: "nothing_to_do",
+      branch: "topic/alive",
+      commit_sha: sha,
+      build_ids: [],
+    });
     expect((await (await builds.get(`/builds/${started.build_id}`)).json()).status).toBe("running");
   });
 
@@ -109,7 +136,12 @@ describe("replayed and stale webhooks (item 10)", () => {
  */
 function sendHeadOnly(pathname: string, headers: Record<string, string>, contentLength: number, waitMs = 10_000) {
   const socket = net.connect(Number(new URL(builds.app.baseUrl).port), "127.0.0.1");
-  const head = [`POST ${pathname} HTTP/1.1`, "Host: 127.0.0.1", `Content-Length: ${contentLength}`, "Content-Type: application/json"]
+  const head = [
+    `POST ${pathname} HTTP/1.1`,
+    "Host: 127.0.0.1",
+    `Content-Length: ${contentLength}`,
+    "Content-Type: application/json",
+  ]
     .concat(Object.entries(headers).map(([name, value]) => `${name}: ${value}`))
     .join("\r\n");
   socket.write(`${head}\r\n\r\n`);

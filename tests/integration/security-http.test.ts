@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds, type BuildsApp } from "../support/builds";
+import { type BuildsApp, fixtureConfig, makeBuildsFixture, startBuildsApp, tearDownBuilds } from "../support/builds";
 import { signInWithCookie } from "../support/sessions";
 import { registerAndGetToken } from "../support/users";
 
@@ -30,14 +30,22 @@ const post = (pathname: string, headers: Record<string, string>, body = unknownF
 
 describe("CSRF: writes authenticated by the session cookie", () => {
   it("refuse a foreign Origin (another port of the same host) with a 403 problem", async () => {
-    const response = await post("/builds", { Cookie: cookie, Origin: foreignOrigin, "Content-Type": "application/json" });
+    const response = await post("/builds", {
+      Cookie: cookie,
+      Origin: foreignOrigin,
+      "Content-Type": "application/json",
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get("content-type")).toBe("application/problem+json");
     expect((await response.json()).detail).toMatch(/Cross-origin write refused/);
   });
 
   it("refuse what a no-cors text/plain fetch from a preview sends", async () => {
-    const response = await post("/builds", { Cookie: cookie, Origin: foreignOrigin, "Content-Type": "text/plain;charset=UTF-8" });
+    const response = await post("/builds", {
+      Cookie: cookie,
+      Origin: foreignOrigin,
+      "Content-Type": "text/plain;charset=UTF-8",
+    });
     expect(response.status).toBe(403);
   });
 
@@ -53,27 +61,47 @@ describe("CSRF: writes authenticated by the session cookie", () => {
   });
 
   it("accept the dashboard's own origin", async () => {
-    const sameOrigin = await post("/builds", { Cookie: cookie, Origin: builds.app.baseUrl, "Content-Type": "application/json" });
+    const sameOrigin = await post("/builds", {
+      Cookie: cookie,
+      Origin: builds.app.baseUrl,
+      "Content-Type": "application/json",
+    });
     expect(sameOrigin.status).toBe(400);
-    const fetchMetadata = await post("/builds", { Cookie: cookie, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json" });
+    const fetchMetadata = await post("/builds", {
+      Cookie: cookie,
+      "Sec-Fetch-Site": "same-origin",
+      "Content-Type": "application/json",
+    });
     expect(fetchMetadata.status).toBe(400);
   });
 
   it("bearer-authenticated writes from other origins stay allowed", async () => {
-    const response = await post("/builds", { ...builds.authorization, Origin: foreignOrigin, "Content-Type": "application/json" });
+    const response = await post("/builds", {
+      ...builds.authorization,
+      Origin: foreignOrigin,
+      "Content-Type": "application/json",
+    });
     expect(response.status).toBe(400);
   });
 });
 
 describe("JSON bodies must say they are JSON (415)", () => {
   it("answers 415 for text/plain or no Content-Type, even for valid JSON", async () => {
-    const variants: Record<string, string>[] = [{ "Content-Type": "text/plain" }, { "Content-Type": "application/x-www-form-urlencoded" }, {}];
+    const variants: Record<string, string>[] = [
+      { "Content-Type": "text/plain" },
+      { "Content-Type": "application/x-www-form-urlencoded" },
+      {},
+    ];
     for (const headers of variants) {
       const response = await post("/builds", { ...builds.authorization, ...headers });
       expect(response.status).toBe(415);
       expect((await response.json()).detail).toMatch(/Content-Type: application\/json/);
     }
-    const register = await post("/users/", { "Content-Type": "text/plain" }, JSON.stringify({ email: "plain@example.com", password: "long enough" }));
+    const register = await post(
+      "/users/",
+      { "Content-Type": "text/plain" },
+      JSON.stringify({ email: "plain@example.com", password: "long enough" }),
+    );
     expect(register.status).toBe(415);
   });
 });
@@ -95,7 +123,8 @@ describe("bounded bodies and error replies", () => {
     const bytes = new TextEncoder().encode(body);
     const stream = new ReadableStream({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 65536) controller.enqueue(bytes.subarray(offset, offset + 65536));
+        for (let offset = 0; offset < bytes.length; offset += 65536)
+          controller.enqueue(bytes.subarray(offset, offset + 65536));
         controller.close();
       },
     });
@@ -120,7 +149,11 @@ describe("bounded bodies and error replies", () => {
   });
 
   it("a field name of 100 KB is shortened in the reply", async () => {
-    const body = JSON.stringify({ repositories: [{ repository: "demo" }], modules: ["base_mod"], ["k".repeat(100_000)]: 1 });
+    const body = JSON.stringify({
+      repositories: [{ repository: "demo" }],
+      modules: ["base_mod"],
+      ["k".repeat(100_000)]: 1,
+    });
     const response = await post("/builds", { ...builds.authorization, "Content-Type": "application/json" }, body);
     expect(response.status).toBe(400);
     expect((await response.text()).length).toBeLessThan(3000);
@@ -158,7 +191,10 @@ describe("security headers", () => {
       ["/rates/"],
       ["/rates/history"],
       ["/rates/", { method: "POST" }],
-      ["/rates/", { method: "OPTIONS", headers: { Origin: "https://example.com", "Access-Control-Request-Method": "GET" } }],
+      [
+        "/rates/",
+        { method: "OPTIONS", headers: { Origin: "https://example.com", "Access-Control-Request-Method": "GET" } },
+      ],
       ["/users/me"],
       ["/app-config"],
       ["/openapi.json"],
@@ -176,7 +212,10 @@ describe("security headers", () => {
 });
 
 /** A raw request (fetch refuses TRACE): status, headers and body. Node itself answers 400 to names it does not know (TRACK, FOO). */
-function rawRequest(method: string, pathname: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function rawRequest(
+  method: string,
+  pathname: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const request = http.request(new URL(pathname, builds.app.baseUrl), { method }, (response) => {
       let body = "";
@@ -192,22 +231,35 @@ function rawRequest(method: string, pathname: string): Promise<{ status: number;
 // Issue 20, item 11: TRACE answered 500 on every path (Next.js cannot make a fetch Request of it), and WebDAV
 // methods reached pages (200) and route handlers (an empty 400).
 describe("methods the server does not serve", () => {
-  const paths = ["/", "/rates/", "/builds", "/hooks/demo", "/api/auth/session", "/docs", "/icon.svg", "/_next/static/chunks/x.js", "/no/such/page"];
+  const paths = [
+    "/",
+    "/rates/",
+    "/builds",
+    "/hooks/demo",
+    "/api/auth/session",
+    "/docs",
+    "/icon.svg",
+    "/_next/static/chunks/x.js",
+    "/no/such/page",
+  ];
 
-  it.each(["TRACE", "PROPFIND", "MKCOL", "LOCK"])("%s answers 405 with Allow and a problem on every kind of path, never a 500", async (method) => {
-    for (const pathname of paths) {
-      const response = await rawRequest(method, pathname);
-      expect({ pathname, status: response.status }).toEqual({ pathname, status: 405 });
-      expect(response.headers["content-type"]).toBe("application/problem+json");
-      expect(response.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
-      expect(response.headers["x-content-type-options"]).toBe("nosniff");
-      const problem = JSON.parse(response.body);
-      expect(problem).toMatchObject({ status: 405, title: "Method Not Allowed" });
-      expect(problem.detail).toContain(`${method} is not a method this server serves`);
-      expect(response.body).not.toMatch(/\n\s+at |TypeError/);
-    }
-    expect(builds.app.output()).not.toContain(`'${method}' HTTP method is unsupported`);
-  });
+  it.each(["TRACE", "PROPFIND", "MKCOL", "LOCK"])(
+    "%s answers 405 with Allow and a problem on every kind of path, never a 500",
+    async (method) => {
+      for (const pathname of paths) {
+        const response = await rawRequest(method, pathname);
+        expect({ pathname, status: response.status }).toEqual({ pathname, status: 405 });
+        expect(response.headers["content-type"]).toBe("application/problem+json");
+        expect(response.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+        expect(response.headers["x-content-type-options"]).toBe("nosniff");
+        const problem = JSON.parse(response.body);
+        expect(problem).toMatchObject({ status: 405, title: "Method Not Allowed" });
+        expect(problem.detail).toContain(`${method} is not a method this server serves`);
+        expect(response.body).not.toMatch(/\n\s+at |TypeError/);
+      }
+      expect(builds.app.output()).not.toContain(`'${method}' HTTP method is unsupported`);
+    },
+  );
 
   it("the methods it serves still reach the app", async () => {
     expect((await rawRequest("GET", "/rates/")).status).not.toBe(405);
@@ -217,7 +269,11 @@ describe("methods the server does not serve", () => {
 
 describe("what held (regression cases)", () => {
   it("log reads cannot leave the build's logs folder", async () => {
-    for (const query of ["?stage=../../../../etc/passwd", "?stage=%2e%2e%2f%2e%2e%2fetc%2fpasswd", "?stage=install/../../x"]) {
+    for (const query of [
+      "?stage=../../../../etc/passwd",
+      "?stage=%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+      "?stage=install/../../x",
+    ]) {
       const response = await builds.get(`/builds/0123456789abcdef/logs${query}`);
       expect([404, 422]).toContain(response.status);
       expect(await response.text()).not.toMatch(/root:/);

@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandEnvironment, startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, commandEnvironment, startAppServer } from "../support/app-server";
 import {
+  type BuildJson,
+  type BuildsApp,
   connectBuildsApp,
   fixtureConfig,
   makeBuildsFixture,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
 } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
@@ -43,7 +43,10 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     const fixture = makeBuildsFixture(
       (f) => `${fixtureConfig(f, { maxConcurrent: 1 })}\npreview_url: "http://{build_id}.preview.localhost:{port}/"\n`,
     );
-    const app = await startAppServer({ BUILDS_CONFIG: fixture.configFile, ADMIN_EMAILS: "boss@example.com, other@example.com" });
+    const app = await startAppServer({
+      BUILDS_CONFIG: fixture.configFile,
+      ADMIN_EMAILS: "boss@example.com, other@example.com",
+    });
     admin = await registerAndGetToken(app, "first@example.com");
     owner = await registerAndGetToken(app, "owner.name@example.com");
     stranger = await registerAndGetToken(app, "stranger@example.com");

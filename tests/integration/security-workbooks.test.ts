@@ -1,6 +1,6 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, startAppServer } from "../support/app-server";
 import { readAllStoredRates } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { makeLargeWorkbook, Q4_2025, readWorkbook } from "../support/workbooks";
@@ -27,20 +27,22 @@ afterAll(() => app?.stop());
 function postWorkbook(server: AppServer, headers: Record<string, string>, bytes: Uint8Array) {
   let markSent!: () => void;
   const sent = new Promise<void>((resolve) => (markSent = resolve));
-  const answered = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const request = http.request(new URL("/rates/import?name=large.xls", server.baseUrl), {
-      method: "POST",
-      headers: { ...headers, "Content-Type": "application/vnd.ms-excel", "Content-Length": String(bytes.byteLength) },
-    });
-    request.on("response", (response) => {
-      let body = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-    });
-    request.on("error", reject);
-    request.end(Buffer.from(bytes), markSent);
-  });
+  const answered = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      const request = http.request(new URL("/rates/import?name=large.xls", server.baseUrl), {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/vnd.ms-excel", "Content-Length": String(bytes.byteLength) },
+      });
+      request.on("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      });
+      request.on("error", reject);
+      request.end(Buffer.from(bytes), markSent);
+    },
+  );
   return { sent, answered };
 }
 
@@ -70,7 +72,10 @@ describe("POST /rates/import decodes workbooks off the event loop", () => {
 
   it("decodes a few files at a time: past the waiting room (WORKBOOK_MAX_WAITING_READS), 503 with Retry-After; the bank's file still imports after", async () => {
     // Five more than two decoding and the room's one waiting.
-    const uploads = Array.from({ length: 2 + WAITING_READS + 5 }, () => postWorkbook(app, authorization, large).answered);
+    const uploads = Array.from(
+      { length: 2 + WAITING_READS + 5 },
+      () => postWorkbook(app, authorization, large).answered,
+    );
     const results = await Promise.all(uploads);
     const statuses = results.map((result) => result.status);
     expect(statuses.every((status) => status === 422 || status === 503)).toBe(true);

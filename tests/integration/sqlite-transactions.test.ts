@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { PrismaClient } from "@prisma/client";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { recoveringSqliteAdapter } from "@/lib/sqlite-adapter";
 
@@ -28,7 +28,13 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const rateRow = (date: string, rate: string) => ({ date, currency: "USD", rate, source: "home-page", fetchedAt: new Date() });
+const rateRow = (date: string, rate: string) => ({
+  date,
+  currency: "USD",
+  rate,
+  source: "home-page",
+  fetchedAt: new Date(),
+});
 
 describe("a Prisma transaction on SQLite", () => {
   it("reads then writes while another connection tries to write in between: the transaction wins, the other waits its turn", async () => {
@@ -36,7 +42,11 @@ describe("a Prisma transaction on SQLite", () => {
     await prisma.$transaction(async (tx) => {
       await tx.currencyRate.findMany({ where: { date: "2026-01-02" } });
       try {
-        other.prepare("INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, createdAt, updatedAt) VALUES ('2026-01-03', 'USD', '2', 'home-page', 0, 0, 0)").run();
+        other
+          .prepare(
+            "INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, createdAt, updatedAt) VALUES ('2026-01-03', 'USD', '2', 'home-page', 0, 0, 0)",
+          )
+          .run();
         otherWrite = "written";
       } catch (error) {
         otherWrite = (error as { code?: string }).code;
@@ -46,7 +56,11 @@ describe("a Prisma transaction on SQLite", () => {
     expect(otherWrite).toBe("SQLITE_BUSY");
     expect(await prisma.currencyRate.count({ where: { date: "2026-01-02" } })).toBe(1);
     // Once the transaction committed, the other connection writes as usual.
-    other.prepare("INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, createdAt, updatedAt) VALUES ('2026-01-03', 'USD', '2', 'home-page', 0, 0, 0)").run();
+    other
+      .prepare(
+        "INSERT INTO CurrencyRate (date, currency, rate, source, fetchedAt, createdAt, updatedAt) VALUES ('2026-01-03', 'USD', '2', 'home-page', 0, 0, 0)",
+      )
+      .run();
     expect(await prisma.currencyRate.count({ where: { date: "2026-01-03" } })).toBe(1);
   });
 });

@@ -17,7 +17,12 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
  * Runs a command to its end without blocking this process (the tests below run side by side): its exit status
  * (null when killed, as by `timeout`), stdout and stderr.
  */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeout = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeout = 0,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd: projectRoot, env, encoding: "utf8", timeout }, (error, stdout, stderr) => {
       const code = (error as { code?: unknown } | null)?.code;
@@ -27,7 +32,11 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeout = 
 }
 
 function prepareStart(env: Record<string, string>) {
-  return run(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], { ...process.env, NEXTAUTH_SECRET: undefined, ...env });
+  return run(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
+    ...process.env,
+    NEXTAUTH_SECRET: undefined,
+    ...env,
+  });
 }
 
 // Concurrent: every test works in a data folder of its own; most of their time is waiting for a process.
@@ -74,7 +83,13 @@ describe("starting the application", { concurrent: true }, () => {
       const byHand = await run(
         path.join(projectRoot, "node_modules", ".bin", "next"),
         ["start", "-p", port],
-        { ...process.env, NODE_ENV: "production", NEXTAUTH_SECRET: undefined, DATABASE_URL: `file:${app.databaseFile}`, PORT: port },
+        {
+          ...process.env,
+          NODE_ENV: "production",
+          NEXTAUTH_SECRET: undefined,
+          DATABASE_URL: `file:${app.databaseFile}`,
+          PORT: port,
+        },
         60_000,
       );
       expect(byHand.status).not.toBe(0);

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessionSecret, startAppServer, type AppServer } from "../support/app-server";
+import { type AppServer, sessionSecret, startAppServer } from "../support/app-server";
 import { queryDatabase, testDatabase } from "../support/database";
 import { registerAndGetToken, requestToken } from "../support/users";
 
@@ -36,7 +36,10 @@ describe("POST /users/", () => {
 
   it("stores a slow salted hash, not the password", async () => {
     await postJson("/users/", { email: "hash@example.com", password: "long enough" });
-    const [row] = queryDatabase<{ passwordHash: string }>(app, `SELECT "passwordHash" FROM "User" WHERE "email" = 'hash@example.com'`);
+    const [row] = queryDatabase<{ passwordHash: string }>(
+      app,
+      `SELECT "passwordHash" FROM "User" WHERE "email" = 'hash@example.com'`,
+    );
     expect(row.passwordHash).toMatch(/^\$2[aby]\$12\$/);
   });
 
@@ -57,7 +60,11 @@ describe("POST /users/", () => {
   });
 
   it("answers 422 for a body that is not JSON, or of the wrong type", async () => {
-    const notJson = await app.fetch("/users/", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{email:" });
+    const notJson = await app.fetch("/users/", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{email:",
+    });
     expect(notJson.status).toBe(422);
     expect((await notJson.json()).detail).toMatch(/valid JSON/);
     const wrongType = await postJson("/users/", { email: 42, password: ["x"] });
@@ -118,7 +125,11 @@ describe("GET /users/me", () => {
   });
 
   it("answers 401 with WWW-Authenticate for a missing, malformed or forged token", async () => {
-    const attempts: Record<string, string>[] = [{}, { Authorization: "Basic abc" }, { Authorization: "Bearer not-a-token" }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: "Basic abc" },
+      { Authorization: "Bearer not-a-token" },
+    ];
     for (const headers of attempts) {
       const response = await app.fetch("/users/me", { headers });
       expect(response.status).toBe(401);
@@ -129,7 +140,10 @@ describe("GET /users/me", () => {
 
   it("answers 401 once the user is deactivated or deleted", async () => {
     const { email, authorization } = await registerAndGetToken(app);
-    const byEmail = (statement: string) => ({ sqlite: `${statement} ?`, postgresql: `${statement} :'params'::json ->> 0` });
+    const byEmail = (statement: string) => ({
+      sqlite: `${statement} ?`,
+      postgresql: `${statement} :'params'::json ->> 0`,
+    });
     queryDatabase(app, byEmail(`UPDATE "User" SET "isActive" = false WHERE "email" =`), [email]);
     expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(401);
     queryDatabase(app, byEmail(`DELETE FROM "User" WHERE "email" =`), [email]);
@@ -142,7 +156,10 @@ describe("tokens", () => {
     const { email } = await registerAndGetToken(app);
     const [{ id }] = queryDatabase<{ id: number }>(
       app,
-      { sqlite: `SELECT "id" FROM "User" WHERE "email" = ?`, postgresql: `SELECT "id" FROM "User" WHERE "email" = :'params'::json ->> 0` },
+      {
+        sqlite: `SELECT "id" FROM "User" WHERE "email" = ?`,
+        postgresql: `SELECT "id" FROM "User" WHERE "email" = :'params'::json ->> 0`,
+      },
       [email],
     );
     const secret = sessionSecret(app);
@@ -154,16 +171,19 @@ describe("tokens", () => {
   });
 
   // PostgreSQL takes the secret from NEXTAUTH_SECRET, which every instance must share: nothing is generated.
-  it.skipIf(testDatabase() === "postgresql")("survive a restart: the secret generated on first start is kept with mode 0600", async () => {
-    const { authorization } = await registerAndGetToken(app);
-    const secretFile = `${app.dataDir}/nextauth-secret`;
-    expect(fs.readFileSync(secretFile, "utf8").length).toBeGreaterThanOrEqual(32);
-    expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
-    // One server per data folder: the first stops, another starts on its folder (afterAll stops that one).
-    const first = app;
-    await first.stopProcess();
-    app = await startAppServer({ DATABASE_URL: `file:${first.databaseFile}` });
-    leftoverFolders.push(first.dataDir);
-    expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(200);
-  });
+  it.skipIf(testDatabase() === "postgresql")(
+    "survive a restart: the secret generated on first start is kept with mode 0600",
+    async () => {
+      const { authorization } = await registerAndGetToken(app);
+      const secretFile = `${app.dataDir}/nextauth-secret`;
+      expect(fs.readFileSync(secretFile, "utf8").length).toBeGreaterThanOrEqual(32);
+      expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
+      // One server per data folder: the first stops, another starts on its folder (afterAll stops that one).
+      const first = app;
+      await first.stopProcess();
+      app = await startAppServer({ DATABASE_URL: `file:${first.databaseFile}` });
+      leftoverFolders.push(first.dataDir);
+      expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(200);
+    },
+  );
 });

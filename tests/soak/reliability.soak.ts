@@ -5,8 +5,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { startAppServer } from "../support/app-server";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import {
+  type BuildJson,
+  type BuildsApp,
   connectBuildsApp,
   expectAllDead,
   fixtureConfig,
@@ -15,8 +17,6 @@ import {
   pidsOfBuild,
   startBuildsApp,
   tearDownBuilds,
-  type BuildJson,
-  type BuildsApp,
 } from "../support/builds";
 import { seedRates } from "../support/rates";
 import { MB, openStalledStream, residentBytes, type StalledStream } from "../support/sse";
@@ -62,7 +62,8 @@ function printTable() {
   const headers = ["phase", "what", "seen", "bound", "ok"] as const;
   const cells = rows.map((row) => [row.phase, row.what, row.seen, row.bound, row.ok ? "yes" : "NO"]);
   const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((cell) => cell[column].length)));
-  const line = (values: readonly string[]) => `| ${values.map((value, column) => value.padEnd(widths[column])).join(" | ")} |`;
+  const line = (values: readonly string[]) =>
+    `| ${values.map((value, column) => value.padEnd(widths[column])).join(" | ")} |`;
   console.log(["", line(headers), line(widths.map((width) => "-".repeat(width))), ...cells.map(line), ""].join("\n"));
 }
 
@@ -113,7 +114,9 @@ function processesInBuilds(): Map<string, number[]> {
 
 describe("soak", () => {
   it(`serves ${CONNECTIONS} concurrent readers for ${LOAD_SECONDS} s while rates are written and builds run`, async () => {
-    bcv = await startBcvServer({ fixturePath: path.resolve(import.meta.dirname, "..", "fixtures", "bcv-home.sample.html") });
+    bcv = await startBcvServer({
+      fixturePath: path.resolve(import.meta.dirname, "..", "fixtures", "bcv-home.sample.html"),
+    });
     bcv.setRate({ dollar: "240,12345678", date: today() });
     before = await startBuildsApp(fixture, { BCV_URL: bcv.url, LOG_STREAMS_MAX: "50", LOG_STREAMS_PER_CLIENT: "50" });
     const app = before;
@@ -130,7 +133,14 @@ describe("soak", () => {
     }
     const loadBefore = os.loadavg()[0];
     let loading = true;
-    const writes = { api: 0, apiFailed: [] as string[], direct: 0, directFailed: [] as string[], builds: 0, buildsRefused: [] as number[] };
+    const writes = {
+      api: 0,
+      apiFailed: [] as string[],
+      direct: 0,
+      directFailed: [] as string[],
+      builds: 0,
+      buildsRefused: [] as number[],
+    };
     const apiWriter = (async () => {
       while (loading) {
         const response = await app.app.fetch("/rates/", { method: "POST", headers: app.authorization });
@@ -186,14 +196,56 @@ describe("soak", () => {
     await Promise.all([apiWriter, directWriter, builder]);
     const busy = (app.app.output().match(/SQLITE_BUSY|database is locked/g) ?? []).length;
 
-    record("load", "machine: cores, load average before / after", `${os.cpus().length}, ${loadBefore.toFixed(1)} / ${os.loadavg()[0].toFixed(1)}`, "-", true);
-    record("load", `GET rates, ${CONNECTIONS} clients, ${LOAD_SECONDS} s`, `${load.requests.total} requests, ${load.requests.average}/s`, "-", true);
-    record("load", "read latency p50 / p99 / max", `${load.latency.p50} / ${load.latency.p99} / ${load.latency.max} ms`, "-", true);
+    record(
+      "load",
+      "machine: cores, load average before / after",
+      `${os.cpus().length}, ${loadBefore.toFixed(1)} / ${os.loadavg()[0].toFixed(1)}`,
+      "-",
+      true,
+    );
+    record(
+      "load",
+      `GET rates, ${CONNECTIONS} clients, ${LOAD_SECONDS} s`,
+      `${load.requests.total} requests, ${load.requests.average}/s`,
+      "-",
+      true,
+    );
+    record(
+      "load",
+      "read latency p50 / p99 / max",
+      `${load.latency.p50} / ${load.latency.p99} / ${load.latency.max} ms`,
+      "-",
+      true,
+    );
     const errorKinds = [...requestErrors].map(([kind, count]) => `${kind} x${count}`).join(" ");
-    record("load", "read errors, timeouts, non-2xx", `${load.errors}, ${load.timeouts}, ${load.non2xx}${errorKinds ? ` (${errorKinds})` : ""}`, "0, 0, 0", load.errors + load.timeouts + load.non2xx === 0);
-    record("load", "POST /rates/ stored / failed", `${writes.api} / ${writes.apiFailed.length}`, "failed 0", writes.apiFailed.length === 0);
-    record("load", "direct SQLite writes ok / failed", `${writes.direct} / ${writes.directFailed.length}`, "failed 0", writes.directFailed.length === 0);
-    record("load", "builds accepted / refused", `${writes.builds + 2} / ${writes.buildsRefused.length}`, "refused 0", writes.buildsRefused.length === 0);
+    record(
+      "load",
+      "read errors, timeouts, non-2xx",
+      `${load.errors}, ${load.timeouts}, ${load.non2xx}${errorKinds ? ` (${errorKinds})` : ""}`,
+      "0, 0, 0",
+      load.errors + load.timeouts + load.non2xx === 0,
+    );
+    record(
+      "load",
+      "POST /rates/ stored / failed",
+      `${writes.api} / ${writes.apiFailed.length}`,
+      "failed 0",
+      writes.apiFailed.length === 0,
+    );
+    record(
+      "load",
+      "direct SQLite writes ok / failed",
+      `${writes.direct} / ${writes.directFailed.length}`,
+      "failed 0",
+      writes.directFailed.length === 0,
+    );
+    record(
+      "load",
+      "builds accepted / refused",
+      `${writes.builds + 2} / ${writes.buildsRefused.length}`,
+      "refused 0",
+      writes.buildsRefused.length === 0,
+    );
     record("load", "SQLITE_BUSY in the server's output", busy, "0", busy === 0);
     expect(load.errors + load.timeouts + load.non2xx).toBe(0);
     expect(load["2xx"]).toBeGreaterThan(0);
@@ -215,12 +267,16 @@ describe("soak", () => {
     // Two installs that wait a minute fill both slots; three more wait in the queue.
     const inProgress: string[] = [];
     for (let index = 0; index < 2; index++) {
-      const created = (await (await app.post({ repository: "demo", ref: "main", modules: ["slow_install"] })).json()) as BuildJson;
+      const created = (await (
+        await app.post({ repository: "demo", ref: "main", modules: ["slow_install"] })
+      ).json()) as BuildJson;
       inProgress.push(created.build_id);
     }
     const queued: string[] = [];
     for (let index = 0; index < 3; index++) {
-      const created = (await (await app.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })).json()) as BuildJson;
+      const created = (await (
+        await app.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })
+      ).json()) as BuildJson;
       queued.push(created.build_id);
     }
     for (const id of inProgress) await app.waitForStatus(id, ["installing"]);
@@ -252,22 +308,44 @@ describe("soak", () => {
     const runningIds = new Set(all.filter((build) => build.status === "running").map((build) => build.build_id));
     // A process in a build's folder belongs to a running build's runtime, or it is an orphan.
     await sleep(500);
-    const orphans = [...processesInBuilds()].filter(([buildId]) => !runningIds.has(buildId)).flatMap(([, pids]) => pids);
+    const orphans = [...processesInBuilds()]
+      .filter(([buildId]) => !runningIds.has(buildId))
+      .flatMap(([, pids]) => pids);
     let previewsServing = 0;
     for (const build of alive) {
       const view = (await (await after.get(`/builds/${build.build_id}`)).json()) as BuildJson;
       if (view.status === "running" && (await fetch(view.preview_url!)).status === 200) previewsServing++;
     }
     const database = new Database(app.app.databaseFile, { readonly: true });
-    const integrity = (database.pragma("integrity_check") as { integrity_check: string }[]).map((row) => row.integrity_check).join(", ");
+    const integrity = (database.pragma("integrity_check") as { integrity_check: string }[])
+      .map((row) => row.integrity_check)
+      .join(", ");
     database.close();
 
-    record("crash", "builds running / in progress / queued at SIGKILL", `${alive.length} / ${inProgress.length} / ${queued.length}`, "-", true);
+    record(
+      "crash",
+      "builds running / in progress / queued at SIGKILL",
+      `${alive.length} / ${inProgress.length} / ${queued.length}`,
+      "-",
+      true,
+    );
     record("crash", "restart until serving", `${restartMs} ms`, "-", true);
-    record("crash", "interrupted builds failed at recovery", `${inProgress.length} of ${inProgress.length}`, "all", true);
+    record(
+      "crash",
+      "interrupted builds failed at recovery",
+      `${inProgress.length} of ${inProgress.length}`,
+      "all",
+      true,
+    );
     record("crash", "queued builds run after the restart", `${queued.length} of ${queued.length}`, "all", true);
     record("crash", "builds stuck in progress", stuck.length, "0", stuck.length === 0);
-    record("crash", "previews of running builds serving", `${previewsServing} of ${alive.length}`, "all", previewsServing === alive.length);
+    record(
+      "crash",
+      "previews of running builds serving",
+      `${previewsServing} of ${alive.length}`,
+      "all",
+      previewsServing === alive.length,
+    );
     record("crash", "orphaned processes", orphans.length, "0", orphans.length === 0);
     record("crash", "PRAGMA integrity_check", integrity, "ok", integrity === "ok");
     expect(stuck).toEqual([]);
@@ -278,7 +356,9 @@ describe("soak", () => {
 
   it(`keeps memory bounded while a stage prints ${FLOOD_MB} MB to stalled and reading streams`, async () => {
     const app = after!;
-    const created = (await (await app.post({ repository: "demo", ref: "main", modules: ["chatty"] })).json()) as BuildJson;
+    const created = (await (
+      await app.post({ repository: "demo", ref: "main", modules: ["chatty"] })
+    ).json()) as BuildJson;
     await app.waitForStatus(created.build_id, ["installing", "testing", "running", "failed"], 120_000);
     const baseline = residentBytes(app.app.pid);
     const streamUrl = `${app.app.baseUrl}/builds/${created.build_id}/logs/stream?stage=install`;
@@ -290,7 +370,8 @@ describe("soak", () => {
       peak = Math.max(peak, residentBytes(app.app.pid));
       for (const pid of processesInBuilds().get(created.build_id) ?? []) {
         try {
-          if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("stage_log_limit_mb")) writerPeak = Math.max(writerPeak, residentBytes(pid));
+          if (fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("stage_log_limit_mb"))
+            writerPeak = Math.max(writerPeak, residentBytes(pid));
         } catch {
           /* gone */
         }
@@ -319,10 +400,34 @@ describe("soak", () => {
     const logSize = fs.statSync(path.join(fixture.buildsRoot, created.build_id, "logs", "install.log")).size;
     const growthMb = (peak - baseline) / MB;
 
-    record("flood", `install prints ${FLOOD_MB} MB, 8 stalled + 1 reading stream`, `${seconds.toFixed(1)} s, install ${view.stages.find((s) => s.name === "install")?.status}`, "succeeded", view.status === "running");
-    record("flood", "install log on disk", `${(logSize / MB).toFixed(2)} MB`, "50 MB + a note", logSize <= 50 * MB + 1_000);
-    record("flood", "reading stream received, ended", `${(received / MB).toFixed(1)} MB, ${ended}`, "the log, true", ended);
-    record("flood", "server RSS before / peak", `${(baseline / MB).toFixed(0)} / ${(peak / MB).toFixed(0)} MB (+${growthMb.toFixed(0)})`, `+${MEMORY_BOUND_MB} MB`, growthMb < MEMORY_BOUND_MB);
+    record(
+      "flood",
+      `install prints ${FLOOD_MB} MB, 8 stalled + 1 reading stream`,
+      `${seconds.toFixed(1)} s, install ${view.stages.find((s) => s.name === "install")?.status}`,
+      "succeeded",
+      view.status === "running",
+    );
+    record(
+      "flood",
+      "install log on disk",
+      `${(logSize / MB).toFixed(2)} MB`,
+      "50 MB + a note",
+      logSize <= 50 * MB + 1_000,
+    );
+    record(
+      "flood",
+      "reading stream received, ended",
+      `${(received / MB).toFixed(1)} MB, ${ended}`,
+      "the log, true",
+      ended,
+    );
+    record(
+      "flood",
+      "server RSS before / peak",
+      `${(baseline / MB).toFixed(0)} / ${(peak / MB).toFixed(0)} MB (+${growthMb.toFixed(0)})`,
+      `+${MEMORY_BOUND_MB} MB`,
+      growthMb < MEMORY_BOUND_MB,
+    );
     record("flood", "log writer RSS peak", `${(writerPeak / MB).toFixed(0)} MB`, "-", true);
     expect(view.status).toBe("running");
     expect(logSize).toBeLessThanOrEqual(50 * MB + 1_000);

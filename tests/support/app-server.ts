@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { inject } from "vitest";
-import { freePort, stopProcessGroup } from "./processes";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "./postgresql";
+import { freePort, stopProcessGroup } from "./processes";
 
 export { freePort, stopProcessGroup };
 
@@ -28,13 +28,14 @@ export interface AppServer {
   stopProcess(signal?: "SIGTERM" | "SIGKILL"): Promise<void>;
 }
 
-
 /**
  * The secret the server signs its sessions with: on SQLite the one it generated in its data folder, on
  * PostgreSQL the one every test server shares (required there).
  */
 export function sessionSecret(app: AppServer): string {
-  return app.databaseUrl.startsWith("file:") ? fs.readFileSync(path.join(app.dataDir, "nextauth-secret"), "utf8") : TEST_NEXTAUTH_SECRET;
+  return app.databaseUrl.startsWith("file:")
+    ? fs.readFileSync(path.join(app.dataDir, "nextauth-secret"), "utf8")
+    : TEST_NEXTAUTH_SECRET;
 }
 
 /**

@@ -1,5 +1,5 @@
-import crypto from "node:crypto";
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { BuildJson, BuildsApp, BuildsFixture } from "./builds";
@@ -15,7 +15,10 @@ export interface Remote {
 }
 
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=Ana Pérez", "-c", "user.email=ana@example.com", ...args], { cwd, encoding: "utf8" }).trim();
+  return execFileSync("git", ["-c", "user.name=Ana Pérez", "-c", "user.email=ana@example.com", ...args], {
+    cwd,
+    encoding: "utf8",
+  }).trim();
 }
 
 /** A bare copy of the fixture's repository at <root>/<name>.git, with a working clone at <root>/<name>-work. */
@@ -28,7 +31,12 @@ export function makeRemote(fixture: Pick<BuildsFixture, "root" | "repository">, 
 }
 
 /** Commits a change on `branch` (created from the current head when new), pushes it and returns the commit. */
-export function pushCommit(remote: Remote, branch: string, subject: string, files: Record<string, string> = {}): string {
+export function pushCommit(
+  remote: Remote,
+  branch: string,
+  subject: string,
+  files: Record<string, string> = {},
+): string {
   const branches = git(remote.work, "branch", "--list", branch);
   git(remote.work, "checkout", "--quiet", ...(branches ? [branch] : ["-b", branch]));
   const written = Object.keys(files).length > 0 ? files : { [`notes/${crypto.randomUUID()}.txt`]: subject };
@@ -43,7 +51,11 @@ export function pushCommit(remote: Remote, branch: string, subject: string, file
 }
 
 /** A push event as GitHub sends it (the fields that matter, plus some that do not). */
-export function githubPush(branch: string, after: string, options: { before?: string; deleted?: boolean; pusher?: string } = {}) {
+export function githubPush(
+  branch: string,
+  after: string,
+  options: { before?: string; deleted?: boolean; pusher?: string } = {},
+) {
   return {
     ref: `refs/heads/${branch}`,
     before: options.before ?? "0".repeat(40),
@@ -64,7 +76,13 @@ export function hmacHex(secret: string, body: string): string {
 }
 
 /** POSTs a GitHub delivery of `payload` (or of a raw body string), signed with `secret` unless it is null. */
-export function deliverGitHub(builds: BuildsApp, alias: string, payload: unknown, secret: string | null, event = "push") {
+export function deliverGitHub(
+  builds: BuildsApp,
+  alias: string,
+  payload: unknown,
+  secret: string | null,
+  event = "push",
+) {
   const body = typeof payload === "string" ? payload : JSON.stringify(payload);
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -81,7 +99,11 @@ export async function listAllBuilds(builds: BuildsApp): Promise<BuildJson[]> {
   return ((await (await builds.get("/builds?limit=100")).json()) as { builds: BuildJson[] }).builds;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

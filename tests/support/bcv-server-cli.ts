@@ -6,7 +6,7 @@
  * GET /__control always answers 200 with the state, so it also serves as a readiness check.
  */
 import { parseArgs } from "node:util";
-import { BCV_SCENARIOS, startBcvServer, type BcvScenario } from "./bcv-server";
+import { BCV_SCENARIOS, type BcvScenario, startBcvServer } from "./bcv-server";
 
 const { values } = parseArgs({
   options: {

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
-import { startAppServer, type AppServer } from "./app-server";
+import { type AppServer, startAppServer } from "./app-server";
 import { registerAndGetToken } from "./users";
 
 /**
@@ -109,7 +109,13 @@ function writeModule(repository: string, name: string) {
 /** The YAML of a configuration for the fixture; `extra` lines are appended at the top level. */
 export function fixtureConfig(
   fixture: Omit<BuildsFixture, "configFile">,
-  options: { maxConcurrent?: number; maxQueued?: number; ttl?: string; stageTimeout?: number; extraRepositories?: string } = {},
+  options: {
+    maxConcurrent?: number;
+    maxQueued?: number;
+    ttl?: string;
+    stageTimeout?: number;
+    extraRepositories?: string;
+  } = {},
 ): string {
   return `
 builds_root: ${fixture.buildsRoot}
@@ -173,7 +179,11 @@ export async function startBuildsApp(fixture: BuildsFixture, env: Record<string,
   return connectBuildsApp(app, fixture, (await registerAndGetToken(app)).authorization);
 }
 
-export function connectBuildsApp(app: AppServer, fixture: BuildsFixture, authorization: Record<string, string>): BuildsApp {
+export function connectBuildsApp(
+  app: AppServer,
+  fixture: BuildsFixture,
+  authorization: Record<string, string>,
+): BuildsApp {
   return {
     app,
     fixture,
@@ -191,7 +201,9 @@ export function connectBuildsApp(app: AppServer, fixture: BuildsFixture, authori
       while (Date.now() < deadline) {
         last = (await (await app.fetch(`/builds/${buildId}`)).json()) as BuildJson;
         // A build that ends changes its status first, then closes its open stages once its runtime is destroyed.
-        const settled = !ENDED.includes(last.status) || last.stages.every((stage) => stage.status !== "pending" && stage.status !== "running");
+        const settled =
+          !ENDED.includes(last.status) ||
+          last.stages.every((stage) => stage.status !== "pending" && stage.status !== "running");
         if (statuses.includes(last.status) && settled) return last;
         await new Promise((resolve) => setTimeout(resolve, 150));
       }

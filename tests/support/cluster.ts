@@ -1,7 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
-import { freePort, startAppServer, type AppServer } from "./app-server";
-import { connectBuildsApp, expectAllDead, fixtureConfig, makeBuildsFixture, pidsOfBuild, type BuildJson, type BuildsApp, type BuildsFixture } from "./builds";
+import { type AppServer, freePort, startAppServer } from "./app-server";
+import {
+  type BuildJson,
+  type BuildsApp,
+  type BuildsFixture,
+  connectBuildsApp,
+  expectAllDead,
+  fixtureConfig,
+  makeBuildsFixture,
+  pidsOfBuild,
+} from "./builds";
 import { registerAndGetToken } from "./users";
 
 /**
@@ -17,20 +26,36 @@ export interface BuilderPair {
 
 async function startInstance(name: string, configFile: string, env: Record<string, string>): Promise<AppServer> {
   const port = await freePort();
-  return startAppServer({ ...env, BUILDS_CONFIG: configFile, INSTANCE_NAME: name, PORT: String(port), INSTANCE_URL: `http://127.0.0.1:${port}` });
+  return startAppServer({
+    ...env,
+    BUILDS_CONFIG: configFile,
+    INSTANCE_NAME: name,
+    PORT: String(port),
+    INSTANCE_URL: `http://127.0.0.1:${port}`,
+  });
 }
 
 export async function startBuilderPair(
-  options: { env?: Record<string, string>; betaSlots?: number; extraRepositories?: string; prepare?: (fixture: BuildsFixture) => void } = {},
+  options: {
+    env?: Record<string, string>;
+    betaSlots?: number;
+    extraRepositories?: string;
+    prepare?: (fixture: BuildsFixture) => void;
+  } = {},
 ): Promise<BuilderPair> {
   const env = options.env ?? {};
-  const fixture = makeBuildsFixture((partial) => fixtureConfig(partial, { maxConcurrent: 1, extraRepositories: options.extraRepositories }));
+  const fixture = makeBuildsFixture((partial) =>
+    fixtureConfig(partial, { maxConcurrent: 1, extraRepositories: options.extraRepositories }),
+  );
   options.prepare?.(fixture);
   // beta's own builds folder and ports: the settings each host keeps for itself.
   const betaConfig = path.join(fixture.root, "beta.config.yaml");
   const betaPorts = { start: fixture.ports.end + 1, end: fixture.ports.end + 10 };
   const betaFixture = { ...fixture, buildsRoot: path.join(fixture.root, "beta-builds"), ports: betaPorts };
-  fs.writeFileSync(betaConfig, fixtureConfig(betaFixture, { maxConcurrent: options.betaSlots ?? 0, extraRepositories: options.extraRepositories }));
+  fs.writeFileSync(
+    betaConfig,
+    fixtureConfig(betaFixture, { maxConcurrent: options.betaSlots ?? 0, extraRepositories: options.extraRepositories }),
+  );
   const alphaApp = await startInstance("alpha", fixture.configFile, env);
   const betaApp = await startInstance("beta", betaConfig, { ...env, DATABASE_URL: alphaApp.databaseUrl });
   const { authorization } = await registerAndGetToken(betaApp);
@@ -40,7 +65,9 @@ export async function startBuilderPair(
     async stop() {
       // Every build's processes end first, through alpha (which forwards to beta what runs there); a test that
       // killed alpha has ended its builds before.
-      await endEveryBuild(connectBuildsApp(alphaApp, fixture, authorization)).catch((error) => console.error("cluster teardown:", error));
+      await endEveryBuild(connectBuildsApp(alphaApp, fixture, authorization)).catch((error) =>
+        console.error("cluster teardown:", error),
+      );
       // beta shares alpha's database, which alpha drops when it stops.
       await betaApp.stop();
       await alphaApp.stop();
@@ -50,7 +77,11 @@ export async function startBuilderPair(
 }
 
 /** Reads a response's body until `until` holds for what arrived (or it ends); returns the text. */
-export async function readUntil(response: Response, until: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+export async function readUntil(
+  response: Response,
+  until: (text: string) => boolean,
+  timeoutMs = 30_000,
+): Promise<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";

@@ -17,11 +17,16 @@ export function dockerUnavailableReason(): string | null {
   let reason: string | null = null;
   if (info.error) reason = `no docker command (${info.error.message})`;
   else if (info.status !== 0) reason = `the Docker daemon does not answer: ${info.stderr.trim().split("\n")[0]}`;
-  else if (spawnSync("docker-compose", ["version"]).status !== 0 && spawnSync("docker", ["compose", "version"]).status !== 0) {
+  else if (
+    spawnSync("docker-compose", ["version"]).status !== 0 &&
+    spawnSync("docker", ["compose", "version"]).status !== 0
+  ) {
     reason = "neither docker-compose nor docker compose is installed";
   }
   if (reason && process.env.CI === "true") {
-    throw new Error(`The compose driver's tests need Docker, and CI must run them: ${reason}. Start dockerd (see .ci/run).`);
+    throw new Error(
+      `The compose driver's tests need Docker, and CI must run them: ${reason}. Start dockerd (see .ci/run).`,
+    );
   }
   return reason;
 }
@@ -30,7 +35,10 @@ export function dockerUnavailableReason(): string | null {
 export function ensureTestImage(): void {
   if (spawnSync("docker", ["image", "inspect", TEST_IMAGE], { stdio: "ignore" }).status === 0) return;
   const busybox = ["/bin/busybox", "/usr/bin/busybox"].find((file) => fs.existsSync(file));
-  if (!busybox) throw new Error("busybox is not installed (apt-get install busybox-static): the compose tests build their image from it");
+  if (!busybox)
+    throw new Error(
+      "busybox is not installed (apt-get install busybox-static): the compose tests build their image from it",
+    );
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "busybox-rootfs-"));
   try {
     fs.mkdirSync(path.join(root, "bin"));
@@ -38,7 +46,9 @@ export function ensureTestImage(): void {
     fs.chmodSync(path.join(root, "tmp"), 0o1777);
     fs.copyFileSync(busybox, path.join(root, "bin", "busybox"));
     fs.chmodSync(path.join(root, "bin", "busybox"), 0o755);
-    const applets = execFileSync(path.join(root, "bin", "busybox"), ["--list"], { encoding: "utf8" }).split("\n").filter(Boolean);
+    const applets = execFileSync(path.join(root, "bin", "busybox"), ["--list"], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
     for (const applet of applets) {
       if (applet !== "busybox") fs.symlinkSync("busybox", path.join(root, "bin", applet));
     }
@@ -118,13 +128,27 @@ export interface BuildResources {
 /** Every container, network and volume of a build's Compose project, found by Compose's project label. */
 export function resourcesOfBuild(buildId: string): BuildResources {
   const list = (args: string[], name: string) =>
-    execFileSync("docker", [...args, "--filter", "label=com.docker.compose.project", "--format", `{{.Label "com.docker.compose.project"}} {{${name}}}`], {
-      encoding: "utf8",
-    })
+    execFileSync(
+      "docker",
+      [
+        ...args,
+        "--filter",
+        "label=com.docker.compose.project",
+        "--format",
+        `{{.Label "com.docker.compose.project"}} {{${name}}}`,
+      ],
+      {
+        encoding: "utf8",
+      },
+    )
       .split("\n")
       .filter((line) => line.split(" ")[0]?.endsWith(`-${buildId}`))
       .map((line) => line.split(" ")[1]);
-  return { containers: list(["ps", "-a"], ".Names"), networks: list(["network", "ls"], ".Name"), volumes: list(["volume", "ls"], ".Name") };
+  return {
+    containers: list(["ps", "-a"], ".Names"),
+    networks: list(["network", "ls"], ".Name"),
+    volumes: list(["volume", "ls"], ".Name"),
+  };
 }
 
 export const NOTHING_LEFT: BuildResources = { containers: [], networks: [], volumes: [] };

@@ -55,10 +55,21 @@ export async function startForgeServer(prefix = ""): Promise<ForgeServer> {
       }
       const url = new URL(request.url ?? "/", "http://forge.invalid");
       const path = decodeURI(url.pathname.slice(prefix.length));
-      const recorded: ForgeRequest = { method: request.method ?? "", path, query: url.searchParams, headers: request.headers, body, raw };
+      const recorded: ForgeRequest = {
+        method: request.method ?? "",
+        path,
+        query: url.searchParams,
+        headers: request.headers,
+        body,
+        raw,
+      };
       requests.push(recorded);
       const serve = request.method === "GET" ? served.get(path) : undefined;
-      const answer = hanging ? "hang" : serve ? serve(url.searchParams) : (scripted.shift() ?? { status: 201, body: { id: nextId++, ...body } });
+      const answer = hanging
+        ? "hang"
+        : serve
+          ? serve(url.searchParams)
+          : (scripted.shift() ?? { status: 201, body: { id: nextId++, ...body } });
       if (answer === "hang") {
         open.add(response);
         return;

@@ -1,7 +1,7 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import type { TestProject } from "vitest/node";
 import { startThrowawayPostgresql } from "../../scripts/throwaway-postgresql";
 import { TEST_NEXTAUTH_SECRET } from "./postgresql";
@@ -30,7 +30,11 @@ export default async function setup(project: TestProject) {
     const cluster = await startThrowawayPostgresql();
     try {
       execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", 'CREATE DATABASE "template_app"', cluster.url]);
-      prepareStart({ DATABASE_URL: cluster.urlOf("template_app"), NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: dir });
+      prepareStart({
+        DATABASE_URL: cluster.urlOf("template_app"),
+        NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET,
+        DATA_DIR: dir,
+      });
     } catch (error) {
       cluster.stop();
       throw error;

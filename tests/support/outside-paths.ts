@@ -66,7 +66,8 @@ export function scanFile(root: string, file: string, text: string): OutsidePath[
   };
 
   // The workspace folder this project was first written in, by name, in any file.
-  for (const match of text.matchAll(/\.\.[\\/]+shared\b/g)) report(match.index, "names the shared folder beside the repository");
+  for (const match of text.matchAll(/\.\.[\\/]+shared\b/g))
+    report(match.index, "names the shared folder beside the repository");
 
   if (CODE.test(file)) {
     // Relative string literals ("../x", "./x"): module specifiers and file paths next to the source.

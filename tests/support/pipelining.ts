@@ -9,7 +9,14 @@ export async function openStalledPipeline(baseUrl: string, paths: string[]) {
   const socket = net.connect(Number(new URL(baseUrl).port), "127.0.0.1");
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
   socket.pause();
-  socket.write(paths.map((path, index) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === paths.length - 1 ? "Connection: close\r\n" : ""}\r\n`).join(""));
+  socket.write(
+    paths
+      .map(
+        (path, index) =>
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${index === paths.length - 1 ? "Connection: close\r\n" : ""}\r\n`,
+      )
+      .join(""),
+  );
   return {
     /** Reads until the server closes the connection; the bytes as latin1 text. */
     resume: () =>

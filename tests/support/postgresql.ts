@@ -25,7 +25,9 @@ export function dropTestDatabase(url: string): void {
 }
 
 function psql(url: string, command: string): void {
-  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", command, url], { stdio: ["ignore", "ignore", "pipe"] });
+  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", command, url], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
 }
 
 /** A new database with nothing in it (not even migrations), for tests of what a first start does. */

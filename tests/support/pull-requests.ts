@@ -20,7 +20,14 @@ export function pushPullRequestHead(remote: Remote, ref: string, subject: string
   return sha;
 }
 
-const REPOSITORY = { id: 1296269, name: "hub", full_name: "acme/hub", fork: false, default_branch: "main", owner: { login: "acme", id: 1 } };
+const REPOSITORY = {
+  id: 1296269,
+  name: "hub",
+  full_name: "acme/hub",
+  fork: false,
+  default_branch: "main",
+  owner: { login: "acme", id: 1 },
+};
 
 /** GitHub's `pull_request` event (X-GitHub-Event: pull_request). */
 export function githubPullRequest(action: string, number: number, headSha: string, options: { merged?: boolean } = {}) {
@@ -44,9 +51,19 @@ export function githubPullRequest(action: string, number: number, headSha: strin
 }
 
 /** GitLab's merge request event (X-Gitlab-Event: Merge Request Hook). `oldrev` is sent on updates that push commits. */
-export function gitlabMergeRequest(action: string, iid: number, lastCommit: string, options: { oldrev?: string | null } = {}) {
+export function gitlabMergeRequest(
+  action: string,
+  iid: number,
+  lastCommit: string,
+  options: { oldrev?: string | null } = {},
+) {
   const project = { id: 15, name: "lab", path_with_namespace: "acme/lab", default_branch: "main" };
-  const oldrev = options.oldrev === undefined ? (action === "update" ? "6113728f27ae82c7b1a177c8d03f9e96e0adf246" : null) : options.oldrev;
+  const oldrev =
+    options.oldrev === undefined
+      ? action === "update"
+        ? "6113728f27ae82c7b1a177c8d03f9e96e0adf246"
+        : null
+      : options.oldrev;
   return {
     object_kind: "merge_request",
     event_type: "merge_request",
@@ -71,7 +88,13 @@ export function gitlabMergeRequest(action: string, iid: number, lastCommit: stri
 
 /** Gitea's and Forgejo's `pull_request` event (X-Gitea-Event: pull_request). */
 export function giteaPullRequest(action: string, number: number, headSha: string) {
-  const repository = { id: 7, name: "tea", full_name: "acme/tea", fork: false, owner: { login: "acme", username: "acme" } };
+  const repository = {
+    id: 7,
+    name: "tea",
+    full_name: "acme/tea",
+    fork: false,
+    owner: { login: "acme", username: "acme" },
+  };
   return {
     action,
     number,
@@ -82,7 +105,13 @@ export function giteaPullRequest(action: string, number: number, headSha: string
       title: "Invoices: print the due date",
       merged: false,
       head: { label: "feature/invoices", ref: "feature/invoices", sha: headSha, repo_id: 7, repo: repository },
-      base: { label: "main", ref: "main", sha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", repo_id: 7, repo: repository },
+      base: {
+        label: "main",
+        ref: "main",
+        sha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246",
+        repo_id: 7,
+        repo: repository,
+      },
     },
     repository,
     sender: { id: 3, login: "anaperez", username: "anaperez" },
@@ -94,7 +123,12 @@ export function giteaPullRequest(action: string, number: number, headSha: string
  * GET /projects/{id}/merge_requests?state=opened), trimmed to their usual fields. `fork`: the head lives in
  * another repository (GitLab: another project).
  */
-export function listedPullRequest(host: "github" | "gitlab" | "gitea", number: number, headSha: string, options: { fork?: boolean } = {}) {
+export function listedPullRequest(
+  host: "github" | "gitlab" | "gitea",
+  number: number,
+  headSha: string,
+  options: { fork?: boolean } = {},
+) {
   const fork = options.fork ?? false;
   if (host === "gitlab") {
     return {
@@ -113,8 +147,13 @@ export function listedPullRequest(host: "github" | "gitlab" | "gitea", number: n
       web_url: `https://gitlab.example.com/acme/lab/-/merge_requests/${number}`,
     };
   }
-  const base = host === "github" ? REPOSITORY : { id: 7, name: "tea", full_name: "acme/tea", fork: false, owner: { login: "acme" } };
-  const headRepo = fork ? { id: 4242, name: base.name, full_name: `stranger/${base.name}`, fork: true, owner: { login: "stranger" } } : base;
+  const base =
+    host === "github"
+      ? REPOSITORY
+      : { id: 7, name: "tea", full_name: "acme/tea", fork: false, owner: { login: "acme" } };
+  const headRepo = fork
+    ? { id: 4242, name: base.name, full_name: `stranger/${base.name}`, fork: true, owner: { login: "stranger" } }
+    : base;
   return {
     id: 1_000_000 + number,
     number,
@@ -122,7 +161,19 @@ export function listedPullRequest(host: "github" | "gitlab" | "gitea", number: n
     title: "Invoices: print the due date",
     user: { login: "anaperez", id: 583231 },
     draft: false,
-    head: { label: `${headRepo.owner.login}:feature/invoices`, ref: "feature/invoices", sha: headSha, repo: headRepo, ...(host === "gitea" ? { repo_id: headRepo.id } : {}) },
-    base: { label: "acme:main", ref: "main", sha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246", repo: base, ...(host === "gitea" ? { repo_id: base.id } : {}) },
+    head: {
+      label: `${headRepo.owner.login}:feature/invoices`,
+      ref: "feature/invoices",
+      sha: headSha,
+      repo: headRepo,
+      ...(host === "gitea" ? { repo_id: headRepo.id } : {}),
+    },
+    base: {
+      label: "acme:main",
+      ref: "main",
+      sha: "6113728f27ae82c7b1a177c8d03f9e96e0adf246",
+      repo: base,
+      ...(host === "gitea" ? { repo_id: base.id } : {}),
+    },
   };
 }

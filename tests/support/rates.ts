@@ -13,9 +13,16 @@ export interface RateRow {
  * already there), as if read from the home page. `others` adds other currencies of the same dates:
  * `{EUR: "228.09086692"}`.
  */
-export function seedRates(app: AppServer, rates: { date: string; dollar: string; others?: Record<string, string> }[]): void {
+export function seedRates(
+  app: AppServer,
+  rates: { date: string; dollar: string; others?: Record<string, string> }[],
+): void {
   const rows = rates.flatMap((rate) =>
-    [["USD", rate.dollar], ...Object.entries(rate.others ?? {})].map(([currency, value]) => ({ date: rate.date, currency, rate: value })),
+    [["USD", rate.dollar], ...Object.entries(rate.others ?? {})].map(([currency, value]) => ({
+      date: rate.date,
+      currency,
+      rate: value,
+    })),
   );
   if (app.databaseUrl.startsWith("file:")) {
     // One transaction: a JSON array of rows, read by SQLite's json_each.
@@ -41,7 +48,10 @@ export function seedRates(app: AppServer, rates: { date: string; dollar: string;
 
 /** Every stored dollar rate, as the database holds it, by date. */
 export function readStoredRates(app: AppServer): RateRow[] {
-  return queryDatabase<RateRow>(app, `SELECT "id", "date", "rate" AS "dollar" FROM "CurrencyRate" WHERE "currency" = 'USD' ORDER BY "date"`);
+  return queryDatabase<RateRow>(
+    app,
+    `SELECT "id", "date", "rate" AS "dollar" FROM "CurrencyRate" WHERE "currency" = 'USD' ORDER BY "date"`,
+  );
 }
 
 export interface CurrencyRateRow {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import * as XLSX from "@e965/xlsx";
-import { commandEnvironment, type AppServer } from "./app-server";
+import { type AppServer, commandEnvironment } from "./app-server";
 
 /** The central bank's own quarterly workbooks of 2025 (first, second and fourth quarters). */
 export const WORKBOOKS_DIR = path.resolve(import.meta.dirname, "..", "fixtures", "bcv-workbooks");
@@ -54,7 +54,8 @@ export function makeLargeWorkbook(): Uint8Array {
   const book = XLSX.utils.book_new();
   for (let sheet = 0; sheet < 100; sheet++) {
     const rows: unknown[][] = [["Fecha Valor: 14/10/2025"]];
-    for (let row = 0; row < 125; row++) rows.push(Array.from({ length: 12 }, (_, column) => `t${row}-${column}-${sheet}`));
+    for (let row = 0; row < 125; row++)
+      rows.push(Array.from({ length: 12 }, (_, column) => `t${row}-${column}-${sheet}`));
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(rows), `S${sheet}`);
   }
   return new Uint8Array(XLSX.write(book, { type: "buffer", bookType: "biff8" }) as Buffer);
@@ -66,11 +67,16 @@ export function makeLargeWorkbook(): Uint8Array {
  */
 export function importWithCommand(app: AppServer, ...files: string[]): void {
   const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-  const result = spawnSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/import-rates.ts", ...files], {
-    cwd: projectRoot,
-    env: { ...process.env, ...commandEnvironment(app) },
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  if (result.status !== 0) throw new Error(`rates:import failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  const result = spawnSync(
+    path.join(projectRoot, "node_modules", ".bin", "tsx"),
+    ["scripts/import-rates.ts", ...files],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...commandEnvironment(app) },
+      encoding: "utf8",
+      timeout: 120_000,
+    },
+  );
+  if (result.status !== 0)
+    throw new Error(`rates:import failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
 }

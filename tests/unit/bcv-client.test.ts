@@ -3,9 +3,9 @@ import https from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchOfficialRate, RateSourceError, USER_AGENT, type BcvClientConfig } from "@/lib/rates/bcv-client";
+import { type BcvClientConfig, fetchOfficialRate, RateSourceError, USER_AGENT } from "@/lib/rates/bcv-client";
 import { todayIn } from "@/lib/rates/dates";
-import { startBcvServer, type BcvServer } from "../support/bcv-server";
+import { type BcvServer, startBcvServer } from "../support/bcv-server";
 
 // The client against the local stand-in, with the settings passed in rather than read from the environment.
 let bcv: BcvServer;
@@ -79,7 +79,9 @@ describe("fetchOfficialRate", () => {
     try {
       const error = await failure(fetchOfficialRate({ ...config, url: `https://127.0.0.1:${port}/` }));
       expect(error).toMatchObject({ kind: "unreachable", transient: false });
-      expect(error.message).toMatch(/TLS certificate .* could not be verified \(\w+\).*NODE_EXTRA_CA_CERTS.*\(1 attempt\)/);
+      expect(error.message).toMatch(
+        /TLS certificate .* could not be verified \(\w+\).*NODE_EXTRA_CA_CERTS.*\(1 attempt\)/,
+      );
       expect(connections).toBe(1);
     } finally {
       server.closeAllConnections();

@@ -28,8 +28,15 @@ describe("parseWorkbook on the central bank's 2025 workbooks", () => {
     expect(parsed.sheets).toHaveLength(9);
     expect(parsed.skipped).toEqual([]);
     expect(parsed.sheets.map((s) => s.date)).toEqual([
-      "2025-10-14", "2025-10-13", "2025-10-10", "2025-10-09", "2025-10-08",
-      "2025-10-07", "2025-10-06", "2025-10-03", "2025-10-02",
+      "2025-10-14",
+      "2025-10-13",
+      "2025-10-10",
+      "2025-10-09",
+      "2025-10-08",
+      "2025-10-07",
+      "2025-10-06",
+      "2025-10-03",
+      "2025-10-02",
     ]);
     // Operated on the 13th, valid on the 14th: the home page printed 197,24560000 for 2025-10-14.
     expect(sheet).toMatchObject({ date: "2025-10-14", operationDate: "2025-10-13", skippedRows: [] });
@@ -77,7 +84,9 @@ describe("parseWorkbook refuses what is not a bank workbook", () => {
     expect((await failure(new TextEncoder().encode("fecha,usd\n14/10/2025,197.2456\n".repeat(40)))).message).toContain(
       "not an Excel 97-2003 workbook",
     );
-    expect((await failure(new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new Uint8Array(600)]))).message).toContain("OLE2 signature");
+    expect((await failure(new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new Uint8Array(600)]))).message).toContain(
+      "OLE2 signature",
+    );
   });
 
   it("a file past the size bound, unread", async () => {
@@ -90,20 +99,32 @@ describe("parseWorkbook refuses what is not a bank workbook", () => {
       fechaValor: "14/10/2025",
       rows: [["USD", 1, 2]] as [string, number, number][],
     }));
-    expect((await failure(makeWorkbook(sheets))).message).toContain(`has ${MAX_SHEETS + 1} sheets; at most ${MAX_SHEETS}`);
+    expect((await failure(makeWorkbook(sheets))).message).toContain(
+      `has ${MAX_SHEETS + 1} sheets; at most ${MAX_SHEETS}`,
+    );
   });
 
   it("a workbook with no sheet of rates", async () => {
     const bytes = makeWorkbook([{ name: "Hoja1", fechaValor: "no es fecha", rows: [] }]);
-    expect((await failure(bytes)).message).toContain("has no sheet with the central bank's reference rates (Hoja1: has no Fecha Valor");
+    expect((await failure(bytes)).message).toContain(
+      "has no sheet with the central bank's reference rates (Hoja1: has no Fecha Valor",
+    );
   });
 });
 
 describe("parseWorkbook skips what it cannot trust, sheet by sheet", () => {
   it("value dates far in the future or before the bolívar digital, values that are not plausible rates", async () => {
-    const usd = (ask: number) => [["USD", ask * 0.99, ask], ["EUR", 1, 2]] as [string, number, number][];
+    const usd = (ask: number) =>
+      [
+        ["USD", ask * 0.99, ask],
+        ["EUR", 1, 2],
+      ] as [string, number, number][];
     const bytes = makeWorkbook([
-      { name: "good", fechaValor: bankDate("2026-11-24"), rows: [...usd(236.4587), ["XXX", 1, 2], ["MXP", 12.5, 12.6]] },
+      {
+        name: "good",
+        fechaValor: bankDate("2026-11-24"),
+        rows: [...usd(236.4587), ["XXX", 1, 2], ["MXP", 12.5, 12.6]],
+      },
       { name: "future", fechaValor: "31/12/9999", rows: usd(1) },
       { name: "old", fechaValor: "15/08/2018", rows: usd(1) },
       { name: "huge", fechaValor: bankDate("2026-11-20"), rows: [["USD", 1, 1e20]] },
@@ -116,7 +137,12 @@ describe("parseWorkbook skips what it cannot trust, sheet by sheet", () => {
     expect(parsed.skipped).toEqual([
       { sheet: "future", reason: "its Fecha Valor 9999-12-31 is more than 7 days after today (2026-11-23)" },
       { sheet: "old", reason: expect.stringContaining("is before 2021-10-01") },
-      { sheet: "huge", reason: expect.stringMatching(/^has no readable USD row \(USD: the ask in Bs\.\/M\.E\. 100000000000000000000 has 21 digits/) },
+      {
+        sheet: "huge",
+        reason: expect.stringMatching(
+          /^has no readable USD row \(USD: the ask in Bs\.\/M\.E\. 100000000000000000000 has 21 digits/,
+        ),
+      },
       { sheet: "again", reason: "its Fecha Valor 2026-11-24 is also sheet good's, which was read" },
     ]);
   });

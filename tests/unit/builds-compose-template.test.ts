@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { renderComposeFile, substituteVariables, TemplateError, unknownVariables, type ComposeVariables } from "@/lib/builds/runtime/drivers/compose-template";
+import {
+  type ComposeVariables,
+  renderComposeFile,
+  substituteVariables,
+  TemplateError,
+  unknownVariables,
+} from "@/lib/builds/runtime/drivers/compose-template";
 
 const variables: ComposeVariables = {
   BUILD_ID: "0123456789abcdef",
@@ -36,10 +42,19 @@ networks:
   back: {}
 `;
     const rendered = parse(renderComposeFile(template, variables, labels));
-    expect(rendered.services.web.command).toEqual(["odoo", "-d", "build_0123456789abcdef", "--addons-path=/mnt/sources/demo/addons"]);
+    expect(rendered.services.web.command).toEqual([
+      "odoo",
+      "-d",
+      "build_0123456789abcdef",
+      "--addons-path=/mnt/sources/demo/addons",
+    ]);
     expect(rendered.services.web.ports).toEqual(["127.0.0.1:18001:8069"]);
     expect(rendered.services.web.environment).toEqual({ OTHER: "${NOT_OURS}", DOLLAR: "$$HOME" });
-    expect(rendered.services.web.labels).toEqual(["keep=me", "org.bcv-runbot.build=0123456789abcdef", "org.bcv-runbot.instance=abcd1234"]);
+    expect(rendered.services.web.labels).toEqual([
+      "keep=me",
+      "org.bcv-runbot.build=0123456789abcdef",
+      "org.bcv-runbot.instance=abcd1234",
+    ]);
     expect(rendered.services.db.labels).toEqual({ keep: "me", ...labels });
     expect(rendered.volumes.data.labels).toEqual(labels);
     expect(rendered.volumes.shared).toEqual({ external: true });
@@ -47,7 +62,9 @@ networks:
   });
 
   it("refuses a value that could change the file's structure", () => {
-    expect(() => substituteVariables("x: ${WORKSPACE}", { ...variables, WORKSPACE: "/srv/a: b\n  evil: 1" })).toThrow(TemplateError);
+    expect(() => substituteVariables("x: ${WORKSPACE}", { ...variables, WORKSPACE: "/srv/a: b\n  evil: 1" })).toThrow(
+      TemplateError,
+    );
   });
 
   it("says when the template is not YAML", () => {

@@ -43,7 +43,11 @@ repositories:
       ports: { start: 18000, end: 19999 },
       stage_timeout_seconds: 1800,
       stage_log_limit_mb: 50,
-      runtime: { driver: "process", run_as_uids: { start: 1_900_000_000, end: 1_900_001_999 }, healthcheck: { path: "/", timeout_seconds: 120 } },
+      runtime: {
+        driver: "process",
+        run_as_uids: { start: 1_900_000_000, end: 1_900_001_999 },
+        healthcheck: { path: "/", timeout_seconds: 120 },
+      },
       limits: { live_per_user: 5, queued_per_user: 3, admin_live_per_user: null, admin_queued_per_user: null },
     });
     // Sorted by priority, then alias: the order of ADDONS_PATH.
@@ -53,11 +57,17 @@ repositories:
       ["second", path.resolve(dir, "../elsewhere")],
       ["scp", "git@example.com:org/repo.git"],
     ]);
-    expect(config.repositories[0]).toMatchObject({ allow_request_ref: true, modules_path: ".", module_manifest: "__manifest__.py" });
+    expect(config.repositories[0]).toMatchObject({
+      allow_request_ref: true,
+      modules_path: ".",
+      module_manifest: "__manifest__.py",
+    });
   });
 
   it("resolves the compose template against the file's folder and fills the compose defaults", () => {
-    const config = loadBuildsConfig(configFile("runtime: { driver: compose, compose: { template: odoo/compose.yaml } }"));
+    const config = loadBuildsConfig(
+      configFile("runtime: { driver: compose, compose: { template: odoo/compose.yaml } }"),
+    );
     expect(config.runtime.compose).toEqual({
       template: path.join(dir, "odoo", "compose.yaml"),
       cli: "auto",
@@ -69,36 +79,65 @@ repositories:
 
   it("accepts the configuration the project ships", () => {
     const shipped = loadBuildsConfig(path.resolve("builds.config.yaml"));
-    expect(shipped.repositories).toMatchObject([{ alias: "demo", resolvedUrl: path.resolve("."), default_ref: "main" }]);
+    expect(shipped.repositories).toMatchObject([
+      { alias: "demo", resolvedUrl: path.resolve("."), default_ref: "main" },
+    ]);
     // Outside the data folder, which builds running as runtime.run_as_uids may not enter.
     expect(shipped.builds_root).toBe(path.resolve("builds"));
   });
 
   it.each([
     ["ttl: { min_seconds: 0 }", /builds\.config\.yaml: ttl\.min_seconds: must be positive/],
-    ["ttl: { min_seconds: 900, max_seconds: 600, default_seconds: 700, choices: [] }", /ttl\.min_seconds: must not be greater than ttl\.max_seconds/],
+    [
+      "ttl: { min_seconds: 900, max_seconds: 600, default_seconds: 700, choices: [] }",
+      /ttl\.min_seconds: must not be greater than ttl\.max_seconds/,
+    ],
     ["ttl: { choices: [60] }", /ttl\.choices\[0\]: must be between/],
     ["ports: { start: 20000, end: 19000 }", /ports\.end: must not be less than ports\.start/],
     ["max_concurrent_builds: two", /max_concurrent_builds: /],
     ["runtime: { driver: docker }", /runtime\.driver: must be "process" or "compose"/],
     ["runtime: { driver: compose }", /runtime\.compose: is required with driver compose/],
     ["runtime: { driver: compose, compose: { template: t.yaml, cli: podman } }", /runtime\.compose\.cli: /],
-    ["runtime: { driver: compose, compose: { template: t.yaml, install: { service: web, command: [odoo, '${HOME}'] } } }", /runtime\.compose\.install\.command: \$\{HOME\} is not one of BUILD_ID/],
-    ["runtime: { driver: compose, compose: { template: t.yaml, test: { service: 'a b', command: [x] } } }", /runtime\.compose\.test\.service: must match/],
+    [
+      "runtime: { driver: compose, compose: { template: t.yaml, install: { service: web, command: [odoo, '${HOME}'] } } }",
+      /runtime\.compose\.install\.command: \$\{HOME\} is not one of BUILD_ID/,
+    ],
+    [
+      "runtime: { driver: compose, compose: { template: t.yaml, test: { service: 'a b', command: [x] } } }",
+      /runtime\.compose\.test\.service: must match/,
+    ],
     ["runtime: { healthcheck: { path: health } }", /runtime\.healthcheck\.path: must start with \//],
     ["stage_log_limit_mb: 0", /stage_log_limit_mb: must be a positive number of megabytes/],
     ["runtime: { run_as: nobody }", /runtime\.run_as: was replaced by run_as_uids/],
     ["runtime: { run_as_uids: { start: 0 } }", /runtime\.run_as_uids\.start: must be at least 1000/],
-    ["runtime: { run_as_uids: { start: 200000, end: 100000 } }", /runtime\.run_as_uids\.end: must not be less than run_as_uids\.start/],
+    [
+      "runtime: { run_as_uids: { start: 200000, end: 100000 } }",
+      /runtime\.run_as_uids\.end: must not be less than run_as_uids\.start/,
+    ],
     ["repositories: [{ alias: Demo, url: . }]", /repositories\[0\]\.alias: must match/],
-    ["repositories: [{ alias: demo, url: ., default_ref: '-x' }]", /repositories\[0\]\.default_ref: must not start with '-'/],
-    ["repositories: [{ alias: demo, url: . }, { alias: demo, url: . }]", /repositories\[1\]\.alias: duplicates the alias "demo"/],
-    ["repositories: [{ alias: demo, url: ., modules_path: ../up }]", /repositories\[0\]\.modules_path: must be a path inside the repository/],
+    [
+      "repositories: [{ alias: demo, url: ., default_ref: '-x' }]",
+      /repositories\[0\]\.default_ref: must not start with '-'/,
+    ],
+    [
+      "repositories: [{ alias: demo, url: . }, { alias: demo, url: . }]",
+      /repositories\[1\]\.alias: duplicates the alias "demo"/,
+    ],
+    [
+      "repositories: [{ alias: demo, url: ., modules_path: ../up }]",
+      /repositories\[0\]\.modules_path: must be a path inside the repository/,
+    ],
     ["max_builds: 3", /builds\.config\.yaml: max_builds: /],
     ["limits: { live_per_user: 0 }", /limits\.live_per_user: must be at least 1/],
     ["limits: { queued_per_user: 1.5 }", /limits\.queued_per_user: must be a whole number of builds/],
-    ["limits: { live_per_user: 2, queued_per_user: 3 }", /limits\.queued_per_user: must not be greater than limits\.live_per_user/],
-    ["limits: { admin_live_per_user: 2, admin_queued_per_user: 3 }", /limits\.admin_queued_per_user: must not be greater than limits\.admin_live_per_user/],
+    [
+      "limits: { live_per_user: 2, queued_per_user: 3 }",
+      /limits\.queued_per_user: must not be greater than limits\.live_per_user/,
+    ],
+    [
+      "limits: { admin_live_per_user: 2, admin_queued_per_user: 3 }",
+      /limits\.admin_queued_per_user: must not be greater than limits\.admin_live_per_user/,
+    ],
     ["limits: { per_user: 3 }", /limits\.per_user: /],
     ["ttl: [", /builds\.config\.yaml: not valid YAML/],
   ])("rejects %s naming the key", (yaml, message) => {
@@ -149,8 +188,15 @@ repositories:
       );
       expect(config.retention_days).toBe(3);
       const [env, inline, plain] = config.repositories;
-      expect(inline).toMatchObject({ webhookSecret: "inline-secret", auto_build: { branches: ["main", "feature/*"], modules: ["sales", "hr"], ttl_seconds: 3600 } });
-      expect(env).toMatchObject({ webhookSecret: "from-the-environment", watch_interval_seconds: 60, auto_build: { modules: "all" } });
+      expect(inline).toMatchObject({
+        webhookSecret: "inline-secret",
+        auto_build: { branches: ["main", "feature/*"], modules: ["sales", "hr"], ttl_seconds: 3600 },
+      });
+      expect(env).toMatchObject({
+        webhookSecret: "from-the-environment",
+        watch_interval_seconds: 60,
+        auto_build: { modules: "all" },
+      });
       expect(plain.webhookSecret).toBeNull();
       expect(plain.auto_build).toBeUndefined();
     } finally {
@@ -160,20 +206,59 @@ repositories:
   });
 
   it.each([
-    ["repositories: [{ alias: a, url: ., auto_build: { branches: [] } }]", /repositories\[0\]\.auto_build\.branches: must list at least one branch glob/],
-    ["repositories: [{ alias: a, url: ., auto_build: { branches: [main], modules: [Bad] } }]", /repositories\[0\]\.auto_build\.modules/],
-    ["repositories: [{ alias: a, url: ., auto_build: { branches: [main], ttl_seconds: 10 } }]", /repositories\[0\]\.auto_build\.ttl_seconds: must be between ttl\.min_seconds and ttl\.max_seconds/],
-    ["repositories: [{ alias: a, url: ., webhook_secret: x, webhook_secret_env: Y }]", /repositories\[0\]\.webhook_secret_env: give either webhook_secret or webhook_secret_env/],
-    ["repositories: [{ alias: a, url: ., webhook_secret_env: BUILDS_CONFIG_TEST_UNSET }]", /repositories\[0\]\.webhook_secret_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/],
-    ["repositories: [{ alias: a, url: ., watch_interval_seconds: 5 }]", /repositories\[0\]\.watch_interval_seconds: needs auto_build/],
+    [
+      "repositories: [{ alias: a, url: ., auto_build: { branches: [] } }]",
+      /repositories\[0\]\.auto_build\.branches: must list at least one branch glob/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., auto_build: { branches: [main], modules: [Bad] } }]",
+      /repositories\[0\]\.auto_build\.modules/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., auto_build: { branches: [main], ttl_seconds: 10 } }]",
+      /repositories\[0\]\.auto_build\.ttl_seconds: must be between ttl\.min_seconds and ttl\.max_seconds/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., webhook_secret: x, webhook_secret_env: Y }]",
+      /repositories\[0\]\.webhook_secret_env: give either webhook_secret or webhook_secret_env/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., webhook_secret_env: BUILDS_CONFIG_TEST_UNSET }]",
+      /repositories\[0\]\.webhook_secret_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., watch_interval_seconds: 5 }]",
+      /repositories\[0\]\.watch_interval_seconds: needs auto_build/,
+    ],
     ["retention_days: 0", /retention_days: must be a positive number of days/],
-    ["repositories: [{ alias: a, url: ., forge: { kind: bitbucket, project: a/b, token_env: T } }]", /repositories\[0\]\.forge\.kind: must be "github", "gitlab" or "gitea"/],
-    ["repositories: [{ alias: a, url: ., forge: { kind: gitea, project: a/b, token_env: BUILDS_CONFIG_TEST_TOKEN } }]", /repositories\[0\]\.forge\.api_url: is required with kind gitea/],
-    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: just-a-name, token_env: BUILDS_CONFIG_TEST_TOKEN } }]", /repositories\[0\]\.forge\.project: must be owner\/name/],
-    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: ghp_abc-123 } }]", /repositories\[0\]\.forge\.token_env: must be an environment variable name/],
-    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: BUILDS_CONFIG_TEST_UNSET } }]", /repositories\[0\]\.forge\.token_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/],
-    ["repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: T, token: x } }]", /repositories\[0\]\.forge\.token: Unrecognized key/i],
-    ["repositories: [{ alias: a, url: ., forge: { kind: gitlab, api_url: ftp://gitlab.example, project: '7', token_env: T } }]", /repositories\[0\]\.forge\.api_url: must be the http\(s\) address/],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: bitbucket, project: a/b, token_env: T } }]",
+      /repositories\[0\]\.forge\.kind: must be "github", "gitlab" or "gitea"/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: gitea, project: a/b, token_env: BUILDS_CONFIG_TEST_TOKEN } }]",
+      /repositories\[0\]\.forge\.api_url: is required with kind gitea/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: github, project: just-a-name, token_env: BUILDS_CONFIG_TEST_TOKEN } }]",
+      /repositories\[0\]\.forge\.project: must be owner\/name/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: ghp_abc-123 } }]",
+      /repositories\[0\]\.forge\.token_env: must be an environment variable name/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: BUILDS_CONFIG_TEST_UNSET } }]",
+      /repositories\[0\]\.forge\.token_env: the environment variable BUILDS_CONFIG_TEST_UNSET is not set/,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: github, project: a/b, token_env: T, token: x } }]",
+      /repositories\[0\]\.forge\.token: Unrecognized key/i,
+    ],
+    [
+      "repositories: [{ alias: a, url: ., forge: { kind: gitlab, api_url: ftp://gitlab.example, project: '7', token_env: T } }]",
+      /repositories\[0\]\.forge\.api_url: must be the http\(s\) address/,
+    ],
   ])("rejects %s naming the key", (yaml, message) => {
     process.env.BUILDS_CONFIG_TEST_TOKEN = "t0ken";
     try {
@@ -204,10 +289,22 @@ repositories:
       const [hub, lab, tea] = config.repositories;
       expect(hub.auto_build?.pull_requests).toBe(true);
       expect(hub.forge).toEqual({
-        kind: "github", api_url: "https://api.github.com", project: "acme/addons", token_env: "BUILDS_CONFIG_TEST_TOKEN",
-        context: "bcv-runbot/preview", comment: false, build_forks: false, timeout_seconds: 10, retries: 3,
+        kind: "github",
+        api_url: "https://api.github.com",
+        project: "acme/addons",
+        token_env: "BUILDS_CONFIG_TEST_TOKEN",
+        context: "bcv-runbot/preview",
+        comment: false,
+        build_forks: false,
+        timeout_seconds: 10,
+        retries: 3,
       });
-      expect(lab.forge).toMatchObject({ api_url: "https://gitlab.com/api/v4", project: "group/sub/addons", context: "ci/preview", comment: true });
+      expect(lab.forge).toMatchObject({
+        api_url: "https://gitlab.com/api/v4",
+        project: "group/sub/addons",
+        context: "ci/preview",
+        comment: true,
+      });
       expect(tea.forge).toMatchObject({ api_url: "https://tea.example.com/api/v1", build_forks: true });
       expect(JSON.stringify(config)).not.toContain("t0ken-value");
     } finally {
@@ -219,8 +316,12 @@ repositories:
 describe("max_awake_builds in the configuration", () => {
   it("is unset (no limit) by default, and read as a whole number of builds", () => {
     expect(loadBuildsConfig(configFile("repositories: [{ alias: demo, url: . }]")).max_awake_builds).toBeUndefined();
-    expect(loadBuildsConfig(configFile("max_awake_builds: 3\nrepositories: [{ alias: demo, url: . }]")).max_awake_builds).toBe(3);
-    expect(loadBuildsConfig(configFile("max_awake_builds: 1\nrepositories: [{ alias: demo, url: . }]")).max_awake_builds).toBe(1);
+    expect(
+      loadBuildsConfig(configFile("max_awake_builds: 3\nrepositories: [{ alias: demo, url: . }]")).max_awake_builds,
+    ).toBe(3);
+    expect(
+      loadBuildsConfig(configFile("max_awake_builds: 1\nrepositories: [{ alias: demo, url: . }]")).max_awake_builds,
+    ).toBe(1);
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ForgeConfig } from "@/lib/builds/config";
 import { listOpenPullRequests } from "@/lib/builds/forge/pull-requests";
-import { startForgeServer, type ForgeServer } from "../support/forge-server";
+import { type ForgeServer, startForgeServer } from "../support/forge-server";
 import { listedPullRequest } from "../support/pull-requests";
 
 // Listing a repository's open pull requests page by page (polling, issue 21), against a loopback stand-in of each
@@ -19,17 +19,34 @@ afterAll(async () => {
 });
 
 const forge = (kind: ForgeConfig["kind"], project: string): ForgeConfig => ({
-  kind, api_url: server.url, project, token_env: TOKEN_ENV, context: "ci", comment: false, build_forks: false, timeout_seconds: 5, retries: 0,
+  kind,
+  api_url: server.url,
+  project,
+  token_env: TOKEN_ENV,
+  context: "ci",
+  comment: false,
+  build_forks: false,
+  timeout_seconds: 5,
+  retries: 0,
 });
 const sha = (n: number) => n.toString(16).padStart(40, "0");
 
 /** Serves `total` open pull requests at `path`, `size` a page, as the host pages them. */
-function serveOpen(host: "github" | "gitlab" | "gitea", path: string, total: number, size: number, sizeParameter: string) {
+function serveOpen(
+  host: "github" | "gitlab" | "gitea",
+  path: string,
+  total: number,
+  size: number,
+  sizeParameter: string,
+) {
   server.serve(path, (query) => {
     expect(query.get(sizeParameter)).toBe(String(size));
     const page = Number(query.get("page"));
     const numbers = Array.from({ length: total }, (_, index) => index + 1).slice((page - 1) * size, page * size);
-    return { status: 200, body: numbers.map((number) => listedPullRequest(host, number, sha(number), { fork: number % 10 === 0 })) };
+    return {
+      status: 200,
+      body: numbers.map((number) => listedPullRequest(host, number, sha(number), { fork: number % 10 === 0 })),
+    };
   });
 }
 
@@ -55,7 +72,11 @@ describe("listOpenPullRequests", () => {
     const tea = await listOpenPullRequests(forge("gitea", "acme/tea"));
     expect(tea.ok && tea.pulls.length).toBe(50);
     // A full last page asks for one more, which is empty.
-    expect(server.requests.filter((request) => request.path === "/repos/acme/tea/pulls").map((request) => request.query.get("page"))).toEqual(["1", "2"]);
+    expect(
+      server.requests
+        .filter((request) => request.path === "/repos/acme/tea/pulls")
+        .map((request) => request.query.get("page")),
+    ).toEqual(["1", "2"]);
 
     serveOpen("gitlab", "/projects/group%2Flab/merge_requests", 3, 100, "per_page");
     const lab = await listOpenPullRequests(forge("gitlab", "group/lab"));
@@ -68,12 +89,21 @@ describe("listOpenPullRequests", () => {
 
   it("a host that fails, answers something else than a list, or has more pages than are read: not ok, never a shorter list", async () => {
     server.serve("/repos/acme/down/pulls", () => ({ status: 503, body: { message: "maintenance" } }));
-    expect(await listOpenPullRequests(forge("github", "acme/down"))).toEqual({ ok: false, error: expect.stringContaining("HTTP 503: maintenance") });
+    expect(await listOpenPullRequests(forge("github", "acme/down"))).toEqual({
+      ok: false,
+      error: expect.stringContaining("HTTP 503: maintenance"),
+    });
 
     server.serve("/repos/acme/odd/pulls", () => ({ status: 200, body: { message: "not a list" } }));
-    expect(await listOpenPullRequests(forge("github", "acme/odd"))).toEqual({ ok: false, error: "page 1 of the open pull requests is not a JSON list" });
+    expect(await listOpenPullRequests(forge("github", "acme/odd"))).toEqual({
+      ok: false,
+      error: "page 1 of the open pull requests is not a JSON list",
+    });
 
     serveOpen("gitea", "/repos/acme/busy/pulls", 600, 50, "limit");
-    expect(await listOpenPullRequests(forge("gitea", "acme/busy"))).toEqual({ ok: false, error: "more than 500 open pull requests: the listing stops there" });
+    expect(await listOpenPullRequests(forge("gitea", "acme/busy"))).toEqual({
+      ok: false,
+      error: "more than 500 open pull requests: the listing stops there",
+    });
   });
 });

@@ -14,7 +14,13 @@ function runLogged(command: string, limitBytes: number, mode: "exit" | "eof" = "
   const log = path.join(folder, `${crypto.randomUUID()}.log`);
   fs.writeFileSync(log, before);
   const fd = fs.openSync(log, "a");
-  const writer = logWriterCommand({ limitBytes, loggedBytes: Buffer.byteLength(before), mode, file: "/bin/sh", args: ["-c", command] });
+  const writer = logWriterCommand({
+    limitBytes,
+    loggedBytes: Buffer.byteLength(before),
+    mode,
+    file: "/bin/sh",
+    args: ["-c", command],
+  });
   const child = spawn(writer.file, writer.args, {
     stdio: ["ignore", fd, fd],
     detached: true,
@@ -37,12 +43,16 @@ describe("the capping log writer", () => {
     expect(result.code).toBe(0);
     const [kept, note] = [result.log.slice(0, 100_000), result.log.slice(100_000)];
     expect(kept).toBe("0123456789\n".repeat(10_000).slice(0, 100_000));
-    expect(note).toBe("\n[builds] The log reached its limit of 100000 bytes (stage_log_limit_mb): the rest of this output is not kept.\n");
+    expect(note).toBe(
+      "\n[builds] The log reached its limit of 100000 bytes (stage_log_limit_mb): the rest of this output is not kept.\n",
+    );
   });
 
   it("counts what the log already holds (a stage of several commands shares one limit)", async () => {
     const result = await runLogged("printf 'abcdefghij'", 25, "exit", "0123456789012345678\n");
-    expect(result.log.startsWith("0123456789012345678\nabcde\n[builds] The log reached its limit of 25 bytes")).toBe(true);
+    expect(result.log.startsWith("0123456789012345678\nabcde\n[builds] The log reached its limit of 25 bytes")).toBe(
+      true,
+    );
   });
 
   it("ends by the signal that ended the command, so the executor sees a kill as a kill", async () => {
@@ -56,7 +66,9 @@ describe("the capping log writer", () => {
     expect(result.log).toBe("from-the-shell\nfrom-the-background\n");
   });
 
-  it("in exit mode ends a second after the command, though a background process still holds its output", { timeout: 30_000 }, async () => {
+  it("in exit mode ends a second after the command, though a background process still holds its output", {
+    timeout: 30_000,
+  }, async () => {
     const started = Date.now();
     const result = await runLogged("sleep 30 & echo from-the-shell", 1_000);
     // Far below the background's 30 s, with room for a loaded machine's slow start of the writer.
@@ -84,7 +96,9 @@ describe("the capping log writer", () => {
     expect(fs.readFileSync(log, "utf8")).toBe("up\ngot-term\n");
   });
 
-  it("a SIGTERM to the group at any moment of its start ends the command: no moment of it ignores the signal", { timeout: 60_000 }, async () => {
+  it("a SIGTERM to the group at any moment of its start ends the command: no moment of it ignores the signal", {
+    timeout: 60_000,
+  }, async () => {
     // Sent 0 to 19 ms after the start, so that some land while the writer forks and the command execs. A lost
     // one left `sleep 30` running: a cancel right after a stage started waited the grace period for SIGKILL.
     const survivors: number[] = [];
@@ -95,7 +109,8 @@ describe("the capping log writer", () => {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       process.kill(-pgid, "SIGTERM");
       const deadline = Date.now() + 10_000;
-      while (isProcessGroupAlive(pgid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (isProcessGroupAlive(pgid) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       if (isProcessGroupAlive(pgid)) {
         survivors.push(delayMs);
         process.kill(-pgid, "SIGKILL");

@@ -19,7 +19,10 @@ const config = { builds_root: path.join(dir, "builds") } as BuildsConfig;
 const repository = { alias: "demo", resolvedUrl: upstream } as RepositoryConfig;
 
 function git(cwd: string, ...args: string[]) {
-  return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd, encoding: "utf8" }).trim();
+  return execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], {
+    cwd,
+    encoding: "utf8",
+  }).trim();
 }
 
 function commit(message: string): string {
@@ -29,7 +32,9 @@ function commit(message: string): string {
 }
 
 const tracedSoFar = (command: string) =>
-  fs.existsSync(trace) ? (fs.readFileSync(trace, "utf8").match(new RegExp(`built-in: git ${command} `, "g"))?.length ?? 0) : 0;
+  fs.existsSync(trace)
+    ? (fs.readFileSync(trace, "utf8").match(new RegExp(`built-in: git ${command} `, "g"))?.length ?? 0)
+    : 0;
 const fetchesSoFar = () => tracedSoFar("fetch");
 
 beforeAll(async () => {
@@ -42,7 +47,7 @@ beforeAll(async () => {
   mirrors = await import("@/lib/builds/git/mirrors");
   expect(await mirrors.syncMirror(config, repository)).toBe(true);
   const hook = path.join(mirrors.mirrorPath(config, "demo"), "hooks", "reference-transaction");
-  fs.writeFileSync(hook, "#!/bin/sh\n[ \"$1\" = prepared ] && sleep 0.6\nexit 0\n", { mode: 0o755 });
+  fs.writeFileSync(hook, '#!/bin/sh\n[ "$1" = prepared ] && sleep 0.6\nexit 0\n', { mode: 0o755 });
 });
 afterAll(() => {
   delete process.env.GIT_TRACE;
@@ -117,19 +122,14 @@ describe("resolveRef", () => {
     const listingsBefore = tracedSoFar("for-each-ref");
     expect(await mirrors.syncMirror(config, repository)).toBe(true);
     const resolve = (ref: string) => mirrors.resolveRef(config, "demo", ref);
-    expect(await Promise.all(["main", "feature/x", "light", "annotated", "nested", "tree-tag", "missing", tagged, "0".repeat(40)].map(resolve))).toEqual([
-      head,
-      tagged,
-      tagged,
-      tagged,
-      tagged,
-      null,
-      null,
-      tagged,
-      null,
-    ]);
+    expect(
+      await Promise.all(
+        ["main", "feature/x", "light", "annotated", "nested", "tree-tag", "missing", tagged, "0".repeat(40)].map(
+          resolve,
+        ),
+      ),
+    ).toEqual([head, tagged, tagged, tagged, tagged, null, null, tagged, null]);
     expect(await resolve("main")).toBe(head);
     expect(tracedSoFar("for-each-ref") - listingsBefore).toBe(1);
   });
 });
-

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadBuildsConfig } from "@/lib/builds/config";
-import { renderComposeFile } from "@/lib/builds/runtime/drivers/compose-template";
 import { variablesOf } from "@/lib/builds/runtime/drivers/compose";
+import { renderComposeFile } from "@/lib/builds/runtime/drivers/compose-template";
 import { workspacePaths } from "@/lib/builds/runtime/workspace";
 
 // The Odoo example's previews are reachable by whoever has the link (issue 21): this renders the example's
@@ -14,7 +14,10 @@ const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "odoo-safety-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-const config = { ...loadBuildsConfig(path.join(projectRoot, "examples", "odoo16", "builds.config.yaml")), builds_root: scratch };
+const config = {
+  ...loadBuildsConfig(path.join(projectRoot, "examples", "odoo16", "builds.config.yaml")),
+  builds_root: scratch,
+};
 const template = fs.readFileSync(config.runtime.compose!.template, "utf8");
 
 function render(buildId: string) {
@@ -47,7 +50,7 @@ describe("examples/odoo16: a preview is safe to share", () => {
     // The same build keeps its password: every stage, a restart and a wake render the template again.
     expect(render("0123456789abcdef").web.environment.MASTER_PASSWORD).toBe(password);
     // Odoo reads admin_passwd from its configuration file: the command writes it there, then starts Odoo with it.
-    expect(first.script).toContain('admin_passwd = %s');
+    expect(first.script).toContain("admin_passwd = %s");
     expect(first.script).toContain('"$MASTER_PASSWORD" > /tmp/preview.conf');
     expect(first.script).toMatch(/exec \/entrypoint\.sh odoo --config=\/tmp\/preview\.conf "\$@"$/);
     expect(first.script).not.toMatch(/admin_passwd = admin/);

@@ -23,7 +23,14 @@ describe("runToCompletion", () => {
 
   it("runs a stage that nobody stops to its exit, with its code", async () => {
     const outcome = await runToCompletion(
-      { file: "/bin/sh", args: ["-c", "echo done; exit 4"], cwd: dir, env, logPath: path.join(dir, "exit.log"), mode: "exit" },
+      {
+        file: "/bin/sh",
+        args: ["-c", "echo done; exit 4"],
+        cwd: dir,
+        env,
+        logPath: path.join(dir, "exit.log"),
+        mode: "exit",
+      },
       { signal: new AbortController().signal, timeoutMs: 60_000 },
     );
     expect(outcome).toMatchObject({ kind: "exited", code: 4 });

@@ -9,12 +9,19 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-spawner-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-const helperPid = () => (globalThis as unknown as { buildsSpawner?: { helper: { pid?: number } } }).buildsSpawner?.helper.pid;
+const helperPid = () =>
+  (globalThis as unknown as { buildsSpawner?: { helper: { pid?: number } } }).buildsSpawner?.helper.pid;
 
 describe("spawnDetached", () => {
   it("starts a command in its own process group, its output in the log, and reports its exit", async () => {
     const logPath = path.join(dir, "ok.log");
-    const started = await spawnDetached({ file: "/bin/sh", args: ["-c", "echo out; echo err >&2; exit 3"], cwd: dir, env, logPath });
+    const started = await spawnDetached({
+      file: "/bin/sh",
+      args: ["-c", "echo out; echo err >&2; exit 3"],
+      cwd: dir,
+      env,
+      logPath,
+    });
     expect(started.pid).toBeGreaterThan(0);
     expect(await started.exited).toEqual({ code: 3, signal: null });
     expect(fs.readFileSync(logPath, "utf8")).toBe("out\nerr\n");
@@ -24,7 +31,13 @@ describe("spawnDetached", () => {
   });
 
   it("reports a command that cannot start, with the reason", async () => {
-    const started = await spawnDetached({ file: path.join(dir, "no-such-program"), args: [], cwd: dir, env, logPath: path.join(dir, "missing.log") });
+    const started = await spawnDetached({
+      file: path.join(dir, "no-such-program"),
+      args: [],
+      cwd: dir,
+      env,
+      logPath: path.join(dir, "missing.log"),
+    });
     expect(started.pid).toBeUndefined();
     expect(started.error).toMatch(/ENOENT/);
     expect(await started.exited).toEqual({ code: 127, signal: null });

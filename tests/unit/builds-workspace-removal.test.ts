@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -32,16 +32,24 @@ afterEach(() => {
 const victimFiles = () => fs.readdirSync(victim).sort();
 
 function config(): BuildsConfig {
-  return { builds_root: path.join(root, "builds"), runtime: { driver: "process", run_as_uids: UIDS } } as unknown as BuildsConfig;
+  return {
+    builds_root: path.join(root, "builds"),
+    runtime: { driver: "process", run_as_uids: UIDS },
+  } as unknown as BuildsConfig;
 }
 
 /** A hostile build's swapper (tests/fixtures/hostile-builds): its folders and symlinks to the victim, swapped. */
 function startSwapper(base: string, user?: { uid: number; gid: number }): ChildProcess {
   const fixtures = path.resolve(import.meta.dirname, "..", "fixtures", "hostile-builds");
-  const [file, script] = fs.existsSync("/usr/bin/python3") ? ["/usr/bin/python3", "swapper.py"] : [process.execPath, "swapper.mjs"];
+  const [file, script] = fs.existsSync("/usr/bin/python3")
+    ? ["/usr/bin/python3", "swapper.py"]
+    : [process.execPath, "swapper.mjs"];
   // Copied where another uid can read it.
   fs.copyFileSync(path.join(fixtures, script), path.join(root, script));
-  const child = spawn(file, [path.join(root, script), base, victim, VICTIM_FILES.join(",")], { stdio: "ignore", ...(user ?? {}) });
+  const child = spawn(file, [path.join(root, script), base, victim, VICTIM_FILES.join(",")], {
+    stdio: "ignore",
+    ...(user ?? {}),
+  });
   children.push(child);
   return child;
 }

@@ -51,7 +51,12 @@ describe("the builds settings instances must share", () => {
   it.each([
     [{ ttl: { ...SHARED.ttl, max_seconds: 9000 } }, "ttl.max_seconds", 7200, 9000],
     [{ runtime: { ...SHARED.runtime, install: "echo other" } }, "runtime.install", "echo install", "echo other"],
-    [{ repositories: [{ ...SHARED.repositories[0], default_ref: "develop" }] }, "repositories[0].default_ref", "main", "develop"],
+    [
+      { repositories: [{ ...SHARED.repositories[0], default_ref: "develop" }] },
+      "repositories[0].default_ref",
+      "main",
+      "develop",
+    ],
     [{ preview_url: "http://{host}:{port}/" }, "preview_url", "http://127.0.0.1:{port}/", "http://{host}:{port}/"],
   ])("name the setting that differs: %j", (changes, setting, mine, theirs) => {
     const difference = firstDifference(sharedBuildsSettings(configOf()), sharedBuildsSettings(configOf(changes)));
@@ -66,7 +71,9 @@ describe("the builds settings instances must share", () => {
     const compose = (template: string) => configOf({ runtime: { driver: "compose", compose: { template } } });
     expect(firstDifference(sharedBuildsSettings(compose(a)), sharedBuildsSettings(compose(b)))).toBeNull();
     fs.writeFileSync(b, "services: { web: { image: y } }\n");
-    expect(firstDifference(sharedBuildsSettings(compose(a)), sharedBuildsSettings(compose(b)))?.setting).toBe("runtime.compose.template");
+    expect(firstDifference(sharedBuildsSettings(compose(a)), sharedBuildsSettings(compose(b)))?.setting).toBe(
+      "runtime.compose.template",
+    );
   });
 });
 

@@ -1,6 +1,6 @@
-import Database from "better-sqlite3";
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RELEASE_LEASE_SQL, TAKE_LEASE_SQL } from "@/lib/cluster/leases";
 
@@ -18,12 +18,15 @@ const leaseMigrations = fs
 let db: Database.Database;
 beforeEach(() => {
   db = new Database(":memory:");
-  for (const migration of leaseMigrations) db.exec(fs.readFileSync(path.join(migrations, migration, "migration.sql"), "utf8"));
+  for (const migration of leaseMigrations)
+    db.exec(fs.readFileSync(path.join(migrations, migration, "migration.sql"), "utf8"));
 });
 afterEach(() => db.close());
 
-const take = (name: string, holder: string, ttlSeconds: number) => db.prepare(TAKE_LEASE_SQL.sqlite).run(name, holder, ttlSeconds).changes === 1;
-const row = (name: string) => db.prepare(`SELECT * FROM "JobLease" WHERE "name" = ?`).get(name) as Record<string, string>;
+const take = (name: string, holder: string, ttlSeconds: number) =>
+  db.prepare(TAKE_LEASE_SQL.sqlite).run(name, holder, ttlSeconds).changes === 1;
+const row = (name: string) =>
+  db.prepare(`SELECT * FROM "JobLease" WHERE "name" = ?`).get(name) as Record<string, string>;
 
 describe("JobLease on SQLite", () => {
   it("is taken by the first holder and refused to another while it runs", () => {
@@ -52,7 +55,9 @@ describe("JobLease on SQLite", () => {
 
   it("keeps the next run its holder announced while it renews, and forgets it for a new holder", () => {
     take("rate schedule", "a:3000", 30);
-    db.prepare(`UPDATE "JobLease" SET "nextRunAt" = '2026-11-24T08:30:00.000+00:00' WHERE "name" = 'rate schedule'`).run();
+    db.prepare(
+      `UPDATE "JobLease" SET "nextRunAt" = '2026-11-24T08:30:00.000+00:00' WHERE "name" = 'rate schedule'`,
+    ).run();
     take("rate schedule", "a:3000", -1);
     expect(row("rate schedule").nextRunAt).toBe("2026-11-24T08:30:00.000+00:00");
     // The lease ran out and another instance took the job: the old holder's timers are not its own.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signPeerRequest, verifyPeerRequest } from "@/lib/cluster/peer-auth";
 import { resetEnvCache } from "@/lib/env";
 import { HttpProblem } from "@/lib/http/problem";
-import { signPeerRequest, verifyPeerRequest } from "@/lib/cluster/peer-auth";
 
 /** Instance-to-instance signatures (lib/cluster/peer-auth.ts): what a forwarded request must carry to be served. */
 const original = { ...process.env };
@@ -32,7 +32,11 @@ async function refusal(request: Request, now?: number): Promise<HttpProblem> {
 describe("instance-to-instance signatures", async () => {
   it("carry the forwarding instance, the user it verified and the client's address", async () => {
     const headers = signPeerRequest("POST", "/builds/abc/cancel", "build-1:3000", identity, "192.0.2.10");
-    expect(await verifyPeerRequest(signed("POST", "/builds/abc/cancel", headers))).toEqual({ from: "build-1:3000", identity, client: "192.0.2.10" });
+    expect(await verifyPeerRequest(signed("POST", "/builds/abc/cancel", headers))).toEqual({
+      from: "build-1:3000",
+      identity,
+      client: "192.0.2.10",
+    });
   });
 
   it("carry no user for a public read", async () => {
@@ -48,12 +52,18 @@ describe("instance-to-instance signatures", async () => {
     const headers = signPeerRequest("GET", "/builds/abc/logs?stage=install", "build-1:3000", null, "192.0.2.10");
     expect((await refusal(signed("GET", "/builds/abc/logs?stage=test", headers))).status).toBe(401);
     expect((await refusal(signed("DELETE", "/builds/abc/logs?stage=install", headers))).status).toBe(401);
-    expect((await refusal(signed("GET", "/builds/other/logs?stage=install", headers))).detail).toMatch(/signature does not match/);
+    expect((await refusal(signed("GET", "/builds/other/logs?stage=install", headers))).detail).toMatch(
+      /signature does not match/,
+    );
   });
 
   it("refuse another user, instance or client put in their place", async () => {
     const headers = signPeerRequest("DELETE", "/builds/abc", "build-1:3000", identity, "192.0.2.10");
-    for (const [name, value] of [["x-instance-user", "1 3b1f0c2a"], ["x-instance-from", "build-2:3000"], ["x-instance-client", "127.0.0.1"]]) {
+    for (const [name, value] of [
+      ["x-instance-user", "1 3b1f0c2a"],
+      ["x-instance-from", "build-2:3000"],
+      ["x-instance-client", "127.0.0.1"],
+    ]) {
       expect((await refusal(signed("DELETE", "/builds/abc", { ...headers, [name]: value }))).status).toBe(401);
     }
   });
@@ -62,12 +72,16 @@ describe("instance-to-instance signatures", async () => {
     const now = Date.now();
     const headers = signPeerRequest("GET", "/builds/abc/logs", "build-1:3000", null, "192.0.2.10", now);
     expect(await verifyPeerRequest(signed("GET", "/builds/abc/logs", headers), now + 29_000)).not.toBeNull();
-    expect((await refusal(signed("GET", "/builds/abc/logs", headers), now + 31_000)).detail).toMatch(/older or newer than 30 s/);
+    expect((await refusal(signed("GET", "/builds/abc/logs", headers), now + 31_000)).detail).toMatch(
+      /older or newer than 30 s/,
+    );
     expect((await refusal(signed("GET", "/builds/abc/logs", headers), now - 31_000)).status).toBe(401);
   });
 
   it("refuse a request with some of their headers only, or made with another secret", async () => {
-    expect((await refusal(signed("GET", "/builds/abc/logs", { "x-instance-from": "build-1:3000" }))).detail).toMatch(/all required/);
+    expect((await refusal(signed("GET", "/builds/abc/logs", { "x-instance-from": "build-1:3000" }))).detail).toMatch(
+      /all required/,
+    );
     const headers = signPeerRequest("GET", "/builds/abc/logs", "build-1:3000", null, "192.0.2.10");
     process.env.NEXTAUTH_SECRET = "another-secret-that-the-cluster-does-not-share";
     resetEnvCache();
@@ -90,31 +104,55 @@ describe("instance-to-instance signatures", async () => {
   });
 
   it("may be checked twice for one request, which spends its nonce once", async () => {
-    const request = signed("GET", "/builds/abc/logs", signPeerRequest("GET", "/builds/abc/logs", "build-1:3000", null, "192.0.2.10"));
+    const request = signed(
+      "GET",
+      "/builds/abc/logs",
+      signPeerRequest("GET", "/builds/abc/logs", "build-1:3000", null, "192.0.2.10"),
+    );
     expect(await verifyPeerRequest(request)).not.toBeNull();
     expect(await verifyPeerRequest(request)).not.toBeNull();
   });
 
   it("refuse another nonce put in place of the one signed, and a spent nonce however it is signed", async () => {
     const headers = signPeerRequest("GET", "/builds/abc/logs", "build-1:3000", null, "192.0.2.10");
-    expect((await refusal(signed("GET", "/builds/abc/logs", { ...headers, "x-instance-nonce": "f".repeat(32) }))).detail).toMatch(
-      /signature does not match/,
-    );
-    expect((await refusal(signed("GET", "/builds/abc/logs", { ...headers, "x-instance-nonce": "not hex" }))).detail).toMatch(/nonce/);
+    expect(
+      (await refusal(signed("GET", "/builds/abc/logs", { ...headers, "x-instance-nonce": "f".repeat(32) }))).detail,
+    ).toMatch(/signature does not match/);
+    expect(
+      (await refusal(signed("GET", "/builds/abc/logs", { ...headers, "x-instance-nonce": "not hex" }))).detail,
+    ).toMatch(/nonce/);
     // A refused copy spends nothing: the original is still served once.
     expect(await verifyPeerRequest(signed("GET", "/builds/abc/logs", headers))).not.toBeNull();
   });
 
   it("hold for the body they were made for, and for none when made without one", async () => {
     const body = new TextEncoder().encode('{"ttl_seconds":600}');
-    const headers = signPeerRequest("POST", "/builds/abc/extend", "build-1:3000", identity, "192.0.2.10", Date.now(), body);
-    expect((await refusal(signed("POST", "/builds/abc/extend", headers, '{"ttl_seconds":86400}'))).detail).toMatch(/body is not the one signed/);
-    expect(await verifyPeerRequest(signed("POST", "/builds/abc/extend", headers, '{"ttl_seconds":600}'))).not.toBeNull();
-    const bodiless = signPeerRequest("POST", "/builds/abc/cancel", "build-1:3000", identity, "192.0.2.10");
-    expect((await refusal(signed("POST", "/builds/abc/cancel", bodiless, "anything"))).detail).toMatch(/body is not the one signed/);
-    // Another digest put in the header breaks the signature.
-    expect((await refusal(signed("POST", "/builds/abc/extend", { ...headers, "x-instance-body-sha256": "0".repeat(64) }, "x"))).detail).toMatch(
-      /signature does not match/,
+    const headers = signPeerRequest(
+      "POST",
+      "/builds/abc/extend",
+      "build-1:3000",
+      identity,
+      "192.0.2.10",
+      Date.now(),
+      body,
     );
+    expect((await refusal(signed("POST", "/builds/abc/extend", headers, '{"ttl_seconds":86400}'))).detail).toMatch(
+      /body is not the one signed/,
+    );
+    expect(
+      await verifyPeerRequest(signed("POST", "/builds/abc/extend", headers, '{"ttl_seconds":600}')),
+    ).not.toBeNull();
+    const bodiless = signPeerRequest("POST", "/builds/abc/cancel", "build-1:3000", identity, "192.0.2.10");
+    expect((await refusal(signed("POST", "/builds/abc/cancel", bodiless, "anything"))).detail).toMatch(
+      /body is not the one signed/,
+    );
+    // Another digest put in the header breaks the signature.
+    expect(
+      (
+        await refusal(
+          signed("POST", "/builds/abc/extend", { ...headers, "x-instance-body-sha256": "0".repeat(64) }, "x"),
+        )
+      ).detail,
+    ).toMatch(/signature does not match/);
   });
 });

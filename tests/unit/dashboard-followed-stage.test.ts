@@ -5,7 +5,15 @@ import type { Stage } from "@/lib/swr/types";
 const at = "2026-11-23T05:00:00.000Z";
 /** A stage as the API lists it; `ran` gives it a start time. */
 const stage = (name: string, status: string, ran: boolean, logGrowing = status === "running"): Stage =>
-  ({ name, status, started_at: ran ? at : null, finished_at: null, duration_ms: null, exit_code: null, log_growing: logGrowing }) as unknown as Stage;
+  ({
+    name,
+    status,
+    started_at: ran ? at : null,
+    finished_at: null,
+    duration_ms: null,
+    exit_code: null,
+    log_growing: logGrowing,
+  }) as unknown as Stage;
 
 describe("the stage a build's drawer opens on", () => {
   it("a build canceled during install opens on install, not on a later stage the cancel closed", () => {
@@ -21,7 +29,9 @@ describe("the stage a build's drawer opens on", () => {
 
   it("follows the running stage, else the failed one, else the last that ran, whatever the driver's stage names", () => {
     const compose = ["checkout", "render", "validate", "database", "install", "test", "start", "healthcheck"];
-    const running = compose.map((name, i) => stage(name, i < 3 ? "succeeded" : i === 3 ? "running" : "pending", i <= 3));
+    const running = compose.map((name, i) =>
+      stage(name, i < 3 ? "succeeded" : i === 3 ? "running" : "pending", i <= 3),
+    );
     expect(followedStage(running)?.name).toBe("database");
     const failed = compose.map((name, i) => stage(name, i < 5 ? "succeeded" : i === 5 ? "failed" : "skipped", i <= 5));
     expect(followedStage(failed)?.name).toBe("test");
@@ -32,7 +42,9 @@ describe("the stage a build's drawer opens on", () => {
   });
 
   it("a running preview opens on the runtime's own output, which still grows, not on the last stage that ran", () => {
-    const stages = ["checkout", "install", "test", "start", "healthcheck"].map((name) => stage(name, "succeeded", true, name === "start"));
+    const stages = ["checkout", "install", "test", "start", "healthcheck"].map((name) =>
+      stage(name, "succeeded", true, name === "start"),
+    );
     expect(followedStage(stages)?.name).toBe("start");
   });
 

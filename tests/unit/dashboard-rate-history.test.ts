@@ -18,7 +18,14 @@ describe("the rate chart's time axis", () => {
   it("labels days as `Nov 23` on spans under a year, months as `Nov 2026` on longer ones, never a two-digit year", () => {
     expect(labels("2026-10-24", "2026-11-23")).toEqual(["Oct 24", "Oct 31", "Nov 7", "Nov 14", "Nov 21"]);
     expect(labels("2025-12-20", "2026-01-10")).toEqual(["Dec 20", "Dec 27", "Jan 3", "Jan 10"]);
-    expect(labels("2025-11-23", "2026-11-23")).toEqual(["Jan 2026", "Mar 2026", "May 2026", "Jul 2026", "Sep 2026", "Nov 2026"]);
+    expect(labels("2025-11-23", "2026-11-23")).toEqual([
+      "Jan 2026",
+      "Mar 2026",
+      "May 2026",
+      "Jul 2026",
+      "Sep 2026",
+      "Nov 2026",
+    ]);
     expect(labels("2016-11-27", "2026-11-23")).toEqual(["Jan 2017", "Jan 2019", "Jan 2021", "Jan 2023", "Jan 2025"]);
     for (const label of [...labels("2025-06-01", "2026-11-23"), ...labels("2026-01-01", "2026-03-01")]) {
       expect(label).not.toMatch(/, \d\d$/);
@@ -26,7 +33,11 @@ describe("the rate chart's time axis", () => {
   });
 
   it("keeps every tick inside the domain and at most seven of them", () => {
-    for (const [start, end] of [["2026-08-25", "2026-11-23"], ["2020-02-29", "2026-11-23"], ["2026-11-22", "2026-11-23"]]) {
+    for (const [start, end] of [
+      ["2026-08-25", "2026-11-23"],
+      ["2020-02-29", "2026-11-23"],
+      ["2026-11-22", "2026-11-23"],
+    ]) {
       const ticks = timeTicks(dayToMs(start), dayToMs(end));
       expect(ticks.length).toBeGreaterThan(0);
       expect(ticks.length).toBeLessThanOrEqual(7);
@@ -94,10 +105,13 @@ describe("a failed fetch in words for a person", () => {
     );
   });
   it("tells an error page, an unreadable page and an expired session apart", () => {
-    expect(describeFetchFailure(502, "… http://x/ answered HTTP 500 Internal Server Error (1 attempt). Nothing was stored.").text).toMatch(
-      /^The central bank’s website answered with an error \(HTTP 500\)\. Nothing was stored/,
+    expect(
+      describeFetchFailure(502, "… http://x/ answered HTTP 500 Internal Server Error (1 attempt). Nothing was stored.")
+        .text,
+    ).toMatch(/^The central bank’s website answered with an error \(HTTP 500\)\. Nothing was stored/);
+    expect(describeFetchFailure(502, "… the page has no #dolar block (1 attempt).").text).toMatch(
+      /did not show a rate that could be read/,
     );
-    expect(describeFetchFailure(502, "… the page has no #dolar block (1 attempt).").text).toMatch(/did not show a rate that could be read/);
     expect(describeFetchFailure(401, "Sign in").text).toBe("Your session has ended. Sign in again to fetch the rate.");
   });
 });
@@ -119,8 +133,12 @@ describe("what the history panel asks the API for", () => {
   const range = { start_date: "2023-03-01", end_date: "2023-03-31" };
 
   it("reads the table's rows with include=change (the oldest row's previous rate lies before the range), the CSV without it (refused there)", () => {
-    expect(ratesHistoryKey(range, "EUR")).toBe("/rates/history?start_date=2023-03-01&end_date=2023-03-31&currencies=EUR&include=change");
-    expect(ratesCsvUrl(range, "EUR")).toBe("/rates/history?start_date=2023-03-01&end_date=2023-03-31&currencies=EUR&format=csv");
+    expect(ratesHistoryKey(range, "EUR")).toBe(
+      "/rates/history?start_date=2023-03-01&end_date=2023-03-31&currencies=EUR&include=change",
+    );
+    expect(ratesCsvUrl(range, "EUR")).toBe(
+      "/rates/history?start_date=2023-03-01&end_date=2023-03-31&currencies=EUR&format=csv",
+    );
     expect(ratesCsvUrl(range)).not.toContain("include");
   });
 
@@ -141,6 +159,11 @@ describe("what the history panel asks the API for", () => {
       change: 2.5,
       change_percent: 6.0976,
     });
-    expect(valueIn({ ...rate, changes: { EUR: { previous_date: null, previous: null, change: null, change_percent: null } } }, "EUR")).toMatchObject({ previous: null });
+    expect(
+      valueIn(
+        { ...rate, changes: { EUR: { previous_date: null, previous: null, change: null, change_percent: null } } },
+        "EUR",
+      ),
+    ).toMatchObject({ previous: null });
   });
 });

@@ -1,12 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { chooseDisplayName, DisplayNameTakenError, displayNameKey, isReservedDisplayName } from "@/lib/users/display-names";
+import {
+  chooseDisplayName,
+  DisplayNameTakenError,
+  displayNameKey,
+  isReservedDisplayName,
+} from "@/lib/users/display-names";
 
 // Issue 20, item 13: display names cannot pass for the service or for another user.
 
 describe("displayNameKey", () => {
   it("ignores case, spacing, punctuation, accents, compatibility forms and lookalike letters", () => {
     const key = displayNameKey("build service");
-    for (const spelling of ["Build Service", "BUILD  SERVICE", "build-service", " build_service. ", "ＢＵＩＬＤ ｓｅｒｖｉｃｅ", "bυild sеrvicе", "bùild sérvice", "bui\u0301ld service"]) {
+    for (const spelling of [
+      "Build Service",
+      "BUILD  SERVICE",
+      "build-service",
+      " build_service. ",
+      "ＢＵＩＬＤ ｓｅｒｖｉｃｅ",
+      "bυild sеrvicе",
+      "bùild sérvice",
+      "bui\u0301ld service",
+    ]) {
       expect(displayNameKey(spelling), spelling).toBe(key);
     }
     expect(displayNameKey("Ana María")).toBe(displayNameKey("ana maria"));
@@ -25,7 +39,9 @@ describe("displayNameKey", () => {
 describe("chooseDisplayName", () => {
   it("refuses a name that reads as another user's, naming it", () => {
     expect(() => chooseDisplayName("ANA maría", "x@example.com", ["Ana María"])).toThrow(DisplayNameTakenError);
-    expect(() => chooseDisplayName("ANA maría", "x@example.com", ["Ana María"])).toThrow(/"ANA maría" is another user's/);
+    expect(() => chooseDisplayName("ANA maría", "x@example.com", ["Ana María"])).toThrow(
+      /"ANA maría" is another user's/,
+    );
     expect(chooseDisplayName("Ana Mar", "x@example.com", ["Ana María"])).toBe("Ana Mar");
   });
 

@@ -42,10 +42,13 @@ describe("lib/env", () => {
     expect(getEnv().INSTANCE_NAME).toBe("builder-2:3000");
   });
 
-  it.each(["build/1", "build 1", "-build", "", "x".repeat(101)])("refuses the instance name %j, naming INSTANCE_NAME", (name) => {
-    process.env.INSTANCE_NAME = name;
-    expect(() => getEnv()).toThrow(/INSTANCE_NAME: must be 1-100 letters/);
-  });
+  it.each(["build/1", "build 1", "-build", "", "x".repeat(101)])(
+    "refuses the instance name %j, naming INSTANCE_NAME",
+    (name) => {
+      process.env.INSTANCE_NAME = name;
+      expect(() => getEnv()).toThrow(/INSTANCE_NAME: must be 1-100 letters/);
+    },
+  );
 
   it("keeps INSTANCE_URL, where peers reach this instance, as an origin", () => {
     expect(getEnv().INSTANCE_URL).toBeUndefined();
@@ -54,13 +57,16 @@ describe("lib/env", () => {
     expect(getEnv().INSTANCE_URL).toBe("http://10.0.0.11:3000");
   });
 
-  it.each(["10.0.0.11:3000", "ftp://10.0.0.11/", "http://10.0.0.11:3000/app", "http://user:pw@10.0.0.11/", "http://10.0.0.11/?a=1"])(
-    "refuses the instance URL %j, naming INSTANCE_URL",
-    (url) => {
-      process.env.INSTANCE_URL = url;
-      expect(() => getEnv()).toThrow(/INSTANCE_URL: /);
-    },
-  );
+  it.each([
+    "10.0.0.11:3000",
+    "ftp://10.0.0.11/",
+    "http://10.0.0.11:3000/app",
+    "http://user:pw@10.0.0.11/",
+    "http://10.0.0.11/?a=1",
+  ])("refuses the instance URL %j, naming INSTANCE_URL", (url) => {
+    process.env.INSTANCE_URL = url;
+    expect(() => getEnv()).toThrow(/INSTANCE_URL: /);
+  });
 
   it("resolves the default database to ./data/app.db under the working directory", () => {
     delete process.env.DATABASE_URL;
@@ -85,7 +91,10 @@ describe("lib/env", () => {
   it("takes a PostgreSQL URL as given, with ./data as the data folder unless DATA_DIR names one", () => {
     process.env.DATABASE_URL = "postgresql://app:secret@127.0.0.1:5432/app";
     process.env.NEXTAUTH_SECRET = "x".repeat(40);
-    expect(getEnv()).toMatchObject({ DATABASE_URL: "postgresql://app:secret@127.0.0.1:5432/app", DATA_DIR: path.resolve("data") });
+    expect(getEnv()).toMatchObject({
+      DATABASE_URL: "postgresql://app:secret@127.0.0.1:5432/app",
+      DATA_DIR: path.resolve("data"),
+    });
     resetEnvCache();
     process.env.DATA_DIR = dataDir;
     expect(getEnv().DATA_DIR).toBe(dataDir);

@@ -22,7 +22,10 @@ describe("cachedJson", () => {
 
   it("answers 304 without a body to a request whose If-None-Match is the cached ETag", () => {
     const json = serializedJson({ dollar: 36.5 });
-    const response = cachedJson(new Request("http://localhost/rates/", { headers: { "If-None-Match": json.etag } }), json);
+    const response = cachedJson(
+      new Request("http://localhost/rates/", { headers: { "If-None-Match": json.etag } }),
+      json,
+    );
     expect(response.status).toBe(304);
     expect(response.body).toBeNull();
   });

@@ -24,7 +24,11 @@ describe("invalidRequest", () => {
 
   it("still counts and names every distinct field", () => {
     const problem = problemOf({ email: "not an email", password: "short", display_name: "\u200b" });
-    expect(problem.options.errors?.map((error) => error.field)).toEqual(["body.email", "body.password", "body.display_name"]);
+    expect(problem.options.errors?.map((error) => error.field)).toEqual([
+      "body.email",
+      "body.password",
+      "body.display_name",
+    ]);
     expect(problem.detail).toBe("The request has 3 invalid fields: body.email, body.password, body.display_name.");
   });
 });

@@ -10,7 +10,9 @@ import { afterEach, describe, expect, it } from "vitest";
  * closes the child's output pipes, as a dead supervisor would.
  */
 function childScript(withGuard: boolean, folder: string): string {
-  const guard = withGuard ? `(await import(${JSON.stringify(path.resolve("lib/log-pipes.ts"))})).dropOutputWithoutReader();` : "";
+  const guard = withGuard
+    ? `(await import(${JSON.stringify(path.resolve("lib/log-pipes.ts"))})).dropOutputWithoutReader();`
+    : "";
   return `
     import fs from "node:fs";
     ${guard}
@@ -45,10 +47,17 @@ async function runWithClosedPipes(withGuard: boolean): Promise<{ uncaught: numbe
   child.stdout!.destroy();
   child.stderr!.destroy();
   const ticksAtClose = readCount(path.join(folder, "ticks"));
-  await expect.poll(() => readCount(path.join(folder, "ticks")), { timeout: 10_000 }).toBeGreaterThan(ticksAtClose + 20);
-  const result = { uncaught: readCount(path.join(folder, "uncaught")), alive: child.exitCode === null && child.signalCode === null };
+  await expect
+    .poll(() => readCount(path.join(folder, "ticks")), { timeout: 10_000 })
+    .toBeGreaterThan(ticksAtClose + 20);
+  const result = {
+    uncaught: readCount(path.join(folder, "uncaught")),
+    alive: child.exitCode === null && child.signalCode === null,
+  };
   child.kill("SIGKILL");
-  await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once("exit", resolve) : resolve(null)));
+  await new Promise((resolve) =>
+    child.exitCode === null && child.signalCode === null ? child.once("exit", resolve) : resolve(null),
+  );
   fs.rmSync(folder, { recursive: true, force: true });
   return result;
 }

@@ -35,7 +35,9 @@ describe("password hashes", () => {
     // Two comparisons at once, as from two clients. On the event loop (bcryptjs, in slices of up to 100 ms),
     // the 1 ms timer fired about once per 100 ms; off it, nearly every millisecond on an idle machine. The bound
     // sits between the two with room for a loaded machine's scheduling.
-    const { ticks, elapsedMs } = await loopTicksDuring(() => Promise.all([passwordMatches("a", hash), passwordMatches("b", hash)]));
+    const { ticks, elapsedMs } = await loopTicksDuring(() =>
+      Promise.all([passwordMatches("a", hash), passwordMatches("b", hash)]),
+    );
     expect(elapsedMs).toBeGreaterThan(50);
     expect(ticks).toBeGreaterThan(elapsedMs / 20);
   });

@@ -35,7 +35,9 @@ describe("prisma/schema.prisma (SQLite) and prisma/postgresql/schema.prisma", ()
     const folders = (dir: string) =>
       fs
         .readdirSync(path.join(projectRoot, dir), { withFileTypes: true })
-        .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(projectRoot, dir, entry.name, "migration.sql")))
+        .filter(
+          (entry) => entry.isDirectory() && fs.existsSync(path.join(projectRoot, dir, entry.name, "migration.sql")),
+        )
         .map((entry) => entry.name);
     expect(folders("prisma/migrations").length).toBeGreaterThan(0);
     expect(folders("prisma/postgresql/migrations").length).toBeGreaterThan(0);

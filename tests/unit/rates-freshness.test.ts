@@ -27,7 +27,12 @@ describe("assessFreshness (lib/rates/freshness.ts)", () => {
 
   it("over a weekend, Friday's publication is for Monday, and nothing more is due until Monday afternoon", () => {
     // Friday 2026-11-20 18:00, Saturday, Sunday, Monday 10:00 in Caracas.
-    for (const now of ["2026-11-20T22:00:00Z", "2026-11-21T15:00:00Z", "2026-11-22T23:00:00Z", "2026-11-23T14:00:00Z"]) {
+    for (const now of [
+      "2026-11-20T22:00:00Z",
+      "2026-11-21T15:00:00Z",
+      "2026-11-22T23:00:00Z",
+      "2026-11-23T14:00:00Z",
+    ]) {
       expect(assessFreshness("2026-11-23", at(now), rules), now).toEqual({
         expected_value_date: "2026-11-23",
         stale: false,
@@ -50,12 +55,17 @@ describe("assessFreshness (lib/rates/freshness.ts)", () => {
   it("a holiday is not a publication day: the day before it publishes for the day after", () => {
     const withHoliday = { ...rules, holidays: new Set(["2026-12-25"]) };
     // Thursday 24 December after 17:00: the next business day is Monday 28 (25 is a holiday, then a weekend).
-    expect(assessFreshness("2026-12-24", at("2026-12-24T22:00:00Z"), withHoliday).expected_value_date).toBe("2026-12-28");
+    expect(assessFreshness("2026-12-24", at("2026-12-24T22:00:00Z"), withHoliday).expected_value_date).toBe(
+      "2026-12-28",
+    );
     // Friday 25 December, evening: still Monday 28, published on the 24th.
     expect(assessFreshness("2026-12-28", at("2026-12-25T23:00:00Z"), withHoliday).stale).toBe(false);
   });
 
   it("with no rate stored at all, is stale without a count", () => {
-    expect(assessFreshness(undefined, at("2026-11-18T12:00:00Z"), rules)).toMatchObject({ stale: true, business_days_missed: null });
+    expect(assessFreshness(undefined, at("2026-11-18T12:00:00Z"), rules)).toMatchObject({
+      stale: true,
+      business_days_missed: null,
+    });
   });
 });

@@ -1,6 +1,6 @@
 import http from "node:http";
-import net from "node:net";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkDestination, forbiddenReason, guardedLookup, parseAllowedHosts } from "@/lib/rates/webhooks/destination";
 import { postDelivery } from "@/lib/rates/webhooks/sender";
@@ -34,14 +34,24 @@ describe("webhook destinations (lib/rates/webhooks/destination.ts)", () => {
   });
 
   it("refuses a name that resolves to loopback, checked after resolution", async () => {
-    await expect(checkDestination(new URL("http://localhost:1/"), none)).rejects.toThrow(/^localhost resolves to 127\.0\.0\.1, loopback/);
+    await expect(checkDestination(new URL("http://localhost:1/"), none)).rejects.toThrow(
+      /^localhost resolves to 127\.0\.0\.1, loopback/,
+    );
   });
 
   it("allows what WEBHOOK_ALLOWED_HOSTS names: an address as resolved, a name as written", async () => {
-    await expect(checkDestination(new URL("http://127.0.0.1:1/"), parseAllowedHosts("127.0.0.1"))).resolves.toBeUndefined();
-    await expect(checkDestination(new URL("http://localhost:1/"), parseAllowedHosts("localhost"))).resolves.toBeUndefined();
-    await expect(checkDestination(new URL("http://127.0.0.2:1/"), parseAllowedHosts("127.0.0.1"))).rejects.toThrow(/127\.0\.0\.2, loopback/);
-    await expect(checkDestination(new URL("http://[::1]:1/"), parseAllowedHosts("127.0.0.1, localhost"))).rejects.toThrow(/::1, loopback/);
+    await expect(
+      checkDestination(new URL("http://127.0.0.1:1/"), parseAllowedHosts("127.0.0.1")),
+    ).resolves.toBeUndefined();
+    await expect(
+      checkDestination(new URL("http://localhost:1/"), parseAllowedHosts("localhost")),
+    ).resolves.toBeUndefined();
+    await expect(checkDestination(new URL("http://127.0.0.2:1/"), parseAllowedHosts("127.0.0.1"))).rejects.toThrow(
+      /127\.0\.0\.2, loopback/,
+    );
+    await expect(
+      checkDestination(new URL("http://[::1]:1/"), parseAllowedHosts("127.0.0.1, localhost")),
+    ).rejects.toThrow(/::1, loopback/);
   });
 
   it("checks again when connecting: a refused name never gets a connection", async () => {
@@ -56,10 +66,27 @@ describe("webhook destinations (lib/rates/webhooks/destination.ts)", () => {
 
   it("a delivery to 127.0.0.2 with only 127.0.0.1 allowed is refused before connecting", async () => {
     const target = await listener("127.0.0.2");
-    const result = await postDelivery(`http://127.0.0.2:${target.port}/`, "{}", {}, { timeoutMs: 2000, allowed: parseAllowedHosts("127.0.0.1") });
-    expect(result).toEqual({ ok: false, status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.2, loopback/) });
-    const byName = await postDelivery(`http://localhost:${target.port}/`, "{}", {}, { timeoutMs: 2000, allowed: parseAllowedHosts("127.0.0.2") });
-    expect(byName).toMatchObject({ ok: false, error: expect.stringMatching(/^refused: localhost resolves to 127\.0\.0\.1/) });
+    const result = await postDelivery(
+      `http://127.0.0.2:${target.port}/`,
+      "{}",
+      {},
+      { timeoutMs: 2000, allowed: parseAllowedHosts("127.0.0.1") },
+    );
+    expect(result).toEqual({
+      ok: false,
+      status: null,
+      error: expect.stringMatching(/^refused: 127\.0\.0\.2, loopback/),
+    });
+    const byName = await postDelivery(
+      `http://localhost:${target.port}/`,
+      "{}",
+      {},
+      { timeoutMs: 2000, allowed: parseAllowedHosts("127.0.0.2") },
+    );
+    expect(byName).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^refused: localhost resolves to 127\.0\.0\.1/),
+    });
     expect(target.connections()).toBe(0);
   });
 });

@@ -46,7 +46,9 @@ describe("the repository stands alone", () => {
 
     it("lets paths inside the repository through", () => {
       expect(reasons('path.resolve(import.meta.dirname, "..", "fixtures", "page.html")')).toEqual([]);
-      expect(reasons('const r = path.resolve(import.meta.dirname, "..", ".."); path.join(r, "data", name)')).toEqual([]);
+      expect(reasons('const r = path.resolve(import.meta.dirname, "..", ".."); path.join(r, "data", name)')).toEqual(
+        [],
+      );
       expect(reasons('import { x } from "../../lib/env";')).toEqual([]);
     });
 

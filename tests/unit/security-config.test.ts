@@ -51,7 +51,9 @@ describe("preview_url", () => {
     const template = loadBuildsConfig(write('preview_url: "http://{build_id}.preview.localhost:{port}/"')).preview_url;
     expect(fillPreviewTemplate(template, "abc", 18001, "build-1")).toBe("http://abc.preview.localhost:18001/");
     // {host}: the host part of the instance running the build, for several builder hosts.
-    const perHost = loadBuildsConfig(write('preview_url: "http://{build_id}.{host}.preview.localhost:{port}/"')).preview_url;
+    const perHost = loadBuildsConfig(
+      write('preview_url: "http://{build_id}.{host}.preview.localhost:{port}/"'),
+    ).preview_url;
     expect(fillPreviewTemplate(perHost, "abc", 18001, "build-2")).toBe("http://abc.build-2.preview.localhost:18001/");
   });
   it("refuses a template that is not an http(s) URL", () => {
@@ -62,7 +64,11 @@ describe("preview_url", () => {
 
 describe("environment", () => {
   it("reads ADMIN_EMAILS, REGISTRATION and TRUSTED_PROXIES", () => {
-    Object.assign(process.env, { ADMIN_EMAILS: " Boss@Example.com ,x@y.z", REGISTRATION: "closed", TRUSTED_PROXIES: "10.0.0.1, ::ffff:10.0.0.2" });
+    Object.assign(process.env, {
+      ADMIN_EMAILS: " Boss@Example.com ,x@y.z",
+      REGISTRATION: "closed",
+      TRUSTED_PROXIES: "10.0.0.1, ::ffff:10.0.0.2",
+    });
     const env = getEnv();
     expect([...env.ADMIN_EMAILS]).toEqual(["boss@example.com", "x@y.z"]);
     expect(env.REGISTRATION).toBe("closed");
@@ -84,7 +90,10 @@ describe("environment", () => {
 
 describe("problem replies", () => {
   it("list at most MAX_LISTED_ERRORS errors and shorten long texts", async () => {
-    const errors = Array.from({ length: 5000 }, (_, i) => ({ field: `body.${"f".repeat(500)}${i}`, message: "is not a field" }));
+    const errors = Array.from({ length: 5000 }, (_, i) => ({
+      field: `body.${"f".repeat(500)}${i}`,
+      message: "is not a field",
+    }));
     const response = problemResponse(unprocessable("x".repeat(100_000), errors));
     const text = await response.text();
     expect(text.length).toBeLessThan(8000);

@@ -1,7 +1,7 @@
-import { parseParams } from "@/lib/http/request";
-import { json, route } from "@/lib/http/route";
 import { takeInHook } from "@/lib/builds/auto/hook-intake";
 import { hookParamsSchema } from "@/lib/builds/schemas";
+import { parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
 
 type Context = { params: Promise<{ alias: string }> };
 

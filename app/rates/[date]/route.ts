@@ -72,10 +72,7 @@ import { getRateByDate } from "@/lib/rates/service";
 export const GET = withCors(
   route<{ params: Promise<{ date: string }> }>((request, { params }) =>
     serveRateRead(request, async () =>
-      getRateByDate(
-        parseParams(await params, rateDateParamsSchema).date,
-        parseQuery(request, rateByDateQuerySchema),
-      ),
+      getRateByDate(parseParams(await params, rateDateParamsSchema).date, parseQuery(request, rateByDateQuerySchema)),
     ),
   ),
 );

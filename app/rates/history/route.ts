@@ -2,8 +2,8 @@ import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { exportRateHistory, requestedExportFormat } from "@/lib/rates/export";
-import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
 import { serveRateRead } from "@/lib/rates/read-cache";
+import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
 import { getRateHistory } from "@/lib/rates/service";
 
 /**

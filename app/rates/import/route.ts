@@ -58,9 +58,11 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  *       413: { $ref: "#/components/responses/ContentTooLarge" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  */
-export const POST = withCors(route(async (request) => {
-  const admin = await requireAdmin(request);
-  return json(await importUploadedWorkbook(request, admin), { headers: { "Cache-Control": "no-store" } });
-}));
+export const POST = withCors(
+  route(async (request) => {
+    const admin = await requireAdmin(request);
+    return json(await importUploadedWorkbook(request, admin), { headers: { "Cache-Control": "no-store" } });
+  }),
+);
 
 export const OPTIONS = corsPreflight(["POST"]);

@@ -51,7 +51,10 @@ const noStore = { "Cache-Control": "no-store" };
  */
 export const POST = route(async (request) => {
   const user = await requireUser(request);
-  return json(await subscribe(user.id, await parseJson(request, createWebhookSchema)), { status: 201, headers: noStore });
+  return json(await subscribe(user.id, await parseJson(request, createWebhookSchema)), {
+    status: 201,
+    headers: noStore,
+  });
 });
 
 export const GET = route(async (request) => {

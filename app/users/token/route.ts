@@ -1,8 +1,8 @@
 import { requireSession } from "@/lib/auth/guard";
 import { mintAccessToken, revokeSession } from "@/lib/auth/tokens";
 import { clientAddress } from "@/lib/http/client-address";
-import { json, route } from "@/lib/http/route";
 import { parseForm } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
 import { tokenRequestSchema } from "@/lib/users/schemas";
 import { authenticate } from "@/lib/users/service";
 

@@ -11,7 +11,11 @@ export function findHead(alias: string, branch: string) {
 export type HeadRecord = NonNullable<Awaited<ReturnType<typeof findHead>>>;
 
 /** Records the newest commit of a branch; a pending one replaces an older pending one (newest per branch). */
-export function saveHead(alias: string, branch: string, data: { commitSha: string; pending: boolean; trigger: AutoTrigger; triggeredBy: string | null }) {
+export function saveHead(
+  alias: string,
+  branch: string,
+  data: { commitSha: string; pending: boolean; trigger: AutoTrigger; triggeredBy: string | null },
+) {
   const noticedAt = new Date();
   return getDb().autoBranchHead.upsert({
     where: { alias_branch: { alias, branch } },

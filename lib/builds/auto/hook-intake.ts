@@ -1,6 +1,6 @@
 import { serviceUnavailable } from "../../http/problem";
 import { readBody } from "../../http/request";
-import { checkHookBeforeBody, MAX_HOOK_BODY_BYTES, receiveHook, type HookAnswer } from "./webhooks";
+import { checkHookBeforeBody, type HookAnswer, MAX_HOOK_BODY_BYTES, receiveHook } from "./webhooks";
 
 /**
  * How POST /hooks/{alias} takes a delivery in (issue 20, item 12). The body cannot be authenticated before it

@@ -1,10 +1,10 @@
-import { getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
+import { type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { buildEvents } from "../events";
 import { git, mirrorPath, syncMirror } from "../git/mirrors";
 import { refProblem } from "../names";
 import { listHeads } from "./heads";
-import { pollPullRequests } from "./pull-request-poll";
 import { pullNumberOf } from "./pull-refs";
+import { pollPullRequests } from "./pull-request-poll";
 import { drainPendingNotices, followsBranch, forgetBranch, noticeBranchHead, retireSupersededBuilds } from "./service";
 
 /**
@@ -31,7 +31,12 @@ function logFailure(what: string) {
  */
 export async function pollRepository(config: BuildsConfig, repository: RepositoryConfig): Promise<void> {
   if (!(await syncMirror(config, repository))) return;
-  const out = await git([`--git-dir=${mirrorPath(config, repository.alias)}`, "for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/"]);
+  const out = await git([
+    `--git-dir=${mirrorPath(config, repository.alias)}`,
+    "for-each-ref",
+    "--format=%(objectname) %(refname)",
+    "refs/heads/",
+  ]);
   const heads = new Map<string, string>();
   for (const line of out.split("\n")) {
     const match = /^([0-9a-f]{40,64}) refs\/heads\/(.+)$/.exec(line);
@@ -41,7 +46,8 @@ export async function pollRepository(config: BuildsConfig, repository: Repositor
   for (const known of await listHeads(repository.alias)) {
     // Pull requests' heads are not branches: their close event (or the pull request poll) forgets them.
     if (pullNumberOf(known.branch) !== null) continue;
-    if (!heads.has(known.branch) && followsBranch(repository, known.branch)) await (await forgetBranch(repository, known.branch)).done;
+    if (!heads.has(known.branch) && followsBranch(repository, known.branch))
+      await (await forgetBranch(repository, known.branch)).done;
   }
   await pollPullRequests(config, repository);
 }
@@ -53,7 +59,8 @@ export async function pollRepository(config: BuildsConfig, repository: Repositor
 export async function startAutoBuilds(): Promise<void> {
   const state: WatchState = (globalForWatch.autoBuildWatch ??= { timers: [], listeners: null, polling: new Set() });
   const drain = () => void drainPendingNotices().catch(logFailure("building remembered notices"));
-  const running = (buildId: string) => void retireSupersededBuilds(buildId).catch(logFailure("retiring older automatic builds"));
+  const running = (buildId: string) =>
+    void retireSupersededBuilds(buildId).catch(logFailure("retiring older automatic builds"));
   state.listeners = { dequeued: drain, running };
   buildEvents().on("dequeued", drain);
   buildEvents().on("running", running);

@@ -2,8 +2,8 @@ import type { BuildsConfig, RepositoryConfig } from "../config";
 import { listOpenPullRequests } from "../forge/pull-requests";
 import { fetchPullRef } from "../git/mirrors";
 import { findHead, listHeads } from "./heads";
-import { closePullRequest } from "./pull-requests";
 import { pullNumberOf, pullRef } from "./pull-refs";
+import { closePullRequest } from "./pull-requests";
 import { noticeBranchHead } from "./service";
 
 /**

@@ -47,28 +47,48 @@ export interface HookReply {
 }
 
 /** Handles a verified pull request event of the repository. */
-export async function receivePullRequest(repository: RepositoryConfig, host: Host, payload: Record<string, unknown>): Promise<HookReply> {
+export async function receivePullRequest(
+  repository: RepositoryConfig,
+  host: Host,
+  payload: Record<string, unknown>,
+): Promise<HookReply> {
   const event = readPullRequestEvent(host, payload);
   const ref = pullRef(host, event.number);
   const about = { branch: ref, pull_request: event.number };
   const nothing = (detail: string): HookReply => ({ status: 200, result: "nothing_to_do", detail, extra: about });
-  if (!repository.auto_build) return nothing(`The repository "${repository.alias}" has no auto_build: pull requests are not followed.`);
-  if (!repository.auto_build.pull_requests) return nothing(`auto_build.pull_requests is off for "${repository.alias}".`);
+  if (!repository.auto_build)
+    return nothing(`The repository "${repository.alias}" has no auto_build: pull requests are not followed.`);
+  if (!repository.auto_build.pull_requests)
+    return nothing(`auto_build.pull_requests is off for "${repository.alias}".`);
   if (event.intent === "ignore") return nothing(`The pull request action "${event.action}" changes no code; ignored.`);
 
   if (event.intent === "close") {
     const { buildIds, done } = await closePullRequest(repository, host, event.number, event.closedAs);
-    void done.catch((error: unknown) => console.error(`builds: closing pull request #${event.number} of "${repository.alias}" failed:`, error));
-    if (buildIds.length === 0) return nothing(`Pull request #${event.number} was ${event.action}; it had no live preview.`);
-    return { status: 202, result: "destroying", detail: `Pull request #${event.number} was ${event.action}: destroying its preview.`, extra: { ...about, build_ids: buildIds } };
+    void done.catch((error: unknown) =>
+      console.error(`builds: closing pull request #${event.number} of "${repository.alias}" failed:`, error),
+    );
+    if (buildIds.length === 0)
+      return nothing(`Pull request #${event.number} was ${event.action}; it had no live preview.`);
+    return {
+      status: 202,
+      result: "destroying",
+      detail: `Pull request #${event.number} was ${event.action}: destroying its preview.`,
+      extra: { ...about, build_ids: buildIds },
+    };
   }
 
   if (event.fromFork && !repository.forge?.build_forks) {
-    return nothing(`Pull request #${event.number} comes from a fork: its code is not built unless forge.build_forks is true.`);
+    return nothing(
+      `Pull request #${event.number} comes from a fork: its code is not built unless forge.build_forks is true.`,
+    );
   }
   // The head as the host publishes it now: a late delivery builds the newest commit (or nothing new).
   const head = await fetchPullRef(getBuildsConfig(), repository, ref);
-  if (!head) throw serviceUnavailable(`${ref} of "${repository.alias}" could not be fetched; deliver the event again later.`, RETRY_AFTER_SECONDS);
+  if (!head)
+    throw serviceUnavailable(
+      `${ref} of "${repository.alias}" could not be fetched; deliver the event again later.`,
+      RETRY_AFTER_SECONDS,
+    );
   const outcome = await noticeBranchHead(repository, ref, head, "webhook", event.sender);
   const noticed = { ...about, commit_sha: head };
   switch (outcome.result) {
@@ -82,7 +102,12 @@ export async function receivePullRequest(repository: RepositoryConfig, host: Hos
     case "pending":
       return { status: 202, result: "pending", detail: outcome.detail, extra: noticed };
     case "nothing_to_do":
-      return { status: 200, result: "nothing_to_do", detail: outcome.detail, extra: { ...noticed, build_ids: outcome.buildIds } };
+      return {
+        status: 200,
+        result: "nothing_to_do",
+        detail: outcome.detail,
+        extra: { ...noticed, build_ids: outcome.buildIds },
+      };
   }
 }
 
@@ -120,19 +145,28 @@ const CLOSE_ACTIONS: Record<Host, readonly string[]> = {
 
 /** The fields of the event this service reads; 400 naming the field when one is missing or malformed. */
 export function readPullRequestEvent(host: Host, payload: Record<string, unknown>): PullRequestEvent {
-  const object = (value: unknown) => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined);
-  const field = (path: string, message: string) => badRequest(`The pull request event's \`${path}\` ${message}.`, [{ field: `body.${path}`, message }]);
-  const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, 100) : null);
+  const object = (value: unknown) =>
+    typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  const field = (path: string, message: string) =>
+    badRequest(`The pull request event's \`${path}\` ${message}.`, [{ field: `body.${path}`, message }]);
+  const text = (value: unknown) =>
+    typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, 100) : null;
 
   if (host === "gitlab") {
     const attributes = object(payload.object_attributes);
     if (!attributes) throw field("object_attributes", "must be an object");
     const number = attributes.iid;
-    if (typeof number !== "number" || !Number.isInteger(number) || number < 1) throw field("object_attributes.iid", "must be a positive integer");
+    if (typeof number !== "number" || !Number.isInteger(number) || number < 1)
+      throw field("object_attributes.iid", "must be a positive integer");
     const action = typeof attributes.action === "string" ? attributes.action : "";
     // An update carries `oldrev` only when it brought new commits; a title or label edit has none.
     const newCommits = action === "update" && typeof attributes.oldrev === "string";
-    const intent = BUILD_ACTIONS.gitlab.includes(action) || newCommits ? "build" : CLOSE_ACTIONS.gitlab.includes(action) ? "close" : "ignore";
+    const intent =
+      BUILD_ACTIONS.gitlab.includes(action) || newCommits
+        ? "build"
+        : CLOSE_ACTIONS.gitlab.includes(action)
+          ? "close"
+          : "ignore";
     const source = attributes.source_project_id;
     const target = attributes.target_project_id;
     if (intent === "build" && (typeof source !== "number" || typeof target !== "number")) {
@@ -140,18 +174,38 @@ export function readPullRequestEvent(host: Host, payload: Record<string, unknown
     }
     const user = object(payload.user);
     const closedAs = action === "merge" || attributes.state === "merged" ? "merged" : "closed";
-    return { number, intent, action: action || "(none)", fromFork: source !== target, sender: text(user?.username) ?? text(user?.name), closedAs };
+    return {
+      number,
+      intent,
+      action: action || "(none)",
+      fromFork: source !== target,
+      sender: text(user?.username) ?? text(user?.name),
+      closedAs,
+    };
   }
 
   const pull = object(payload.pull_request);
   if (!pull) throw field("pull_request", "must be an object");
   const number = typeof payload.number === "number" ? payload.number : pull.number;
-  if (typeof number !== "number" || !Number.isInteger(number) || number < 1) throw field("number", "must be a positive integer");
+  if (typeof number !== "number" || !Number.isInteger(number) || number < 1)
+    throw field("number", "must be a positive integer");
   const action = typeof payload.action === "string" ? payload.action : "";
-  const intent = BUILD_ACTIONS[host].includes(action) ? "build" : CLOSE_ACTIONS[host].includes(action) ? "close" : "ignore";
+  const intent = BUILD_ACTIONS[host].includes(action)
+    ? "build"
+    : CLOSE_ACTIONS[host].includes(action)
+      ? "close"
+      : "ignore";
   const fromFork = isForkHead(pull);
-  if (intent === "build" && object(object(pull.base)?.repo) === undefined) throw field("pull_request.base.repo", "must be an object");
+  if (intent === "build" && object(object(pull.base)?.repo) === undefined)
+    throw field("pull_request.base.repo", "must be an object");
   const sender = object(payload.sender);
   const closedAs = pull.merged === true ? "merged" : "closed";
-  return { number, intent, action: action || "(none)", fromFork, sender: text(sender?.login) ?? text(sender?.username), closedAs };
+  return {
+    number,
+    intent,
+    action: action || "(none)",
+    fromFork,
+    sender: text(sender?.login) ?? text(sender?.username),
+    closedAs,
+  };
 }

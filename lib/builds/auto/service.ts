@@ -1,18 +1,32 @@
 import crypto from "node:crypto";
 import picomatch from "picomatch";
-import { BRANCH_GLOB_OPTIONS, getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
+import { withClusterLock } from "../../cluster/locks";
+import { BRANCH_GLOB_OPTIONS, type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { readCommitInfo } from "../git/commits";
-import { configuredDriver } from "../runtime/drivers";
-import { enqueueBuild } from "../queue/executor";
 import { listModules } from "../git/mirrors";
 import type { Actor } from "../permissions";
-import { findAutomaticBuildOfCommit, findBuild, insertQueuedBuild, listAutomaticBuildsOfBranch, type BuildRecord } from "../repository";
+import { enqueueBuild } from "../queue/executor";
+import {
+  type BuildRecord,
+  findAutomaticBuildOfCommit,
+  findBuild,
+  insertQueuedBuild,
+  listAutomaticBuildsOfBranch,
+} from "../repository";
+import { configuredDriver } from "../runtime/drivers";
 import { AUTOMATIC_TRIGGERS } from "../schemas";
 import { cancelBuild, destroyBuild } from "../service";
-import { IN_PROGRESS_STATUSES, type BuildStatus } from "../status";
-import { withClusterLock } from "../../cluster/locks";
+import { type BuildStatus, IN_PROGRESS_STATUSES } from "../status";
+import {
+  type AutoTrigger,
+  deleteHead,
+  findHead,
+  type HeadRecord,
+  listPendingHeads,
+  markHeadBuilt,
+  saveHead,
+} from "./heads";
 import { pullNumberOf } from "./pull-refs";
-import { deleteHead, findHead, listPendingHeads, markHeadBuilt, saveHead, type AutoTrigger, type HeadRecord } from "./heads";
 
 /**
  * Automatic builds (issue 12): a webhook or a poll notices the head of a followed branch; one build is made
@@ -74,26 +88,45 @@ export function noticeBranchHead(
     }
     const head = await findHead(repository.alias, branch);
     if (head?.commitSha === commitSha) {
-      if (head.pending) return { result: "pending", detail: `${short(commitSha)} of ${branch} is already waiting for room in the queue.` };
+      if (head.pending)
+        return {
+          result: "pending",
+          detail: `${short(commitSha)} of ${branch} is already waiting for room in the queue.`,
+        };
       const built = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
-      return { result: "nothing_to_do", detail: `${short(commitSha)} of ${branch} was already noticed.`, buildIds: built ? [built.id] : [] };
+      return {
+        result: "nothing_to_do",
+        detail: `${short(commitSha)} of ${branch} was already noticed.`,
+        buildIds: built ? [built.id] : [],
+      };
     }
     const existing = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
     if (existing) {
       await saveHead(repository.alias, branch, { commitSha, pending: false, trigger, triggeredBy });
-      return { result: "nothing_to_do", detail: `${short(commitSha)} already has an automatic build.`, buildIds: [existing.id] };
+      return {
+        result: "nothing_to_do",
+        detail: `${short(commitSha)} already has an automatic build.`,
+        buildIds: [existing.id],
+      };
     }
     const saved = await saveHead(repository.alias, branch, { commitSha, pending: true, trigger, triggeredBy });
     const started = await startHead(getBuildsConfig(), saved);
-    if (started.kind === "started") return { result: "started", build: started.build, detail: `Building ${short(commitSha)} of ${branch}.` };
+    if (started.kind === "started")
+      return { result: "started", build: started.build, detail: `Building ${short(commitSha)} of ${branch}.` };
     if (started.kind === "queue_full") {
-      return { result: "pending", detail: `The build queue is full: ${short(commitSha)} of ${branch} is remembered and built when there is room.` };
+      return {
+        result: "pending",
+        detail: `The build queue is full: ${short(commitSha)} of ${branch} is remembered and built when there is room.`,
+      };
     }
     return { result: "nothing_to_do", detail: started.detail, buildIds: [] };
   });
 }
 
-type StartResult = { kind: "started"; build: BuildRecord } | { kind: "queue_full" } | { kind: "skipped"; detail: string };
+type StartResult =
+  | { kind: "started"; build: BuildRecord }
+  | { kind: "queue_full" }
+  | { kind: "skipped"; detail: string };
 
 /** Makes the build of a pending head, unless the queue is full. */
 async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartResult> {
@@ -114,11 +147,17 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
     modules = wanted === "all" ? available : wanted.filter((name) => available.includes(name));
   } catch (error) {
     await markHeadBuilt(head.id, head.commitSha);
-    return { kind: "skipped", detail: `The commit ${short(head.commitSha)} cannot be read: ${(error as Error).message.split("\n")[0]}` };
+    return {
+      kind: "skipped",
+      detail: `The commit ${short(head.commitSha)} cannot be read: ${(error as Error).message.split("\n")[0]}`,
+    };
   }
   if (modules.length === 0) {
     await markHeadBuilt(head.id, head.commitSha);
-    return { kind: "skipped", detail: `No module of auto_build.modules exists at ${short(head.commitSha)} of ${head.branch}.` };
+    return {
+      kind: "skipped",
+      detail: `No module of auto_build.modules exists at ${short(head.commitSha)} of ${head.branch}.`,
+    };
   }
   const commit = await readCommitInfo(config, head.alias, head.commitSha);
   const build = await insertQueuedBuild(
@@ -132,7 +171,13 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
       trigger: head.trigger as AutoTrigger,
       triggeredBy: head.triggeredBy,
       repositories: [
-        { alias: head.alias, ref: head.branch, commitSha: head.commitSha, commitSubject: commit.subject, commitAuthor: commit.author },
+        {
+          alias: head.alias,
+          ref: head.branch,
+          commitSha: head.commitSha,
+          commitSubject: commit.subject,
+          commitAuthor: commit.author,
+        },
       ],
       driver: configuredDriver(config).name,
       stages: configuredDriver(config).stages.map((stage) => stage.name),
@@ -159,7 +204,10 @@ export function drainPendingNotices(): Promise<void> {
  * A followed branch was deleted: forgets its head, and returns its live automatic builds with a promise that
  * settles once they are destroyed (queued and in-progress ones are canceled first).
  */
-export async function forgetBranch(repository: RepositoryConfig, branch: string): Promise<{ buildIds: string[]; done: Promise<void> }> {
+export async function forgetBranch(
+  repository: RepositoryConfig,
+  branch: string,
+): Promise<{ buildIds: string[]; done: Promise<void> }> {
   const builds = await serialized(async () => {
     await deleteHead(repository.alias, branch);
     return listAutomaticBuildsOfBranch(repository.alias, branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
@@ -179,7 +227,9 @@ export async function retireSupersededBuilds(buildId: string): Promise<void> {
   const live = await listAutomaticBuildsOfBranch(alias, ref, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
   const newestRunning = live.filter((candidate) => candidate.status === "running").at(-1);
   if (!newestRunning) return;
-  await Promise.all(live.filter((candidate) => candidate.seq < newestRunning.seq).map((candidate) => retire(candidate.id)));
+  await Promise.all(
+    live.filter((candidate) => candidate.seq < newestRunning.seq).map((candidate) => retire(candidate.id)),
+  );
 }
 
 /** Cancels (if still on its way) and destroys a build; one that moved meanwhile is left as it is. */

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { badRequest, HttpProblem, notFound, serviceUnavailable } from "../../http/problem";
-import { getBuildsConfig, type BuildsConfig, type RepositoryConfig } from "../config";
+import { type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { resolveBranch, resolveRef, syncMirror } from "../git/mirrors";
 import { refProblem } from "../names";
 import type { HookResultView } from "../schemas";
@@ -41,7 +41,8 @@ function unauthorizedHook(detail: string) {
  */
 export function checkHookBeforeBody(alias: string, headers: Headers): string {
   const repository = getBuildsConfig().repositories.find((candidate) => candidate.alias === alias);
-  if (!repository) throw notFound(`There is no repository ${JSON.stringify(alias.slice(0, 80))} in the builds configuration.`);
+  if (!repository)
+    throw notFound(`There is no repository ${JSON.stringify(alias.slice(0, 80))} in the builds configuration.`);
   if (repository.webhookSecret === null) {
     throw notFound(`The repository "${alias}" takes no webhooks: it has no webhook_secret or webhook_secret_env.`);
   }
@@ -60,15 +61,34 @@ export async function receiveHook(alias: string, headers: Headers, body: Buffer)
   const secret = checkHookBeforeBody(alias, headers);
   const repository = config.repositories.find((candidate) => candidate.alias === alias)!;
   const provider = verifySignature(headers, body, secret);
-  const answer = (status: 200 | 202, result: HookResultView["result"], detail: string, extra: Partial<HookResultView> = {}): HookAnswer => ({
+  const answer = (
+    status: 200 | 202,
+    result: HookResultView["result"],
+    detail: string,
+    extra: Partial<HookResultView> = {},
+  ): HookAnswer => ({
     status,
-    body: { result, detail, repository: alias, branch: null, pull_request: null, commit_sha: null, build: null, build_ids: [], ...extra },
+    body: {
+      result,
+      detail,
+      repository: alias,
+      branch: null,
+      pull_request: null,
+      commit_sha: null,
+      build: null,
+      build_ids: [],
+      ...extra,
+    },
   });
   // A redelivery (or a replay) of a delivery taken in before is answered, not acted on again (issue 20, item 10).
   const deliveryId = deliveryIdOf(headers);
   const delivery = deliveryId === null ? null : await claimDelivery(alias, deliveryId);
   if (delivery?.fresh === false) {
-    return answer(200, "already_processed", `This delivery (${deliveryId}) was taken in before; it is not acted on again.`);
+    return answer(
+      200,
+      "already_processed",
+      `This delivery (${deliveryId}) was taken in before; it is not acted on again.`,
+    );
   }
   try {
     return await actOnEvent(config, repository, provider, headers, body, answer);
@@ -79,7 +99,12 @@ export async function receiveHook(alias: string, headers: Headers, body: Buffer)
   }
 }
 
-type Answer = (status: 200 | 202, result: HookResultView["result"], detail: string, extra?: Partial<HookResultView>) => HookAnswer;
+type Answer = (
+  status: 200 | 202,
+  result: HookResultView["result"],
+  detail: string,
+  extra?: Partial<HookResultView>,
+) => HookAnswer;
 
 async function actOnEvent(
   config: BuildsConfig,
@@ -96,7 +121,8 @@ async function actOnEvent(
     const reply = await receivePullRequest(repository, provider, readPayload(provider, headers, body));
     return answer(reply.status, reply.result, reply.detail, reply.extra);
   }
-  if (event !== "push") return answer(200, "nothing_to_do", `The event ${JSON.stringify(event ?? "(none)")} is not a push; ignored.`);
+  if (event !== "push")
+    return answer(200, "nothing_to_do", `The event ${JSON.stringify(event ?? "(none)")} is not a push; ignored.`);
 
   const push = readPush(provider, headers, body);
   if (!push.ref.startsWith("refs/heads/")) {
@@ -104,7 +130,10 @@ async function actOnEvent(
   }
   const branch = push.ref.slice("refs/heads/".length);
   const problem = refProblem(branch);
-  if (problem) throw badRequest(`The pushed branch name is not accepted: it ${problem}.`, [{ field: "body.ref", message: problem }]);
+  if (problem)
+    throw badRequest(`The pushed branch name is not accepted: it ${problem}.`, [
+      { field: "body.ref", message: problem },
+    ]);
   const about = { branch, commit_sha: push.deleted ? null : push.after };
   if (!followsBranch(repository, branch)) {
     return answer(200, "nothing_to_do", `The branch "${branch}" is not followed by auto_build.`, about);
@@ -114,24 +143,39 @@ async function actOnEvent(
     // Believed only from the repository itself: a replayed or late deletion must not destroy the builds of a
     // branch that exists (and whose commit, already built, would not be built again).
     if (!(await syncMirror(config, repository))) {
-      throw serviceUnavailable(`The mirror of "${alias}" could not be fetched; deliver the event again later.`, RETRY_AFTER_SECONDS);
+      throw serviceUnavailable(
+        `The mirror of "${alias}" could not be fetched; deliver the event again later.`,
+        RETRY_AFTER_SECONDS,
+      );
     }
     const head = await resolveBranch(config, alias, branch);
     if (head) {
-      return answer(200, "nothing_to_do", `The branch "${branch}" still exists in the repository (at ${head.slice(0, 12)}); its builds stay.`, {
-        branch,
-        commit_sha: head,
-      });
+      return answer(
+        200,
+        "nothing_to_do",
+        `The branch "${branch}" still exists in the repository (at ${head.slice(0, 12)}); its builds stay.`,
+        {
+          branch,
+          commit_sha: head,
+        },
+      );
     }
     const { buildIds, done } = await forgetBranch(repository, branch);
     // Destroying can take seconds (stages get up to 10 s to stop); the sender is answered at once.
     void done;
-    if (buildIds.length === 0) return answer(200, "nothing_to_do", `The branch "${branch}" was deleted; it had no live automatic build.`, about);
-    return answer(202, "destroying", `The branch "${branch}" was deleted: destroying its automatic builds.`, { ...about, build_ids: buildIds });
+    if (buildIds.length === 0)
+      return answer(200, "nothing_to_do", `The branch "${branch}" was deleted; it had no live automatic build.`, about);
+    return answer(202, "destroying", `The branch "${branch}" was deleted: destroying its automatic builds.`, {
+      ...about,
+      build_ids: buildIds,
+    });
   }
 
   if (!(await syncMirror(config, repository))) {
-    throw serviceUnavailable(`The mirror of "${alias}" could not be fetched; deliver the event again later.`, RETRY_AFTER_SECONDS);
+    throw serviceUnavailable(
+      `The mirror of "${alias}" could not be fetched; deliver the event again later.`,
+      RETRY_AFTER_SECONDS,
+    );
   }
   // The branch as it is now: a late delivery of an older push builds the newest commit (or nothing new).
   const head = await resolveRef(config, alias, branch);
@@ -140,7 +184,11 @@ async function actOnEvent(
   const noticed = { branch, commit_sha: head };
   switch (outcome.result) {
     case "started":
-      return answer(202, "started", outcome.detail, { ...noticed, build: await presentBuild(outcome.build), build_ids: [outcome.build.id] });
+      return answer(202, "started", outcome.detail, {
+        ...noticed,
+        build: await presentBuild(outcome.build),
+        build_ids: [outcome.build.id],
+      });
     case "pending":
       return answer(202, "pending", outcome.detail, noticed);
     case "nothing_to_do":
@@ -155,21 +203,26 @@ async function actOnEvent(
 function verifySignature(headers: Headers, body: Buffer, secret: string): Provider {
   const gitlabToken = headers.get("x-gitlab-token");
   if (gitlabToken !== null) {
-    if (!safeEqual(sha256(gitlabToken), sha256(secret))) throw unauthorizedHook("The X-Gitlab-Token does not match the repository's webhook secret.");
+    if (!safeEqual(sha256(gitlabToken), sha256(secret)))
+      throw unauthorizedHook("The X-Gitlab-Token does not match the repository's webhook secret.");
     return "gitlab";
   }
   const hmac = crypto.createHmac("sha256", secret).update(body).digest("hex");
   const gitea = headers.get("x-gitea-signature") ?? headers.get("x-forgejo-signature");
   if (gitea !== null) {
     if (!safeEqual(Buffer.from(gitea.trim().toLowerCase()), Buffer.from(hmac))) {
-      throw unauthorizedHook("The X-Gitea-Signature is not the HMAC-SHA256 of the body with the repository's webhook secret.");
+      throw unauthorizedHook(
+        "The X-Gitea-Signature is not the HMAC-SHA256 of the body with the repository's webhook secret.",
+      );
     }
     return "gitea";
   }
   const github = headers.get("x-hub-signature-256");
   if (github !== null) {
     if (!safeEqual(Buffer.from(github.trim().toLowerCase()), Buffer.from(`sha256=${hmac}`))) {
-      throw unauthorizedHook("The X-Hub-Signature-256 is not the HMAC-SHA256 of the body with the repository's webhook secret.");
+      throw unauthorizedHook(
+        "The X-Hub-Signature-256 is not the HMAC-SHA256 of the body with the repository's webhook secret.",
+      );
     }
     return "github";
   }
@@ -191,7 +244,8 @@ function eventOf(provider: Provider, headers: Headers): string | null {
     const event = headers.get("x-gitlab-event");
     return event === "Push Hook" ? "push" : event;
   }
-  if (provider === "gitea") return headers.get("x-gitea-event") ?? headers.get("x-forgejo-event") ?? headers.get("x-github-event");
+  if (provider === "gitea")
+    return headers.get("x-gitea-event") ?? headers.get("x-forgejo-event") ?? headers.get("x-github-event");
   return headers.get("x-github-event");
 }
 
@@ -206,10 +260,14 @@ interface Push {
 function readPush(provider: Provider, headers: Headers, body: Buffer): Push {
   const fields = readPayload(provider, headers, body);
   if (typeof fields.ref !== "string" || fields.ref.length === 0 || fields.ref.length > 300) {
-    throw badRequest("The push payload has no `ref` (such as refs/heads/main).", [{ field: "body.ref", message: "must be a ref name" }]);
+    throw badRequest("The push payload has no `ref` (such as refs/heads/main).", [
+      { field: "body.ref", message: "must be a ref name" },
+    ]);
   }
   if (typeof fields.after !== "string" || !/^([0-9a-f]{40}|[0-9a-f]{64})$/.test(fields.after)) {
-    throw badRequest("The push payload's `after` must be a full commit id.", [{ field: "body.after", message: "must be 40 or 64 hex digits" }]);
+    throw badRequest("The push payload's `after` must be a full commit id.", [
+      { field: "body.after", message: "must be 40 or 64 hex digits" },
+    ]);
   }
   return {
     ref: fields.ref,

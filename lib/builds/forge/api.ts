@@ -20,9 +20,30 @@ import type { ForgeConfig, ForgeKind } from "../config";
 export type ForgeState = "queued" | "building" | "success" | "failure" | "canceled" | "lost";
 
 const HOST_STATES: Record<ForgeKind, Record<ForgeState, string>> = {
-  github: { queued: "pending", building: "pending", success: "success", failure: "failure", canceled: "error", lost: "error" },
-  gitea: { queued: "pending", building: "pending", success: "success", failure: "failure", canceled: "error", lost: "error" },
-  gitlab: { queued: "pending", building: "running", success: "success", failure: "failed", canceled: "canceled", lost: "failed" },
+  github: {
+    queued: "pending",
+    building: "pending",
+    success: "success",
+    failure: "failure",
+    canceled: "error",
+    lost: "error",
+  },
+  gitea: {
+    queued: "pending",
+    building: "pending",
+    success: "success",
+    failure: "failure",
+    canceled: "error",
+    lost: "error",
+  },
+  gitlab: {
+    queued: "pending",
+    building: "running",
+    success: "success",
+    failure: "failed",
+    canceled: "canceled",
+    lost: "failed",
+  },
 };
 
 export function hostState(kind: ForgeKind, state: ForgeState): string {
@@ -49,23 +70,43 @@ export interface ForgeResult {
 }
 
 /** The request that sets a commit's status. GitHub and Gitea limit descriptions to 140 characters. */
-export function statusRequest(forge: ForgeConfig, sha: string, state: ForgeState, description: string, targetUrl: string | null): ForgeRequest {
+export function statusRequest(
+  forge: ForgeConfig,
+  sha: string,
+  state: ForgeState,
+  description: string,
+  targetUrl: string | null,
+): ForgeRequest {
   const body: Record<string, unknown> = { state: hostState(forge.kind, state), description: description.slice(0, 140) };
   if (targetUrl) body.target_url = targetUrl;
-  if (forge.kind === "gitlab") return { method: "POST", path: `/projects/${encodeURIComponent(forge.project)}/statuses/${sha}`, body: { ...body, name: forge.context } };
+  if (forge.kind === "gitlab")
+    return {
+      method: "POST",
+      path: `/projects/${encodeURIComponent(forge.project)}/statuses/${sha}`,
+      body: { ...body, name: forge.context },
+    };
   return { method: "POST", path: `/repos/${forge.project}/statuses/${sha}`, body: { ...body, context: forge.context } };
 }
 
 /** The request that adds a comment to a pull request (GitLab: a note on a merge request). */
 export function newCommentRequest(forge: ForgeConfig, number: number, text: string): ForgeRequest {
-  if (forge.kind === "gitlab") return { method: "POST", path: `/projects/${encodeURIComponent(forge.project)}/merge_requests/${number}/notes`, body: { body: text } };
+  if (forge.kind === "gitlab")
+    return {
+      method: "POST",
+      path: `/projects/${encodeURIComponent(forge.project)}/merge_requests/${number}/notes`,
+      body: { body: text },
+    };
   return { method: "POST", path: `/repos/${forge.project}/issues/${number}/comments`, body: { body: text } };
 }
 
 /** The request that replaces the text of a comment made before. */
 export function editCommentRequest(forge: ForgeConfig, number: number, commentId: string, text: string): ForgeRequest {
   if (forge.kind === "gitlab") {
-    return { method: "PUT", path: `/projects/${encodeURIComponent(forge.project)}/merge_requests/${number}/notes/${commentId}`, body: { body: text } };
+    return {
+      method: "PUT",
+      path: `/projects/${encodeURIComponent(forge.project)}/merge_requests/${number}/notes/${commentId}`,
+      body: { body: text },
+    };
   }
   return { method: "PATCH", path: `/repos/${forge.project}/issues/comments/${commentId}`, body: { body: text } };
 }
@@ -73,7 +114,11 @@ export function editCommentRequest(forge: ForgeConfig, number: number, commentId
 function authorization(kind: ForgeKind, token: string): Record<string, string> {
   if (kind === "gitlab") return { "PRIVATE-TOKEN": token };
   if (kind === "gitea") return { Authorization: `token ${token}` };
-  return { Authorization: `Bearer ${token}`, Accept: "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28" };
+  return {
+    Authorization: `Bearer ${token}`,
+    Accept: "application/vnd.github+json",
+    "X-GitHub-Api-Version": "2022-11-28",
+  };
 }
 
 const USER_AGENT = "bcv-runbot/0.2 (+preview builds)";
@@ -86,7 +131,14 @@ class TransientFailure extends Error {}
 export async function callForge(forge: ForgeConfig, request: ForgeRequest): Promise<ForgeResult> {
   const token = readNamedVariable(forge.token_env);
   const redact = (text: string) => (token ? text.replaceAll(token, "[token]") : text);
-  if (!token) return { ok: false, attempts: 0, httpStatus: null, response: null, error: `The environment variable ${forge.token_env} is not set.` };
+  if (!token)
+    return {
+      ok: false,
+      attempts: 0,
+      httpStatus: null,
+      response: null,
+      error: `The environment variable ${forge.token_env} is not set.`,
+    };
   const url = `${forge.api_url}${request.path}`;
   let attempts = 0;
   let httpStatus: number | null = null;
@@ -109,7 +161,11 @@ export async function callForge(forge: ForgeConfig, request: ForgeRequest): Prom
           });
         } catch (error) {
           const name = (error as Error).name;
-          throw new TransientFailure(name === "TimeoutError" ? `no answer within ${forge.timeout_seconds} s` : `could not reach the host (${describeCause(error)})`);
+          throw new TransientFailure(
+            name === "TimeoutError"
+              ? `no answer within ${forge.timeout_seconds} s`
+              : `could not reach the host (${describeCause(error)})`,
+          );
         }
         httpStatus = answer.status;
         const text = await answer.text().catch(() => "");
@@ -129,7 +185,13 @@ export async function callForge(forge: ForgeConfig, request: ForgeRequest): Prom
     return { ok: true, attempts, httpStatus, response, error: null };
   } catch (error) {
     const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
-    return { ok: false, attempts, httpStatus, response: null, error: redact(`${request.method} ${request.path}: ${(error as Error).message} (${tries})`) };
+    return {
+      ok: false,
+      attempts,
+      httpStatus,
+      response: null,
+      error: redact(`${request.method} ${request.path}: ${(error as Error).message} (${tries})`),
+    };
   }
 }
 
@@ -144,7 +206,8 @@ function safeJson(text: string): unknown {
 /** The host's own explanation (GitHub, Gitea: `message`; GitLab: `message` or `error`), short. */
 function hostMessage(text: string): string {
   const body = safeJson(text) as { message?: unknown; error?: unknown } | null;
-  const said = body && (typeof body.message === "string" ? body.message : typeof body.error === "string" ? body.error : null);
+  const said =
+    body && (typeof body.message === "string" ? body.message : typeof body.error === "string" ? body.error : null);
   return said ? `: ${said.slice(0, 200)}` : "";
 }
 

@@ -20,7 +20,16 @@ const globalForComments = globalThis as unknown as { pullRequestCommentChains?: 
  * the commit and stays `success` when a passed preview later sleeps, expires or is destroyed; the comment tells
  * where the preview is now.
  */
-export type CommentState = "queued" | "building" | "running" | "sleeping" | "failure" | "lost" | "canceled" | "expired" | "destroyed";
+export type CommentState =
+  | "queued"
+  | "building"
+  | "running"
+  | "sleeping"
+  | "failure"
+  | "lost"
+  | "canceled"
+  | "expired"
+  | "destroyed";
 
 /** The states after which the preview will not run again. */
 export const ENDED_COMMENT_STATES: readonly CommentState[] = ["failure", "lost", "canceled", "expired", "destroyed"];
@@ -92,7 +101,8 @@ function words(state: CommentState, subject: CommentSubject): string {
       return "💤 the preview is sleeping (stopped, its data kept); it can be woken from the build's page";
     case "failure":
       // A build that reached running (it has an expiry) failed later: its runtime died, or did not wake.
-      if (subject.expiresAt !== null && subject.failureStage === "start") return "❌ the preview stopped: its runtime exited while it was running";
+      if (subject.expiresAt !== null && subject.failureStage === "start")
+        return "❌ the preview stopped: its runtime exited while it was running";
       if (subject.failureStage === "wake") return "❌ the preview did not come back when it was woken";
       return `❌ failed at stage ${subject.failureStage ?? "unknown"}`;
     case "lost":
@@ -109,12 +119,20 @@ function words(state: CommentState, subject: CommentSubject): string {
 
 export function commentText(subject: CommentSubject, state: CommentState, link: string | null): string {
   const where = link ? ` — [build ${subject.buildId}](${link})` : ` — build ${subject.buildId}`;
-  const kept = ENDED_COMMENT_STATES.includes(state) && subject.keptUntil ? `. Its page and logs are kept until ${utc(subject.keptUntil)}.` : "";
+  const kept =
+    ENDED_COMMENT_STATES.includes(state) && subject.keptUntil
+      ? `. Its page and logs are kept until ${utc(subject.keptUntil)}.`
+      : "";
   return `**Preview** of \`${subject.commitSha.slice(0, 12)}\`: ${words(state, subject)}${where}${kept}\n\n<sub>bcv-runbot: this comment is edited as new commits are built.</sub>`;
 }
 
 /** Writes the pull request's comment for this build's state, one pull request's comments at a time. */
-export function updatePullRequestComment(forge: ForgeConfig, subject: CommentSubject, state: CommentState, link: string | null): Promise<void> {
+export function updatePullRequestComment(
+  forge: ForgeConfig,
+  subject: CommentSubject,
+  state: CommentState,
+  link: string | null,
+): Promise<void> {
   return inCommentOrder(subject.alias, subject.number, () => writeComment(forge, subject, state, link));
 }
 
@@ -146,7 +164,13 @@ export function closedCommentText(number: number, how: PullRequestEnd): string {
  * of its builds' last reports, so a late "canceled" cannot overwrite it. What it came to is recorded on the
  * request's newest build, when it has one.
  */
-export function closePullRequestComment(forge: ForgeConfig, alias: string, ref: string, number: number, how: PullRequestEnd): Promise<void> {
+export function closePullRequestComment(
+  forge: ForgeConfig,
+  alias: string,
+  ref: string,
+  number: number,
+  how: PullRequestEnd,
+): Promise<void> {
   return inCommentOrder(alias, number, async () => {
     const known = await findPullRequestComment(alias, number);
     if (known === null) return;
@@ -166,12 +190,20 @@ export function closePullRequestComment(forge: ForgeConfig, alias: string, ref: 
   });
 }
 
-async function writeComment(forge: ForgeConfig, subject: CommentSubject, state: CommentState, link: string | null): Promise<void> {
+async function writeComment(
+  forge: ForgeConfig,
+  subject: CommentSubject,
+  state: CommentState,
+  link: string | null,
+): Promise<void> {
   const builds = await listAutomaticBuildsOfBranch(subject.alias, subject.ref, AUTOMATIC_TRIGGERS, BUILD_STATUSES);
   if (builds.some((build) => build.seq > subject.seq)) return;
   // The request was closed after this build (its comment says so, recorded on this build): a later end of the
   // build, such as a DELETE of its expired preview, must not overwrite that. A reopened request builds anew.
-  if ((await listForgeReports(subject.buildId)).some((report) => report.kind === "comment" && report.state === "closed")) return;
+  if (
+    (await listForgeReports(subject.buildId)).some((report) => report.kind === "comment" && report.state === "closed")
+  )
+    return;
   const text = commentText(subject, state, link);
   const known = await findPullRequestComment(subject.alias, subject.number);
   let result = known === null ? null : await callForge(forge, editCommentRequest(forge, subject.number, known, text));
@@ -179,7 +211,8 @@ async function writeComment(forge: ForgeConfig, subject: CommentSubject, state: 
   if (result === null || result.httpStatus === 404) {
     result = await callForge(forge, newCommentRequest(forge, subject.number, text));
     const id = (result.response as { id?: unknown } | null)?.id;
-    if (result.ok && (typeof id === "number" || typeof id === "string")) await savePullRequestComment(subject.alias, subject.number, String(id));
+    if (result.ok && (typeof id === "number" || typeof id === "string"))
+      await savePullRequestComment(subject.alias, subject.number, String(id));
   }
   await recordForgeReport({
     buildId: subject.buildId,

@@ -26,7 +26,10 @@ const MAX_PAGES = 10;
 export function openPullRequestsRequest(forge: ForgeConfig, page: number): ForgeRequest {
   const size = PAGE_SIZE[forge.kind];
   if (forge.kind === "gitlab") {
-    return { method: "GET", path: `/projects/${encodeURIComponent(forge.project)}/merge_requests?state=opened&per_page=${size}&page=${page}` };
+    return {
+      method: "GET",
+      path: `/projects/${encodeURIComponent(forge.project)}/merge_requests?state=opened&per_page=${size}&page=${page}`,
+    };
   }
   const sizeParameter = forge.kind === "gitea" ? "limit" : "per_page";
   return { method: "GET", path: `/repos/${forge.project}/pulls?state=open&${sizeParameter}=${size}&page=${page}` };
@@ -41,14 +44,18 @@ export async function listOpenPullRequests(forge: ForgeConfig): Promise<OpenPull
   for (let page = 1; page <= MAX_PAGES; page++) {
     const result = await callForge(forge, openPullRequestsRequest(forge, page));
     if (!result.ok) return { ok: false, error: result.error ?? "the host did not answer" };
-    if (!Array.isArray(result.response)) return { ok: false, error: `page ${page} of the open pull requests is not a JSON list` };
+    if (!Array.isArray(result.response))
+      return { ok: false, error: `page ${page} of the open pull requests is not a JSON list` };
     for (const item of result.response) {
       const pull = readListedPullRequest(forge.kind, item);
       if (pull) pulls.push(pull);
     }
     if (result.response.length < PAGE_SIZE[forge.kind]) return { ok: true, pulls };
   }
-  return { ok: false, error: `more than ${MAX_PAGES * PAGE_SIZE[forge.kind]} open pull requests: the listing stops there` };
+  return {
+    ok: false,
+    error: `more than ${MAX_PAGES * PAGE_SIZE[forge.kind]} open pull requests: the listing stops there`,
+  };
 }
 
 const SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;

@@ -1,11 +1,17 @@
 import { getEnv } from "../../env";
-import { getBuildsConfig, type ForgeConfig } from "../config";
-import { buildEvents } from "../events";
-import { findBuild, type BuildRecord } from "../repository";
-import type { BuildStatus } from "../status";
 import { pullNumberOf } from "../auto/pull-refs";
-import { commentStateOf, commentText, ENDED_COMMENT_STATES, updatePullRequestComment, type CommentSubject } from "./comments";
-import { callForge, hostState, statusRequest, type ForgeState } from "./api";
+import { type ForgeConfig, getBuildsConfig } from "../config";
+import { buildEvents } from "../events";
+import { type BuildRecord, findBuild } from "../repository";
+import type { BuildStatus } from "../status";
+import { callForge, type ForgeState, hostState, statusRequest } from "./api";
+import {
+  type CommentSubject,
+  commentStateOf,
+  commentText,
+  ENDED_COMMENT_STATES,
+  updatePullRequestComment,
+} from "./comments";
 import { recordForgeReport } from "./reports";
 
 /**
@@ -39,7 +45,10 @@ function reporter(): ReporterState {
 }
 
 /** What a build status means on the host, with the description shown there; null: nothing to report. */
-export function forgeStateOf(status: BuildStatus, failureStage: string | null): { state: ForgeState; description: string } | null {
+export function forgeStateOf(
+  status: BuildStatus,
+  failureStage: string | null,
+): { state: ForgeState; description: string } | null {
   switch (status) {
     case "queued":
       return { state: "queued", description: "Queued" };
@@ -52,7 +61,8 @@ export function forgeStateOf(status: BuildStatus, failureStage: string | null): 
       return { state: "success", description: "Preview running" };
     case "failed":
       // A restart that interrupted the build is the service's failure, not the commit's.
-      if (failureStage === "recovery") return { state: "lost", description: "The build service restarted and lost this build" };
+      if (failureStage === "recovery")
+        return { state: "lost", description: "The build service restarted and lost this build" };
       return { state: "failure", description: `Failed at stage ${failureStage ?? "unknown"}` };
     case "canceled":
       return { state: "canceled", description: "Canceled" };
@@ -72,9 +82,11 @@ export function buildPageUrl(buildId: string): string | null {
 export function reportBuildStatus(buildId: string, status: BuildStatus): Promise<void> {
   const state = reporter();
   const previous = state.chains.get(buildId) ?? Promise.resolve();
-  const next = previous.then(() => sendStatuses(buildId, status)).catch((error) => {
-    console.error(`builds: reporting build ${buildId} to its git host failed:`, error);
-  });
+  const next = previous
+    .then(() => sendStatuses(buildId, status))
+    .catch((error) => {
+      console.error(`builds: reporting build ${buildId} to its git host failed:`, error);
+    });
   state.chains.set(buildId, next);
   void next.finally(() => {
     if (state.chains.get(buildId) === next) state.chains.delete(buildId);
@@ -129,9 +141,17 @@ async function sendStatuses(buildId: string, status: BuildStatus): Promise<void>
   }
 }
 
-async function sendStatus(build: BuildRecord, alias: string, sha: string, forge: ForgeConfig, state: ForgeState, description: string) {
+async function sendStatus(
+  build: BuildRecord,
+  alias: string,
+  sha: string,
+  forge: ForgeConfig,
+  state: ForgeState,
+  description: string,
+) {
   const result = await callForge(forge, statusRequest(forge, sha, state, description, buildPageUrl(build.id)));
-  if (!result.ok) console.warn(`builds: build ${build.id}: the ${forge.kind} status of ${alias} was not taken: ${result.error}`);
+  if (!result.ok)
+    console.warn(`builds: build ${build.id}: the ${forge.kind} status of ${alias} was not taken: ${result.error}`);
   await recordForgeReport({
     buildId: build.id,
     alias,
@@ -175,5 +195,8 @@ export async function stopForgeReports(): Promise<void> {
     buildEvents().off("moved", state.listeners.moved);
     state.listeners = null;
   }
-  await Promise.race([Promise.all(state.chains.values()), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+  await Promise.race([
+    Promise.all(state.chains.values()),
+    new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+  ]);
 }

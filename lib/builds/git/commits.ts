@@ -33,7 +33,15 @@ export function readCommitInfo(config: BuildsConfig, alias: string, sha: string)
 
 async function readCommitInfoFromGit(config: BuildsConfig, alias: string, sha: string): Promise<CommitInfo> {
   try {
-    const out = await git([`--git-dir=${mirrorPath(config, alias)}`, "log", "-1", "--no-show-signature", "--format=%s%x00%an", sha, "--"]);
+    const out = await git([
+      `--git-dir=${mirrorPath(config, alias)}`,
+      "log",
+      "-1",
+      "--no-show-signature",
+      "--format=%s%x00%an",
+      sha,
+      "--",
+    ]);
     const [subject, author] = out.replace(/\n$/, "").split("\0");
     // Bounded: a subject can be as long as its author liked.
     return { subject: subject ? subject.slice(0, 300) : null, author: author ? author.slice(0, 200) : null };

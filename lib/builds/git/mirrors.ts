@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { BuildsConfig, RepositoryConfig } from "../config";
 import { PULL_REF_PATTERN } from "../auto/pull-refs";
+import type { BuildsConfig, RepositoryConfig } from "../config";
 import { MODULE_NAME_PATTERN } from "../names";
 
 /**
@@ -108,7 +108,11 @@ export function isRepositoryReady(alias: string): boolean {
  * webhooks, polling), and a caller waits for at most two fetches. A burst of requests that the server
  * received together shares one fetch, even when it gets to them one after another.
  */
-export function syncMirror(config: BuildsConfig, repository: RepositoryConfig, askedAt = performance.now()): Promise<boolean> {
+export function syncMirror(
+  config: BuildsConfig,
+  repository: RepositoryConfig,
+  askedAt = performance.now(),
+): Promise<boolean> {
   const state = mirrorState(repository.alias);
   if (state.ready && state.lastSuccessStartedAt >= askedAt) return Promise.resolve(true);
   if (state.running && state.running.startedAt >= askedAt) return state.running.promise;
@@ -145,11 +149,15 @@ async function fetchOrCloneMirror(
     fs.chmodSync(path.dirname(mirror), 0o700);
     if (fs.existsSync(path.join(mirror, "HEAD"))) {
       // Fetch and list the refs in one process: each process the server starts costs it a fork of its memory.
-      const { stdout } = await execFileAsync("/bin/sh", ["-c", FETCH_AND_LIST_SCRIPT, "sync", mirror, repository.resolvedUrl, REF_TABLE_FORMAT], {
-        env: GIT_ENV,
-        timeout: 300_000,
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      const { stdout } = await execFileAsync(
+        "/bin/sh",
+        ["-c", FETCH_AND_LIST_SCRIPT, "sync", mirror, repository.resolvedUrl, REF_TABLE_FORMAT],
+        {
+          env: GIT_ENV,
+          timeout: 300_000,
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
       refTable = parseRefTable(stdout);
     } else {
       // Clone beside it and rename, so that a half-made clone is never taken for a mirror.
@@ -222,7 +230,15 @@ const FETCH_AND_LIST_SCRIPT =
   'exec git --git-dir="$1" for-each-ref --format="$3" refs/heads/ refs/tags/';
 
 async function readRefTable(config: BuildsConfig, alias: string): Promise<RefTable> {
-  return parseRefTable(await git([`--git-dir=${mirrorPath(config, alias)}`, "for-each-ref", `--format=${REF_TABLE_FORMAT}`, "refs/heads/", "refs/tags/"]));
+  return parseRefTable(
+    await git([
+      `--git-dir=${mirrorPath(config, alias)}`,
+      "for-each-ref",
+      `--format=${REF_TABLE_FORMAT}`,
+      "refs/heads/",
+      "refs/tags/",
+    ]),
+  );
 }
 
 function parseRefTable(listing: string): RefTable {
@@ -246,7 +262,9 @@ function parseRefTable(listing: string): RefTable {
 
 async function revParseCommit(config: BuildsConfig, alias: string, name: string): Promise<string | null> {
   try {
-    const sha = (await git([`--git-dir=${mirrorPath(config, alias)}`, "rev-parse", "--verify", "--quiet", `${name}^{commit}`])).trim();
+    const sha = (
+      await git([`--git-dir=${mirrorPath(config, alias)}`, "rev-parse", "--verify", "--quiet", `${name}^{commit}`])
+    ).trim();
     return /^[0-9a-f]{40}$/.test(sha) ? sha : null;
   } catch {
     return null;
@@ -268,9 +286,18 @@ export async function fetchPullRef(
   // A poll that has just synced the mirror fetches each pull request's ref without another full sync.
   if (!options.mirrorSynced && !(await syncMirror(config, repository))) return null;
   try {
-    await git([`--git-dir=${mirrorPath(config, repository.alias)}`, "fetch", "--quiet", "--", repository.resolvedUrl, `+${ref}:${ref}`]);
+    await git([
+      `--git-dir=${mirrorPath(config, repository.alias)}`,
+      "fetch",
+      "--quiet",
+      "--",
+      repository.resolvedUrl,
+      `+${ref}:${ref}`,
+    ]);
   } catch (error) {
-    console.error(`builds: ${ref} of "${repository.alias}" could not be fetched: ${(error as Error).message.split("\n")[0]}`);
+    console.error(
+      `builds: ${ref} of "${repository.alias}" could not be fetched: ${(error as Error).message.split("\n")[0]}`,
+    );
     return null;
   }
   return revParseCommit(config, repository.alias, ref);
@@ -299,7 +326,10 @@ export async function listModules(config: BuildsConfig, repository: RepositoryCo
 }
 
 /** The commit of the default ref and its modules, for GET /app-config; null where it cannot be read. */
-export async function modulesAtDefaultRef(config: BuildsConfig, repository: RepositoryConfig): Promise<string[] | null> {
+export async function modulesAtDefaultRef(
+  config: BuildsConfig,
+  repository: RepositoryConfig,
+): Promise<string[] | null> {
   if (!isRepositoryReady(repository.alias)) return null;
   const sha = await resolveRef(config, repository.alias, repository.default_ref);
   return sha ? listModules(config, repository, sha) : null;

@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import { badRequest, notFound } from "../../http/problem";
-import { getBuildsConfig } from "../config";
 import { onBuildChanged } from "../build-events";
-import { watchLogFile } from "./log-streams";
+import { getBuildsConfig } from "../config";
 import type { BuildRecord } from "../repository";
 import { findBuild } from "../repository";
-import { LOG_WINDOW_BYTES, type BuildLogView } from "../schemas";
-import { requireBuild } from "../service";
-import { isStageLogGrowing, type BuildStatus, type StageName, type StageStatus } from "../status";
 import { recordedLogPath } from "../runtime/workspace";
+import { type BuildLogView, LOG_WINDOW_BYTES } from "../schemas";
+import { requireBuild } from "../service";
+import { type BuildStatus, isStageLogGrowing, type StageName, type StageStatus } from "../status";
+import { watchLogFile } from "./log-streams";
 
 /**
  * Reading stage logs by byte offsets, as JSON windows and as Server-Sent Events. Only the log files a build
@@ -107,7 +107,9 @@ function isLogComplete(build: BuildRecord, stage: StageRecord): boolean {
 function requireStage(build: BuildRecord, name: string): StageRecord {
   const stage = build.stages.find((candidate) => candidate.name === name);
   if (!stage) {
-    throw notFound(`Build ${build.id} has no stage "${name}"; its stages are ${build.stages.map((s) => s.name).join(", ")}.`);
+    throw notFound(
+      `Build ${build.id} has no stage "${name}"; its stages are ${build.stages.map((s) => s.name).join(", ")}.`,
+    );
   }
   return stage;
 }
@@ -155,7 +157,11 @@ const SSE_CHUNK_BYTES = 64 * 1024;
 const SSE_UNWATCHED_LOOK_MS = 1_000;
 
 function sseData(bytes: Buffer, offset: number): string {
-  const data = bytes.toString("utf8").split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join("");
+  const data = bytes
+    .toString("utf8")
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join("");
   return `id: ${offset}\n${data}\n`;
 }
 
@@ -326,12 +332,17 @@ export async function streamBuildLog(
  * plain text to download, read in chunks so a long log never sits in memory at once. The size is fixed when
  * asked: what a running stage writes after that comes with the next download.
  */
-export async function rawBuildLog(buildId: string, stageName?: string): Promise<{ fileName: string; size: number; body: ReadableStream<Uint8Array> }> {
+export async function rawBuildLog(
+  buildId: string,
+  stageName?: string,
+): Promise<{ fileName: string; size: number; body: ReadableStream<Uint8Array> }> {
   const build = await requireBuild(buildId);
   const segments =
     stageName !== undefined
       ? [stageSegment(build, requireStage(build, stageName))]
-      : build.stages.filter((stage) => stage.logFile !== null).flatMap((stage) => [textSegment(`== ${stage.name} ==\n`), stageSegment(build, stage)]);
+      : build.stages
+          .filter((stage) => stage.logFile !== null)
+          .flatMap((stage) => [textSegment(`== ${stage.name} ==\n`), stageSegment(build, stage)]);
   const size = segments.reduce((sum, segment) => sum + segment.length, 0);
   let position = 0;
   const body = new ReadableStream<Uint8Array>({

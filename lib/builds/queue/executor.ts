@@ -1,36 +1,41 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getBuildsConfig, type BuildsConfig } from "../config";
-import { buildProcessBaseEnv } from "../../env";
-import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver, type StageResult } from "../runtime/driver";
-import { getDriver } from "../runtime/drivers";
+import { thisInstanceName } from "../../cluster/instances";
+import { listenToInstances, notifyInstances } from "../../cluster/notifications";
+import { getDialect } from "../../db";
+import { buildProcessBaseEnv, getEnv } from "../../env";
+import { storageFault } from "../../http/problem";
+import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
+import { type BuildsConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
 import { mirrorPath, syncMirror } from "../git/mirrors";
-import { encodeProcessHandle } from "../runtime/process-handles";
-import { holdPort, leasePort, releasePort } from "../runtime/ports";
-import { runToCompletion, sleep } from "../runtime/processes";
 import {
+  type BuildRecord,
   claimQueuedBuild,
   closeOpenStages,
   closePendingStages,
   findBuild,
+  type HostScope,
   listBuildsAwaitingDestroy,
   listBuildsWithStatus,
   moveBuild,
   updateBuildRuntime,
   updateStage,
-  type BuildRecord,
-  type HostScope,
 } from "../repository";
-import { IN_PROGRESS_STATUSES, type BuildStatus, type StageName } from "../status";
-import { removeRuntimeFiles, workspacePaths } from "../runtime/workspace";
+import {
+  type BuildContext,
+  describeOutcome,
+  type RuntimeDriver,
+  type StageResult,
+  timeoutMessage,
+} from "../runtime/driver";
+import { getDriver } from "../runtime/drivers";
+import { holdPort, leasePort, releasePort } from "../runtime/ports";
+import { encodeProcessHandle } from "../runtime/process-handles";
+import { runToCompletion, sleep } from "../runtime/processes";
 import { checkStageUser } from "../runtime/run-as";
-import { getEnv } from "../../env";
-import { getDialect } from "../../db";
-import { thisInstanceName } from "../../cluster/instances";
-import { listenToInstances, notifyInstances } from "../../cluster/notifications";
-import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
-import { storageFault } from "../../http/problem";
+import { removeRuntimeFiles, workspacePaths } from "../runtime/workspace";
+import { type BuildStatus, IN_PROGRESS_STATUSES, type StageName } from "../status";
 
 /**
  * The executor. The queue is the database: queued builds wait there, and an instance with a free slot (fewer
@@ -112,7 +117,9 @@ function driverOf(build: Pick<BuildRecord, "driver">): RuntimeDriver {
 export function enqueueBuild(buildId: string): void {
   buildEvents().emit("queued", buildId);
   wakeClaims();
-  notifyInstances("build_queued").catch((error) => console.error(`builds: could not announce build ${buildId}: ${(error as Error).message}`));
+  notifyInstances("build_queued").catch((error) =>
+    console.error(`builds: could not announce build ${buildId}: ${(error as Error).message}`),
+  );
 }
 
 /** Claims queued builds while slots are free; one loop at a time, run again when woken meanwhile. */
@@ -160,7 +167,9 @@ export async function startExecutor(): Promise<void> {
   fs.mkdirSync(config.builds_root, { recursive: true });
   for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
   if (config.max_concurrent_builds === 0 && getDialect() === "sqlite") {
-    console.warn("builds: max_concurrent_builds is 0 and no other instance can share a SQLite database: queued builds will wait for ever");
+    console.warn(
+      "builds: max_concurrent_builds is 0 and no other instance can share a SQLite database: queued builds will wait for ever",
+    );
   }
   for (const repository of config.repositories) void syncMirror(config, repository);
   await recoverBuilds(config);
@@ -252,13 +261,19 @@ async function runBuild(buildId: string): Promise<void> {
   if (!build || build.status !== "checking_out") return;
   const controller = new AbortController();
   let finish!: () => void;
-  state.active.set(buildId, { controller, done: new Promise<void>((resolve) => (finish = resolve)), driver: driverOf(build) });
+  state.active.set(buildId, {
+    controller,
+    done: new Promise<void>((resolve) => (finish = resolve)),
+    driver: driverOf(build),
+  });
   try {
     await runStages(build, controller.signal);
   } catch (error) {
     if (state.stopping) return;
-    if (error instanceof StageFailed) await recordEnd(buildId, controller.signal, () => failBuild(buildId, error.stage, error.message));
-    else if (error instanceof Interrupted) await recordEnd(buildId, controller.signal, () => closeCanceledBuild(buildId));
+    if (error instanceof StageFailed)
+      await recordEnd(buildId, controller.signal, () => failBuild(buildId, error.stage, error.message));
+    else if (error instanceof Interrupted)
+      await recordEnd(buildId, controller.signal, () => closeCanceledBuild(buildId));
     else {
       console.error(`builds: build ${buildId} failed unexpectedly:`, error);
       const message =
@@ -288,7 +303,9 @@ async function recordEnd(buildId: string, signal: AbortSignal, end: () => Promis
         console.error(`builds: could not record the end of build ${buildId}:`, error);
         return;
       }
-      console.error(`builds: could not record the end of build ${buildId} yet (${(error as Error).message}); trying again`);
+      console.error(
+        `builds: could not record the end of build ${buildId} yet (${(error as Error).message}); trying again`,
+      );
     }
     await sleep(delay, signal);
   }
@@ -314,7 +331,10 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   });
   const port = await leasePort(build.id, config.ports);
   if (port === null) {
-    throw new StageFailed("checkout", `No free port in ${config.ports.start}-${config.ports.end}: too many runtimes are alive.`);
+    throw new StageFailed(
+      "checkout",
+      `No free port in ${config.ports.start}-${config.ports.end}: too many runtimes are alive.`,
+    );
   }
   await updateBuildRuntime(build.id, { port });
   const context: BuildContext = {
@@ -323,7 +343,11 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
     modules: build.modules === "" ? [] : build.modules.split(","),
     config,
     paths,
-    repositories: repositories.map((r) => ({ alias: r.alias, checkout: r.checkout, modulesPath: r.configured.modules_path })),
+    repositories: repositories.map((r) => ({
+      alias: r.alias,
+      checkout: r.checkout,
+      modulesPath: r.configured.modules_path,
+    })),
   };
   const timeoutMs = config.stage_timeout_seconds * 1000;
 
@@ -331,7 +355,8 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
     if (stage.status !== status) await advance(stage.status);
     await runStage(build.id, stage.name, config, (logPath, recordHandle) => {
       // Checkout is the same for every driver: git, on the host, from the mirrors.
-      if (stage.name === "checkout") return checkOut(config, build.id, repositories, paths.sources, { logPath, signal, timeoutMs, recordHandle });
+      if (stage.name === "checkout")
+        return checkOut(config, build.id, repositories, paths.sources, { logPath, signal, timeoutMs, recordHandle });
       return driver.runStage(stage.name, context, {
         logPath,
         signal,
@@ -348,7 +373,11 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   }
   // The time to live starts now: queue and stage time do not eat the preview's life.
   const now = new Date();
-  await advance("running", { finishedAt: now, expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000), awakeSince: now });
+  await advance("running", {
+    finishedAt: now,
+    expiresAt: new Date(now.getTime() + build.ttlSeconds * 1000),
+    awakeSince: now,
+  });
   buildEvents().emit("running", build.id);
 }
 
@@ -367,7 +396,12 @@ async function checkOut(
   buildId: string,
   repositories: { alias: string; ref: string; commitSha: string; checkout: string }[],
   sources: string,
-  control: { logPath: string; signal: AbortSignal; timeoutMs: number; recordHandle: (handle: string) => Promise<unknown> },
+  control: {
+    logPath: string;
+    signal: AbortSignal;
+    timeoutMs: number;
+    recordHandle: (handle: string) => Promise<unknown>;
+  },
 ): Promise<StageResult> {
   const deadline = Date.now() + control.timeoutMs;
   // BUILD_ID marks the processes as the build's (lib/builds/runtime/process-handles.ts).
@@ -377,7 +411,14 @@ async function checkOut(
     const outcome = await runToCompletion(
       {
         file: "/bin/sh",
-        args: ["-c", CHECKOUT_SCRIPT, "checkout", mirrorPath(config, repository.alias), repository.checkout, repository.commitSha],
+        args: [
+          "-c",
+          CHECKOUT_SCRIPT,
+          "checkout",
+          mirrorPath(config, repository.alias),
+          repository.checkout,
+          repository.commitSha,
+        ],
         cwd: sources,
         env,
         logPath: control.logPath,
@@ -432,7 +473,11 @@ async function failBuild(buildId: string, stage: StageName | "recovery", message
     // Failed by an earlier try whose last writes the storage refused (recordEnd): finish closing its stages.
     if (status === "failed") return void (await closeOpenStages(buildId, "failed", "skipped", now));
     if (!IN_PROGRESS_STATUSES.includes(status) && status !== "queued" && status !== "running") return;
-    const moved = await moveBuild(buildId, status, "failed", { failureStage: stage, failureMessage: message, finishedAt: now });
+    const moved = await moveBuild(buildId, status, "failed", {
+      failureStage: stage,
+      failureMessage: message,
+      finishedAt: now,
+    });
     if (moved) break;
   }
   // The stages that never started are skipped from now on: the dashboard stops asking once the build has
@@ -492,7 +537,10 @@ export async function retryUnfinishedDestroys(): Promise<void> {
  * held again); half-destroyed builds are finished off.
  */
 async function recoverBuilds(config: BuildsConfig): Promise<void> {
-  const recovered = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"], buildsOfThisHost());
+  const recovered = await listBuildsWithStatus(
+    [...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"],
+    buildsOfThisHost(),
+  );
   for (const build of recovered) {
     const status = build.status as BuildStatus;
     // A sleeping build keeps its port for its wake, and its stopped runtime for the driver to start again.
@@ -500,7 +548,10 @@ async function recoverBuilds(config: BuildsConfig): Promise<void> {
       if (build.port != null) holdPort(build.id, build.port);
       continue;
     }
-    if (status === "running" && (await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead") {
+    if (
+      status === "running" &&
+      (await driverOf(build).runtimeLiveness(config, build.id, build.runtimeHandle)) !== "dead"
+    ) {
       if (build.port != null) holdPort(build.id, build.port);
       continue;
     }
@@ -529,11 +580,17 @@ async function recoverBuilds(config: BuildsConfig): Promise<void> {
 async function removeLeftovers(config: BuildsConfig): Promise<void> {
   const here = buildsOfThisHost();
   const live = await listBuildsWithStatus([...IN_PROGRESS_STATUSES, "running", "sleeping", "destroying"]);
-  const keep = new Set(live.filter((build) => build.status === "running" || build.status === "sleeping" || !isOfThisHost(build, here)).map((build) => build.id));
+  const keep = new Set(
+    live
+      .filter((build) => build.status === "running" || build.status === "sleeping" || !isOfThisHost(build, here))
+      .map((build) => build.id),
+  );
   const driver = getDriver(config.runtime.driver);
   const readiness = await driver.readiness(config);
   if (!readiness.ready) {
-    console.error(`builds: the ${driver.name} runtime is not ready, leftovers of earlier builds stay for now: ${readiness.reason}`);
+    console.error(
+      `builds: the ${driver.name} runtime is not ready, leftovers of earlier builds stay for now: ${readiness.reason}`,
+    );
     return;
   }
   try {

@@ -1,6 +1,6 @@
 import { getBuildsConfig } from "../config";
-import { buildsOfThisHost, destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
 import { listExpiredRunningBuilds, moveBuild } from "../repository";
+import { buildsOfThisHost, destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
 import { purgeExpiredRetention } from "./retention";
 
 /**
@@ -8,13 +8,16 @@ import { purgeExpiredRetention } from "./retention";
  * their runtime, fails running builds whose runtime died, and purges builds past their retention. Its
  * first pass runs at start, which catches builds that expired while the server was down.
  */
-const globalForReaper = globalThis as unknown as { buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> } };
+const globalForReaper = globalThis as unknown as {
+  buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> };
+};
 
 export async function reapExpiredBuilds(now = new Date()): Promise<void> {
   // Each host reaps its own builds: their runtimes run there.
   for (const build of await listExpiredRunningBuilds(now, buildsOfThisHost())) {
     // A destroy that fails now is tried again by retryUnfinishedDestroys: the port stays recorded until then.
-    if (await moveBuild(build.id, build.status as "running" | "sleeping", "expired")) await destroyRuntime(build.id).catch(() => {});
+    if (await moveBuild(build.id, build.status as "running" | "sleeping", "expired"))
+      await destroyRuntime(build.id).catch(() => {});
   }
 }
 

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { getBuildsConfig } from "../config";
-import { buildsOfThisHost } from "./executor";
 import { deleteBuildRow, listBuildsEndedBefore } from "../repository";
 import { removeFolders, workspacePaths } from "../runtime/workspace";
+import { buildsOfThisHost } from "./executor";
 
 /**
  * Retention: builds that are over (failed, canceled, expired, destroyed) keep their rows and logs for

@@ -1,6 +1,6 @@
 import type { BuildsConfig } from "../config";
-import type { RunOutcome } from "./processes";
 import type { BuildStatus, StageName } from "../status";
+import type { RunOutcome } from "./processes";
 import type { workspacePaths } from "./workspace";
 
 /**

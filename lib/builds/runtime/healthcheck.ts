@@ -22,11 +22,18 @@ export async function waitUntilHealthy(
   while (!signal.aborted) {
     if ((await liveness()) === "dead") {
       log("the runtime exited");
-      return { status: "failed", exitCode: null, message: "The runtime exited before answering its healthcheck; see the start log." };
+      return {
+        status: "failed",
+        exitCode: null,
+        message: "The runtime exited before answering its healthcheck; see the start log.",
+      };
     }
     let problem: string;
     try {
-      const response = await fetch(url, { signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]), redirect: "manual" });
+      const response = await fetch(url, {
+        signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]),
+        redirect: "manual",
+      });
       await response.body?.cancel();
       if (response.status < 500) {
         log(`answered ${response.status}`);

@@ -87,7 +87,11 @@ export function isBuildProcessGroupAlive(handleText: string | null | undefined, 
 }
 
 /** Stops the group a handle names (SIGTERM, then SIGKILL) if it is still the build's; otherwise leaves it. */
-export async function stopBuildProcessGroup(handleText: string | null | undefined, buildId: string, graceMs?: number): Promise<void> {
+export async function stopBuildProcessGroup(
+  handleText: string | null | undefined,
+  buildId: string,
+  graceMs?: number,
+): Promise<void> {
   const handle = parseProcessHandle(handleText);
   if (!handle || !isBuildProcessGroupAlive(handleText, buildId)) return;
   await stopProcessGroup(handle.pgid, graceMs);

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { buildProcessBaseEnv } from "../../env";
 import { getBuildsConfig } from "../config";
-import { RuntimeUnavailableError } from "./driver";
 import { logWriterCommand } from "../logs/log-writer";
+import { RuntimeUnavailableError } from "./driver";
 import { spawnDetached } from "./spawner";
 
 /**
@@ -34,7 +34,15 @@ export interface SpawnLoggedOptions {
  * group's leader: the returned pgid is the writer's pid, and its exit status is the command's. The writer is
  * started by the builds' process starter (./spawner.ts), not forked from the server.
  */
-export async function spawnLogged({ file, args, cwd, env, logPath, user, mode = "eof" }: SpawnLoggedOptions): Promise<LoggedProcess> {
+export async function spawnLogged({
+  file,
+  args,
+  cwd,
+  env,
+  logPath,
+  user,
+  mode = "eof",
+}: SpawnLoggedOptions): Promise<LoggedProcess> {
   const limitBytes = getBuildsConfig().stage_log_limit_mb * 1024 * 1024;
   fs.appendFileSync(logPath, "");
   // A stage of several commands (a checkout of several repositories) shares one limit.
@@ -193,7 +201,9 @@ export async function endProcessesOfUser(uid: number, timeoutMs = 15_000): Promi
     const left = processesOfUsers(uid, uid).get(uid) ?? [];
     if (left.length === 0) return;
     if (Date.now() >= deadline) {
-      throw new RuntimeUnavailableError(`${left.length} processes of uid ${uid} (pids ${left.slice(0, 5).join(", ")}) did not end.`);
+      throw new RuntimeUnavailableError(
+        `${left.length} processes of uid ${uid} (pids ${left.slice(0, 5).join(", ")}) did not end.`,
+      );
     }
     const kill = await spawnDetached({
       file: "setpriv",

@@ -93,7 +93,7 @@ export function leaseBuildUser(config: BuildsConfig, buildId: string, busy: Read
   const size = end - start + 1;
   const state = (globalForLeases.buildUserCursor ??= { next: start + Math.floor(Math.random() * size) });
   for (let step = 0; step < size; step++) {
-    const uid = start + ((state.next - start + step) % size + size) % size;
+    const uid = start + ((((state.next - start + step) % size) + size) % size);
     if (taken.has(uid) || busy.has(uid)) continue;
     fs.mkdirSync(leasesFolder(config), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(leasesFolder(config), buildId), `${uid}\n`, { mode: 0o600 });
@@ -187,10 +187,18 @@ export async function handOverWorkspace(
   // 0700: other builds may not even look in.
   for (const folder of folders) fs.chmodSync(folder, 0o700);
   const args = ["-R", "-h", "--", `${user.uid}:${user.gid}`, ...folders];
-  const chown = await spawnDetached({ file: "chown", args, cwd: "/", env: { PATH: buildProcessBaseEnv().PATH }, logPath });
+  const chown = await spawnDetached({
+    file: "chown",
+    args,
+    cwd: "/",
+    env: { PATH: buildProcessBaseEnv().PATH },
+    logPath,
+  });
   const exit = await chown.exited;
   if (exit.code !== 0) {
-    return { error: `Could not give the build's folders to uid ${user.uid}: chown ${chown.error ?? `exited with ${exit.code ?? exit.signal}`} (the log says more).` };
+    return {
+      error: `Could not give the build's folders to uid ${user.uid}: chown ${chown.error ?? `exited with ${exit.code ?? exit.signal}`} (the log says more).`,
+    };
   }
   return user;
 }

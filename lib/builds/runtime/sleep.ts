@@ -1,14 +1,14 @@
 import path from "node:path";
 import { conflict, serviceUnavailable } from "../../http/problem";
 import { getBuildsConfig } from "../config";
-import { RuntimeUnavailableError, type BuildContext, type StageControl, type StageResult } from "./driver";
-import { getDriver } from "./drivers";
 import { buildEvents } from "../events";
+import { type Actor, assertCanActOnBuild } from "../permissions";
 import { buildsOfThisHost, destroyRuntime } from "../queue/executor";
-import { assertCanActOnBuild, type Actor } from "../permissions";
-import { listBuildsWithStatus, moveBuild, updateBuildRuntime, type BuildRecord } from "../repository";
+import { type BuildRecord, listBuildsWithStatus, moveBuild, updateBuildRuntime } from "../repository";
 import type { BuildView } from "../schemas";
 import { getBuild, requireBuild } from "../service";
+import { type BuildContext, RuntimeUnavailableError, type StageControl, type StageResult } from "./driver";
+import { getDriver } from "./drivers";
 import { workspacePaths } from "./workspace";
 
 /**
@@ -25,8 +25,10 @@ export async function sleepBuild(user: Actor, buildId: string): Promise<BuildVie
   const build = await requireBuild(buildId);
   assertCanActOnBuild(user, build);
   if (build.status === "sleeping") return getBuild(buildId, user);
-  if (build.status !== "running") throw conflict(`Build ${buildId} is ${build.status}; only a running build can be put to sleep.`);
-  if (build.runtimeHandle === null) throw conflict(`Build ${buildId} has no runtime (no start command): there is nothing to put to sleep.`);
+  if (build.status !== "running")
+    throw conflict(`Build ${buildId} is ${build.status}; only a running build can be put to sleep.`);
+  if (build.runtimeHandle === null)
+    throw conflict(`Build ${buildId} has no runtime (no start command): there is nothing to put to sleep.`);
   if (!(await putToSleep(build))) throw conflict(`Build ${buildId} changed meanwhile; it was not put to sleep.`);
   return getBuild(buildId, user);
 }
@@ -39,7 +41,8 @@ async function putToSleep(build: BuildRecord): Promise<boolean> {
   } catch (error) {
     // The runtime may still run: the build is awake after all.
     await moveBuild(build.id, "sleeping", "running");
-    if (error instanceof RuntimeUnavailableError) throw serviceUnavailable(`Build ${build.id} could not be put to sleep: ${error.message}`, 30);
+    if (error instanceof RuntimeUnavailableError)
+      throw serviceUnavailable(`Build ${build.id} could not be put to sleep: ${error.message}`, 30);
     throw error;
   }
   return true;
@@ -53,7 +56,8 @@ export async function wakeBuild(user: Actor, buildId: string): Promise<BuildView
   const build = await requireBuild(buildId);
   assertCanActOnBuild(user, build);
   if (build.status === "running") return getBuild(buildId, user);
-  if (build.status !== "sleeping") throw conflict(`Build ${buildId} is ${build.status}; only a sleeping build can be woken.`);
+  if (build.status !== "sleeping")
+    throw conflict(`Build ${buildId} is ${build.status}; only a sleeping build can be woken.`);
   const waking = (globalForSleep.buildsWaking ??= new Set());
   if (waking.has(buildId)) throw conflict(`Build ${buildId} is already waking up.`);
   waking.add(buildId);
@@ -103,8 +107,15 @@ async function wake(build: BuildRecord): Promise<void> {
     return;
   }
   const message = result.status === "failed" ? result.message : "The wake was interrupted.";
-  if (await moveBuild(build.id, "sleeping", "failed", { failureStage: "wake", failureMessage: `The runtime did not come back: ${message}` })) {
-    await destroyRuntime(build.id).catch((error) => console.error(`builds: could not destroy the runtime of build ${build.id} yet:`, error));
+  if (
+    await moveBuild(build.id, "sleeping", "failed", {
+      failureStage: "wake",
+      failureMessage: `The runtime did not come back: ${message}`,
+    })
+  ) {
+    await destroyRuntime(build.id).catch((error) =>
+      console.error(`builds: could not destroy the runtime of build ${build.id} yet:`, error),
+    );
   }
 }
 
@@ -118,7 +129,9 @@ export async function putExcessBuildsToSleep(): Promise<void> {
   const max = getBuildsConfig().max_awake_builds;
   if (max === undefined) return;
   // max_awake_builds is each host's own: the memory it bounds is that host's.
-  const awake = (await listBuildsWithStatus(["running"], buildsOfThisHost())).filter((build) => build.runtimeHandle !== null);
+  const awake = (await listBuildsWithStatus(["running"], buildsOfThisHost())).filter(
+    (build) => build.runtimeHandle !== null,
+  );
   if (awake.length <= max) return;
   const oldestFirst = awake.sort((a, b) => awakeSince(a) - awakeSince(b));
   for (const build of oldestFirst.slice(0, awake.length - max)) {
@@ -135,7 +148,8 @@ const globalForPolicy = globalThis as unknown as { sleepPolicyListener?: () => v
 
 export function startSleepPolicy(): void {
   if (globalForPolicy.sleepPolicyListener) return;
-  const listener = () => void putExcessBuildsToSleep().catch((error) => console.error("builds: max_awake_builds failed:", error));
+  const listener = () =>
+    void putExcessBuildsToSleep().catch((error) => console.error("builds: max_awake_builds failed:", error));
   globalForPolicy.sleepPolicyListener = listener;
   buildEvents().on("running", listener);
   // Builds that ran past the limit while the server was down.

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 
 /**
  * Starts the builds' processes through a small helper process, started once: starting a child forks the
@@ -84,7 +84,10 @@ process.on("disconnect", () => process.exit(0));
 function spawner(): Spawner {
   const current = globalForSpawner.buildsSpawner;
   if (current?.helper.connected) return current;
-  const helper = spawn(process.execPath, ["-e", HELPER_SOURCE], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "json" });
+  const helper = spawn(process.execPath, ["-e", HELPER_SOURCE], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    serialization: "json",
+  });
   const created: Spawner = { helper, pending: new Map(), nextId: 1 };
   helper.on("message", (message: HelperMessage) => {
     const pending = created.pending.get(message.id);

@@ -53,15 +53,33 @@ exit 0
  * --one-file-system keeps it off anything mounted below.
  */
 export async function removeFolders(folders: string[], user?: { uid: number; gid: number }): Promise<void> {
-  const asUser = user && ["--reuid", String(user.uid), "--regid", String(user.gid), "--clear-groups", "--no-new-privs", "--"];
+  const asUser = user && [
+    "--reuid",
+    String(user.uid),
+    "--regid",
+    String(user.gid),
+    "--clear-groups",
+    "--no-new-privs",
+    "--",
+  ];
   const rm = asUser
-    ? { file: "setpriv", args: [...asUser, "/bin/sh", "-c", REMOVE_AS_BUILD_USER_SCRIPT, "remove", String(user!.uid), ...folders] }
+    ? {
+        file: "setpriv",
+        args: [...asUser, "/bin/sh", "-c", REMOVE_AS_BUILD_USER_SCRIPT, "remove", String(user!.uid), ...folders],
+      }
     : { file: "rm", args: ["-rf", "--one-file-system", "--", ...folders] };
-  const started = await spawnDetached({ ...rm, cwd: "/", env: { PATH: buildProcessBaseEnv().PATH }, logPath: "/dev/null" });
+  const started = await spawnDetached({
+    ...rm,
+    cwd: "/",
+    env: { PATH: buildProcessBaseEnv().PATH },
+    logPath: "/dev/null",
+  });
   const exit = await started.exited;
   if (exit.code !== 0) {
     // Stays recorded (port, runtime handle), so the reaper tries again.
-    throw new RuntimeUnavailableError(`Could not remove ${folders.join(" and ")}: ${started.error ?? `rm exited with ${exit.code ?? exit.signal}`}.`);
+    throw new RuntimeUnavailableError(
+      `Could not remove ${folders.join(" and ")}: ${started.error ?? `rm exited with ${exit.code ?? exit.signal}`}.`,
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import dns from "node:dns";
-import net from "node:net";
 import type { LookupFunction } from "node:net";
+import net from "node:net";
 
 /**
  * Where webhook deliveries may go: never to this machine, a private network, a link-local address (the cloud
@@ -70,7 +70,10 @@ export interface AllowedHosts {
 export function parseAllowedHosts(list: string): AllowedHosts {
   const addresses = new Set<string>();
   const names = new Set<string>();
-  for (const entry of list.split(",").map((item) => item.trim().toLowerCase()).filter(Boolean)) {
+  for (const entry of list
+    .split(",")
+    .map((item) => item.trim().toLowerCase())
+    .filter(Boolean)) {
     const bare = entry.replace(/^\[(.*)\]$/, "$1");
     if (net.isIP(bare)) addresses.add(bare);
     else names.add(entry.replace(/\.$/, ""));
@@ -92,7 +95,9 @@ export function checkAddress(hostname: string, address: string, allowed: Allowed
   const reason = forbiddenReason(address);
   if (reason === undefined) return;
   const via = net.isIP(hostname.replace(/^\[(.*)\]$/, "$1")) ? "" : `${hostname} resolves to `;
-  throw new DestinationRefused(`${via}${address}, ${reason}: webhooks are not sent there (WEBHOOK_ALLOWED_HOSTS may allow it)`);
+  throw new DestinationRefused(
+    `${via}${address}, ${reason}: webhooks are not sent there (WEBHOOK_ALLOWED_HOSTS may allow it)`,
+  );
 }
 
 /** URL.hostname keeps an IPv6 literal's brackets; resolvers and sockets want it bare. */

@@ -1,15 +1,15 @@
 import { getEnv } from "../../env";
 import { findLatestRate } from "../repository";
 import { allowedHosts, publishedPayload, randomId } from "./messages";
-import { postDelivery } from "./sender";
 import {
   claimDelivery,
+  type DueDelivery,
   listDueDeliveries,
   listWebhooksBehind,
   queueValueDateDelivery,
   recordAttempt,
-  type DueDelivery,
 } from "./repository";
+import { postDelivery } from "./sender";
 import { signDelivery } from "./signature";
 
 /**
@@ -91,7 +91,9 @@ async function sendDue(state: DispatcherState): Promise<void> {
     if (!(await claimDelivery(delivery.id, delivery.attempts, now, leaseUntil))) continue;
     state.inFlight.add(delivery.id);
     void attempt(delivery)
-      .catch((error) => console.warn(`webhooks: delivery ${delivery.id} could not be recorded: ${(error as Error).message}`))
+      .catch((error) =>
+        console.warn(`webhooks: delivery ${delivery.id} could not be recorded: ${(error as Error).message}`),
+      )
       .finally(() => {
         state.inFlight.delete(delivery.id);
         // A slot is free: look for more without waiting for the next tick.
@@ -128,7 +130,13 @@ export function nudgeWebhookDeliveries(): void {
 
 function startWebhookDispatcher(): void {
   if (globalForDispatcher.rateWebhookDispatcher) return;
-  const state: DispatcherState = { timer: undefined, ticking: false, again: false, inFlight: new Set(), stopped: false };
+  const state: DispatcherState = {
+    timer: undefined,
+    ticking: false,
+    again: false,
+    inFlight: new Set(),
+    stopped: false,
+  };
   globalForDispatcher.rateWebhookDispatcher = state;
   state.timer = setInterval(() => void tick(), getEnv().WEBHOOK_POLL_MS);
   state.timer.unref();

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { getEnv } from "../../env";
 import { listCurrencyRatesBetween } from "../repository";
 import { RATE_SOURCE } from "../source";
-import { parseAllowedHosts, type AllowedHosts } from "./destination";
+import { type AllowedHosts, parseAllowedHosts } from "./destination";
 
 /** Ids of webhooks ("wh_") and deliveries ("msg_"): 16 random bytes, URL-safe. */
 export const randomId = (prefix: string) => prefix + crypto.randomBytes(16).toString("base64url");
@@ -22,7 +22,11 @@ export function allowedHosts(): AllowedHosts {
  */
 export async function publishedPayload(valueDate: string, currencies: string): Promise<string> {
   const asked = currencies === "all" ? "all" : currencies.split(",");
-  const values = await listCurrencyRatesBetween(valueDate, valueDate, asked === "all" ? "all" : [...new Set(["USD", ...asked])]);
+  const values = await listCurrencyRatesBetween(
+    valueDate,
+    valueDate,
+    asked === "all" ? "all" : [...new Set(["USD", ...asked])],
+  );
   const rates: Record<string, number> = {};
   let dollar: number | null = null;
   for (const value of values) {

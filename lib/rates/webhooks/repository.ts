@@ -83,7 +83,9 @@ export function createDelivery(data: {
 }
 
 /** Subscriptions not yet told of `valueDate`. */
-export function listWebhooksBehind(valueDate: string): Promise<{ id: string; currencies: string; notifiedThrough: string }[]> {
+export function listWebhooksBehind(
+  valueDate: string,
+): Promise<{ id: string; currencies: string; notifiedThrough: string }[]> {
   return getDb().rateWebhook.findMany({
     where: { notifiedThrough: { lt: valueDate } },
     select: { id: true, currencies: true, notifiedThrough: true },
@@ -140,7 +142,12 @@ export async function recordAttempt(
   id: string,
   // lastError undefined keeps the previous failure's reason: a delivery that succeeded on a retry still says why
   // its earlier attempt failed.
-  outcome: { status: "delivered" | "pending" | "failed"; lastStatus: number | null; lastError?: string; nextAttemptAt: Date },
+  outcome: {
+    status: "delivered" | "pending" | "failed";
+    lastStatus: number | null;
+    lastError?: string;
+    nextAttemptAt: Date;
+  },
 ): Promise<void> {
   await getDb().rateWebhookDelivery.update({
     where: { id },

@@ -52,7 +52,10 @@ export const webhookListSchema = z
 
 export const deliverySchema = z
   .object({
-    id: z.string().describe("The delivery id, sent as webhook-id on every attempt").meta({ example: "msg_2Lb0Qn1XvJkC9w" }),
+    id: z
+      .string()
+      .describe("The delivery id, sent as webhook-id on every attempt")
+      .meta({ example: "msg_2Lb0Qn1XvJkC9w" }),
     type: z.enum(["rates.published", "webhook.test"]),
     value_date: isoDateSchema.nullable().describe("For rates.published: the new value date"),
     status: z.enum(["pending", "delivered", "failed"]).describe("failed: every attempt failed (WEBHOOK_MAX_ATTEMPTS)"),

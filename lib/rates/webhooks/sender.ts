@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import { bareHost, checkAddress, DestinationRefused, guardedLookup, type AllowedHosts } from "./destination";
+import { type AllowedHosts, bareHost, checkAddress, DestinationRefused, guardedLookup } from "./destination";
 
 export type AttemptResult = { ok: true; status: number } | { ok: false; status: number | null; error: string };
 
@@ -49,16 +49,24 @@ export function postDelivery(
         const status = response.statusCode ?? 0;
         if (status >= 200 && status < 300) settle({ ok: true, status });
         else if (status >= 300 && status < 400) {
-          settle({ ok: false, status, error: `answered ${status}: redirects are not followed (Location: ${String(response.headers.location ?? "none").slice(0, 200)})` });
+          settle({
+            ok: false,
+            status,
+            error: `answered ${status}: redirects are not followed (Location: ${String(response.headers.location ?? "none").slice(0, 200)})`,
+          });
         } else settle({ ok: false, status, error: `answered ${status}` });
       },
     );
-    const timer = setTimeout(() => settle({ ok: false, status: null, error: `no answer within ${options.timeoutMs} ms` }), options.timeoutMs);
+    const timer = setTimeout(
+      () => settle({ ok: false, status: null, error: `no answer within ${options.timeoutMs} ms` }),
+      options.timeoutMs,
+    );
     request.on("error", (error) =>
       settle({
         ok: false,
         status: null,
-        error: error instanceof DestinationRefused ? `refused: ${error.message}` : `could not connect: ${error.message}`,
+        error:
+          error instanceof DestinationRefused ? `refused: ${error.message}` : `could not connect: ${error.message}`,
       }),
     );
     request.end(body);

@@ -9,18 +9,18 @@ import {
   countWebhooksOf,
   createDelivery,
   createWebhook,
+  type DeliveryRow,
   deleteWebhookOf,
   findWebhookOf,
   listDeliveriesOf,
   listWebhooksOf,
-  type DeliveryRow,
   type WebhookRow,
 } from "./repository";
 import {
-  MAX_WEBHOOKS_PER_USER,
-  type CreateWebhookBody,
   type CreatedWebhookView,
+  type CreateWebhookBody,
   type DeliveryView,
+  MAX_WEBHOOKS_PER_USER,
   type WebhookView,
 } from "./schemas";
 import { newWebhookSecret } from "./signature";
@@ -30,7 +30,6 @@ import { newWebhookSecret } from "./signature";
  * rates of the currencies asked. Deliveries are queued in the database and sent by the dispatcher
  * (lib/rates/webhooks/dispatcher.ts), never by the request or the fetch that caused them.
  */
-
 
 function toWebhookView(row: WebhookRow): WebhookView {
   return {
@@ -66,7 +65,8 @@ async function checkedUrl(text: string): Promise<string> {
   } catch {
     throw refuse("is not an absolute URL");
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse(`must be http or https, not ${url.protocol.slice(0, -1)}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw refuse(`must be http or https, not ${url.protocol.slice(0, -1)}`);
   if (url.username || url.password) throw refuse("must not carry a user name or password");
   url.hash = "";
   try {
@@ -130,7 +130,13 @@ export async function sendTestDelivery(userId: number, id: string): Promise<Deli
     timestamp: new Date().toISOString(),
     data: { webhook_id: webhook.id, message: "A test delivery, sent on request.", source: RATE_SOURCE },
   });
-  const row = await createDelivery({ id: deliveryId, webhookId: webhook.id, type: "webhook.test", valueDate: null, payload });
+  const row = await createDelivery({
+    id: deliveryId,
+    webhookId: webhook.id,
+    type: "webhook.test",
+    valueDate: null,
+    payload,
+  });
   nudgeWebhookDeliveries();
   return toDeliveryView(row);
 }

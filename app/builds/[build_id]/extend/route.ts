@@ -1,8 +1,8 @@
 import { requireUser } from "@/lib/auth/guard";
-import { parseJson, parseParams } from "@/lib/http/request";
-import { json, route } from "@/lib/http/route";
 import { extendBuild } from "@/lib/builds/actions";
 import { buildIdParamsSchema, extendBuildSchema } from "@/lib/builds/schemas";
+import { parseJson, parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
 
 type Context = { params: Promise<{ build_id: string }> };
 

@@ -1,9 +1,9 @@
 import { requireUser } from "@/lib/auth/guard";
+import { rebuildBuild } from "@/lib/builds/actions";
+import { buildIdParamsSchema } from "@/lib/builds/schemas";
+import { requestReceivedAt } from "@/lib/http/client-address";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
-import { rebuildBuild } from "@/lib/builds/actions";
-import { requestReceivedAt } from "@/lib/http/client-address";
-import { buildIdParamsSchema } from "@/lib/builds/schemas";
 
 type Context = { params: Promise<{ build_id: string }> };
 

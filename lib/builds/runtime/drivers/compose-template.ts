@@ -43,7 +43,9 @@ export function unknownVariables(text: string): string[] {
 export function substituteVariables(text: string, variables: ComposeVariables): string {
   for (const [name, value] of Object.entries(variables)) {
     if (!SAFE_VALUE.test(value)) {
-      throw new TemplateError(`The value of ${name} (${JSON.stringify(value)}) has characters a Compose file cannot take as they are.`);
+      throw new TemplateError(
+        `The value of ${name} (${JSON.stringify(value)}) has characters a Compose file cannot take as they are.`,
+      );
     }
   }
   return text.replace(REFERENCE, (match, name: string | undefined) =>
@@ -55,9 +57,14 @@ export function substituteVariables(text: string, variables: ComposeVariables): 
  * The build's Compose file: the template with the build's values, and the build's labels added to every
  * service, network and volume it defines (external ones excepted: they are not the build's).
  */
-export function renderComposeFile(template: string, variables: ComposeVariables, labels: Record<string, string>): string {
+export function renderComposeFile(
+  template: string,
+  variables: ComposeVariables,
+  labels: Record<string, string>,
+): string {
   const document = parseDocument(substituteVariables(template, variables));
-  if (document.errors.length > 0) throw new TemplateError(`The template is not valid YAML: ${document.errors[0].message}`);
+  if (document.errors.length > 0)
+    throw new TemplateError(`The template is not valid YAML: ${document.errors[0].message}`);
   for (const section of ["services", "networks", "volumes"]) {
     const entries = document.get(section);
     if (!isMap(entries)) continue;

@@ -5,20 +5,27 @@ import path from "node:path";
 import { buildProcessBaseEnv } from "../../../env";
 import type { BuildsConfig } from "../../config";
 import {
-  describeOutcome,
-  RuntimeUnavailableError,
-  timeoutMessage,
   type BuildContext,
+  describeOutcome,
   type Liveness,
   type Readiness,
   type RuntimeDriver,
+  RuntimeUnavailableError,
   type StageControl,
   type StageResult,
+  timeoutMessage,
 } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
-import { runToCompletion, sleep, spawnLogged, type RunOutcome } from "../processes";
-import { BUILD_LABEL, INSTANCE_LABEL, renderComposeFile, substituteArguments, TemplateError, type ComposeVariables } from "./compose-template";
+import { type RunOutcome, runToCompletion, sleep, spawnLogged } from "../processes";
+import {
+  BUILD_LABEL,
+  type ComposeVariables,
+  INSTANCE_LABEL,
+  renderComposeFile,
+  substituteArguments,
+  TemplateError,
+} from "./compose-template";
 
 /**
  * The `compose` driver: each build is its own Docker Compose project, rendered from the configured template
@@ -53,7 +60,9 @@ function projectName(config: BuildsConfig, buildId: string): string {
 
 function buildIdOfProject(config: BuildsConfig, project: string): string | null {
   const prefix = `runbot-${instanceKey(config)}-`;
-  return project.startsWith(prefix) && /^[0-9a-f]{16}$/.test(project.slice(prefix.length)) ? project.slice(prefix.length) : null;
+  return project.startsWith(prefix) && /^[0-9a-f]{16}$/.test(project.slice(prefix.length))
+    ? project.slice(prefix.length)
+    : null;
 }
 
 function composeFile(config: BuildsConfig, buildId: string): string {
@@ -74,10 +83,19 @@ interface CommandResult {
 /** Runs a short docker command and captures its output; a failure to start is code null. */
 function capture(file: string, args: string[], timeoutMs = QUERY_TIMEOUT_MS): Promise<CommandResult> {
   return new Promise((resolve) => {
-    execFile(file, args, { env: cliEnv() as NodeJS.ProcessEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) || (error && code === null ? error.message : "") });
-    });
+    execFile(
+      file,
+      args,
+      { env: cliEnv() as NodeJS.ProcessEnv, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
+        resolve({
+          code,
+          stdout: String(stdout),
+          stderr: String(stderr) || (error && code === null ? error.message : ""),
+        });
+      },
+    );
   });
 }
 
@@ -122,7 +140,14 @@ function noCliReason(compose: ComposeConfig): string {
 }
 
 function firstLine(text: string): string {
-  return text.trim().split("\n").find((line) => line.trim() !== "")?.trim().slice(0, 300) ?? "";
+  return (
+    text
+      .trim()
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim()
+      .slice(0, 300) ?? ""
+  );
 }
 
 async function checkReadiness(config: BuildsConfig): Promise<Readiness> {
@@ -132,7 +157,10 @@ async function checkReadiness(config: BuildsConfig): Promise<Readiness> {
   }
   if (version.code !== 0) {
     const where = buildProcessBaseEnv().DOCKER_HOST ?? "the default socket";
-    return { ready: false, reason: `The Docker daemon at ${where} does not answer: ${firstLine(version.stderr) || "no reply"}` };
+    return {
+      ready: false,
+      reason: `The Docker daemon at ${where} does not answer: ${firstLine(version.stderr) || "no reply"}`,
+    };
   }
   if (!(await composeCli(config))) return { ready: false, reason: noCliReason(composeConfig(config)) };
   return { ready: true };
@@ -141,11 +169,16 @@ async function checkReadiness(config: BuildsConfig): Promise<Readiness> {
 /** Docker queries and container lists by the project label. */
 async function docker(args: string[], timeoutMs = QUERY_TIMEOUT_MS): Promise<string> {
   const result = await capture("docker", args, timeoutMs);
-  if (result.code !== 0) throw new RuntimeUnavailableError(`docker ${args[0]} failed: ${firstLine(result.stderr) || "no reply"}`);
+  if (result.code !== 0)
+    throw new RuntimeUnavailableError(`docker ${args[0]} failed: ${firstLine(result.stderr) || "no reply"}`);
   return result.stdout;
 }
 
-const lines = (text: string) => text.split("\n").map((line) => line.trim()).filter(Boolean);
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 async function projectContainers(project: string, extraFilters: string[] = []): Promise<string[]> {
   const filters = [`label=${PROJECT_LABEL}=${project}`, ...extraFilters].flatMap((filter) => ["--filter", filter]);
@@ -170,7 +203,8 @@ async function sweepProject(project: string): Promise<void> {
   if (found.containers.length + found.networks.length + found.volumes.length === 0) return;
   const left = await list();
   const count = left.containers.length + left.networks.length + left.volumes.length;
-  if (count > 0) throw new RuntimeUnavailableError(`${count} containers, networks or volumes of ${project} could not be removed.`);
+  if (count > 0)
+    throw new RuntimeUnavailableError(`${count} containers, networks or volumes of ${project} could not be removed.`);
 }
 
 interface ComposeRuntimeHandle {
@@ -222,18 +256,30 @@ function buildSecret(runtimeFolder: string): string {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
   const secret = fs.readFileSync(file, "utf8").trim();
-  if (!/^[0-9a-f]{32}$/.test(secret)) throw new Error(`The build's secret file ${file} is damaged; destroy and rebuild the build.`);
+  if (!/^[0-9a-f]{32}$/.test(secret))
+    throw new Error(`The build's secret file ${file} is damaged; destroy and rebuild the build.`);
   return secret;
 }
 
 /** Runs `compose -p PROJECT -f FILE args...` with its output in the stage's log, as the stage's recorded work. */
 async function runCompose(build: BuildContext, control: StageControl, args: string[]): Promise<RunOutcome> {
   const cli = await requireCli(build.config);
-  const fullArgs = [...cli.prefix, "-p", projectName(build.config, build.buildId), "-f", composeFile(build.config, build.buildId), ...args];
+  const fullArgs = [
+    ...cli.prefix,
+    "-p",
+    projectName(build.config, build.buildId),
+    "-f",
+    composeFile(build.config, build.buildId),
+    ...args,
+  ];
   fs.appendFileSync(control.logPath, `$ ${[cli.file, ...fullArgs].join(" ")}\n`);
   return runToCompletion(
     { file: cli.file, args: fullArgs, cwd: build.paths.runtime, env: cliEnv(build.buildId), logPath: control.logPath },
-    { signal: control.signal, timeoutMs: control.timeoutMs, onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)) },
+    {
+      signal: control.signal,
+      timeoutMs: control.timeoutMs,
+      onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)),
+    },
   );
 }
 
@@ -248,24 +294,40 @@ async function waitForService(build: BuildContext, control: StageControl, servic
   const log = (line: string) => fs.appendFileSync(control.logPath, `${new Date().toISOString()} ${line}\n`);
   let last = "";
   while (!control.signal.aborted) {
-    const [container] = await projectContainers(project, [`label=${SERVICE_LABEL}=${service}`, "label=com.docker.compose.oneoff=False"]);
+    const [container] = await projectContainers(project, [
+      `label=${SERVICE_LABEL}=${service}`,
+      "label=com.docker.compose.oneoff=False",
+    ]);
     const state = container
-      ? firstLine(await docker(["inspect", "--format", "{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}", container]))
+      ? firstLine(
+          await docker([
+            "inspect",
+            "--format",
+            "{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}",
+            container,
+          ]),
+        )
       : "missing";
     if (state !== last) log(`${service}: ${state}`);
     last = state;
     const [status, health] = state.split(" ");
-    if (status === "running" && (health === undefined || health === "healthy")) return { status: "succeeded", exitCode: null };
+    if (status === "running" && (health === undefined || health === "healthy"))
+      return { status: "succeeded", exitCode: null };
     if (status === "exited" || status === "dead" || health === "unhealthy") {
       return { status: "failed", exitCode: null, message: `The ${service} service is ${state}; see the database log.` };
     }
-    if (Date.now() >= deadline) return { status: "failed", exitCode: null, message: timeoutMessage(build.config, "database") };
+    if (Date.now() >= deadline)
+      return { status: "failed", exitCode: null, message: timeoutMessage(build.config, "database") };
     await sleep(500, control.signal);
   }
   return { status: "canceled" };
 }
 
-async function runServiceCommand(build: BuildContext, control: StageControl, stage: "install" | "test"): Promise<StageResult> {
+async function runServiceCommand(
+  build: BuildContext,
+  control: StageControl,
+  stage: "install" | "test",
+): Promise<StageResult> {
   const compose = composeConfig(build.config);
   const step = compose[stage];
   if (!step) return { status: "skipped" };
@@ -273,9 +335,19 @@ async function runServiceCommand(build: BuildContext, control: StageControl, sta
   if (step.mode === "exec") {
     const up = await runCompose(build, control, ["up", "-d", "--no-color", step.service]);
     if (up.kind !== "exited" || up.code !== 0) return stageOutcome(build, stage, up, `compose up of ${step.service}`);
-    return stageOutcome(build, stage, await runCompose(build, control, ["exec", "-T", step.service, ...args]), `The ${stage} command`);
+    return stageOutcome(
+      build,
+      stage,
+      await runCompose(build, control, ["exec", "-T", step.service, ...args]),
+      `The ${stage} command`,
+    );
   }
-  return stageOutcome(build, stage, await runCompose(build, control, ["run", "--rm", "-T", step.service, ...args]), `The ${stage} command`);
+  return stageOutcome(
+    build,
+    stage,
+    await runCompose(build, control, ["run", "--rm", "-T", step.service, ...args]),
+    `The ${stage} command`,
+  );
 }
 
 async function liveness(config: BuildsConfig, buildId: string): Promise<Liveness> {
@@ -327,7 +399,8 @@ export const composeDriver: RuntimeDriver = {
               [INSTANCE_LABEL]: instanceKey(build.config),
             });
           } catch (error) {
-            const message = error instanceof TemplateError ? error.message : `Cannot read the template: ${(error as Error).message}`;
+            const message =
+              error instanceof TemplateError ? error.message : `Cannot read the template: ${(error as Error).message}`;
             fs.appendFileSync(control.logPath, `${message}\n`);
             return { status: "failed", exitCode: null, message };
           }
@@ -340,7 +413,8 @@ export const composeDriver: RuntimeDriver = {
         case "database": {
           if (!compose.database_service) return { status: "skipped" };
           const up = await runCompose(build, control, ["up", "-d", "--no-color", compose.database_service]);
-          if (up.kind !== "exited" || up.code !== 0) return stageOutcome(build, stage, up, `compose up of ${compose.database_service}`);
+          if (up.kind !== "exited" || up.code !== 0)
+            return stageOutcome(build, stage, up, `compose up of ${compose.database_service}`);
           const result = await waitForService(build, control, compose.database_service);
           if (result.status === "canceled") return result;
           // The database's own output belongs in this stage's log too (the last lines: enough to see why it failed).
@@ -358,16 +432,29 @@ export const composeDriver: RuntimeDriver = {
           // The containers' output goes on into the start log while the runtime lives, as with the process driver.
           const follower = await spawnLogged({
             file: cli.file,
-            args: [...cli.prefix, "-p", project, "-f", composeFile(build.config, build.buildId), "logs", "--follow", "--no-color"],
+            args: [
+              ...cli.prefix,
+              "-p",
+              project,
+              "-f",
+              composeFile(build.config, build.buildId),
+              "logs",
+              "--follow",
+              "--no-color",
+            ],
             cwd: build.paths.runtime,
             env: cliEnv(build.buildId),
             logPath: control.logPath,
           });
-          await control.recordRuntime(JSON.stringify({ project, logs: encodeProcessHandle(follower.pgid) } satisfies ComposeRuntimeHandle));
+          await control.recordRuntime(
+            JSON.stringify({ project, logs: encodeProcessHandle(follower.pgid) } satisfies ComposeRuntimeHandle),
+          );
           return { status: "succeeded", exitCode: null };
         }
         case "healthcheck":
-          return await waitUntilHealthy(build.config, build.port, control.logPath, control.signal, () => liveness(build.config, build.buildId));
+          return await waitUntilHealthy(build.config, build.port, control.logPath, control.signal, () =>
+            liveness(build.config, build.buildId),
+          );
         default:
           throw new Error(`The compose driver has no stage ${stage}.`);
       }
@@ -386,14 +473,27 @@ export const composeDriver: RuntimeDriver = {
   async destroy(config, buildId, handles) {
     const runtime = parseRuntimeHandle(handles.runtime);
     // The CLI processes first, so that nothing creates containers while the project is taken down.
-    await Promise.all([runtime?.logs ?? null, ...handles.stages].map((handle) => stopBuildProcessGroup(handle, buildId)));
+    await Promise.all(
+      [runtime?.logs ?? null, ...handles.stages].map((handle) => stopBuildProcessGroup(handle, buildId)),
+    );
     const project = projectName(config, buildId);
     const file = composeFile(config, buildId);
     const cli = await composeCli(config);
     if (cli && fs.existsSync(file)) {
       const down = await capture(
         cli.file,
-        [...cli.prefix, "-p", project, "-f", file, "down", "--volumes", "--remove-orphans", "-t", String(composeConfig(config).stop_timeout_seconds)],
+        [
+          ...cli.prefix,
+          "-p",
+          project,
+          "-f",
+          file,
+          "down",
+          "--volumes",
+          "--remove-orphans",
+          "-t",
+          String(composeConfig(config).stop_timeout_seconds),
+        ],
         DESTROY_TIMEOUT_MS,
       );
       if (down.code !== 0) console.warn(`builds: compose down of ${project} failed: ${firstLine(down.stderr)}`);
@@ -412,7 +512,16 @@ export const composeDriver: RuntimeDriver = {
     const file = composeFile(config, buildId);
     const stop = await capture(
       cli.file,
-      [...cli.prefix, "-p", projectName(config, buildId), "-f", file, "stop", "-t", String(composeConfig(config).stop_timeout_seconds)],
+      [
+        ...cli.prefix,
+        "-p",
+        projectName(config, buildId),
+        "-f",
+        file,
+        "stop",
+        "-t",
+        String(composeConfig(config).stop_timeout_seconds),
+      ],
       DESTROY_TIMEOUT_MS,
     );
     if (stop.code !== 0) throw new RuntimeUnavailableError(`compose stop failed: ${firstLine(stop.stderr)}`);
@@ -422,7 +531,11 @@ export const composeDriver: RuntimeDriver = {
     const format = ["--format", `{{.Label "${PROJECT_LABEL}"}}`];
     const filter = ["--filter", `label=${PROJECT_LABEL}`];
     const projects = new Set<string>();
-    for (const list of [["ps", "-a"], ["network", "ls"], ["volume", "ls"]]) {
+    for (const list of [
+      ["ps", "-a"],
+      ["network", "ls"],
+      ["volume", "ls"],
+    ]) {
       for (const project of lines(await docker([...list, ...filter, ...format]))) projects.add(project);
     }
     for (const project of projects) {

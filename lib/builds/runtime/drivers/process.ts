@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { buildProcessBaseEnv } from "../../../env";
-import { describeOutcome, timeoutMessage, type BuildContext, type RuntimeDriver } from "../driver";
+import { type BuildContext, describeOutcome, type RuntimeDriver, timeoutMessage } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
 import { endProcessesOfUser, runToCompletion, spawnLogged, usersWithProcesses } from "../processes";
@@ -62,7 +62,12 @@ export const processDriver: RuntimeDriver = {
       case "test": {
         // The checkout is the server's work; from install on, the sources and runtime are the build user's.
         if (stage === "install") {
-          const handedOver = await handOverWorkspace(config, build.buildId, [build.paths.sources, build.paths.runtime], control.logPath);
+          const handedOver = await handOverWorkspace(
+            config,
+            build.buildId,
+            [build.paths.sources, build.paths.runtime],
+            control.logPath,
+          );
           if (handedOver && "error" in handedOver) {
             fs.appendFileSync(control.logPath, `${handedOver.error}\n`);
             return { status: "failed", exitCode: null, message: handedOver.error };
