@@ -14,8 +14,12 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       Converts at the central bank's rates of `date` (the latest when absent). Where that date has no rate
  *       for both currencies (a weekend, a holiday), the nearest earlier date that has is used, and the answer
  *       says which. Between two foreign currencies the conversion goes through the bolívar. Decimal
- *       arithmetic throughout: the result is decimal text rounded to 8 decimals. 400 for an unknown currency,
- *       an amount that is not a positive decimal, or a date before the first rate. Callable from any origin.
+ *       arithmetic throughout: the result is decimal text rounded to 8 decimals. `amount` is read as a
+ *       program writes it, whatever the caller's language: a dot is the decimal mark and nothing groups
+ *       thousands, so fifty thousand is `50000`, `50.000` is fifty and `50,000` or `1.234,56` are refused
+ *       (the dashboard's converter reads Spanish and English writing and sends this form). 400 for an unknown
+ *       currency, an amount that is not a positive decimal, or a date before the first rate. Callable from
+ *       any origin.
  *     parameters:
  *       - { in: query, name: amount, required: true, schema: { $ref: "#/components/schemas/ConvertQuery/properties/amount" }, example: "100" }
  *       - { in: query, name: from, required: true, schema: { $ref: "#/components/schemas/ConvertQuery/properties/from" }, example: "USD" }

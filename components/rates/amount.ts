@@ -3,14 +3,33 @@
  * arithmetic on decimal strings: no binary float between the API's digits and what is shown.
  */
 
+/** The languages the dashboard speaks, which also decide how an ambiguous amount is read. */
+export type AmountLanguage = "es" | "en";
+
 /**
- * "1.234,56", "1234,56", "1,234.56", "1234.56", "1 234,56" -> "1234.56"; undefined for what is not an amount.
- * With both separators the last one is the decimal point; a lone comma is a decimal comma (Venezuelan
- * writing); a lone dot is a decimal point unless it repeats ("1.234.567"), so an ambiguous "1.234" reads
- * as the API reads it, one point two three four (the result repeats the amount as read). A sign is kept for
- * the API to refuse a negative amount in its own words.
+ * How an amount was read where the reading could surprise: which mark was taken for the decimal mark, or
+ * that the one mark grouped thousands. Absent where the writing allows one reading only.
  */
-export function parseAmount(input: string): string | undefined {
+export type AmountReading = { decimalMark: "." | "," } | { groupMark: "." | "," };
+
+export interface ParsedAmount {
+  /** The amount as the API reads it: a dot decimal, no grouping ("50000", "1234.56"). */
+  value: string;
+  reading?: AmountReading;
+}
+
+/**
+ * Reads an amount as the person's language writes it:
+ * - both marks: the last one is the decimal mark ("1.234,56" and "1,234.56" are 1234.56);
+ * - one mark repeated: it groups thousands ("1.234.567", "1,234,567");
+ * - one mark once with exactly three digits after it: the language decides; in Spanish the dot groups
+ *   ("50.000" is 50000) and the comma is decimal ("50,000" is 50), in English the reverse;
+ * - one mark once with other than three digits after it: a decimal mark ("35,50", "1.5", "0,25").
+ * Spaces and apostrophes group too. A sign is kept for the API to refuse a negative amount in its own words.
+ * The reading is returned where it could surprise: both marks, the three-digit case, and a lone decimal mark
+ * that is not the language's own.
+ */
+export function parseAmount(input: string, language: AmountLanguage): ParsedAmount | undefined {
   let text = input.trim().replace(/[\s\u00a0\u202f']/g, "");
   if (text === "") return undefined;
   let sign = "";
@@ -19,33 +38,48 @@ export function parseAmount(input: string): string | undefined {
     text = text.slice(1);
   }
   if (!/^[\d.,]+$/.test(text) || !/\d/.test(text)) return undefined;
+  const ownDecimal = language === "es" ? "," : ".";
   const lastDot = text.lastIndexOf(".");
   const lastComma = text.lastIndexOf(",");
   let integer: string;
   let fraction = "";
+  let reading: AmountReading | undefined;
   if (lastDot >= 0 && lastComma >= 0) {
-    const decimal = Math.max(lastDot, lastComma);
-    const group = decimal === lastDot ? "," : ".";
-    integer = text.slice(0, decimal);
-    fraction = text.slice(decimal + 1);
+    const decimalMark = lastDot > lastComma ? "." : ",";
+    const group = decimalMark === "." ? "," : ".";
+    const at = Math.max(lastDot, lastComma);
+    integer = text.slice(0, at);
+    fraction = text.slice(at + 1);
     if (!groupedCorrectly(integer, group) || /[.,]/.test(fraction)) return undefined;
     integer = integer.split(group).join("");
-  } else {
-    const separator = lastDot >= 0 ? "." : lastComma >= 0 ? "," : undefined;
-    const parts = separator ? text.split(separator) : [text];
+    reading = { decimalMark };
+  } else if (lastDot >= 0 || lastComma >= 0) {
+    const mark = lastDot >= 0 ? "." : ",";
+    const parts = text.split(mark);
     if (parts.length > 2) {
-      // "1.234.567" or "1,234,567": only grouping.
-      if (!groupedCorrectly(text, separator!)) return undefined;
+      if (!groupedCorrectly(text, mark)) return undefined;
       integer = parts.join("");
+    } else if (parts[1].length === 3 && mark !== ownDecimal && /^[1-9]\d{0,2}$/.test(parts[0])) {
+      integer = parts.join("");
+      reading = { groupMark: mark };
+    } else if (parts[1].length === 3 && mark !== ownDecimal && parts[0].length > 3) {
+      // The language says this mark groups, yet four digits stand before it ("1234.567" in Spanish): a
+      // grouping that is not one, and a decimal reading the writer likely did not mean. Neither is guessed.
+      return undefined;
     } else {
-      integer = parts[0];
-      fraction = parts[1] ?? "";
+      [integer, fraction] = parts;
+      // Said wherever the other language, or this one's grouping habit, would read it otherwise.
+      if (mark !== ownDecimal || (parts[1].length === 3 && /^[1-9]\d{0,2}$/.test(parts[0]))) {
+        reading = { decimalMark: mark };
+      }
     }
+  } else {
+    integer = text;
   }
   if (integer === "" && fraction === "") return undefined;
   const whole = integer.replace(/^0+(?=\d)/, "") || "0";
   const decimals = fraction.replace(/0+$/, "");
-  return `${sign}${whole}${decimals ? `.${decimals}` : ""}`;
+  return { value: `${sign}${whole}${decimals ? `.${decimals}` : ""}`, ...(reading && { reading }) };
 }
 
 function groupedCorrectly(integer: string, group: string): boolean {

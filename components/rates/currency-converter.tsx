@@ -7,10 +7,19 @@ import { Field, inputClass } from "@/components/ui/field";
 import { formatDay } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useLanguage } from "@/components/ui/use-language";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
 import { useIsAdmin } from "@/lib/swr/use-me";
-import { formatRateText, groupDigits, minorUnitDigits, parseAmount, roundDecimal } from "./amount";
+import {
+  type AmountLanguage,
+  formatRateText,
+  groupDigits,
+  minorUnitDigits,
+  type ParsedAmount,
+  parseAmount,
+  roundDecimal,
+} from "./amount";
 import { CurrencyCombobox, type CurrencyOption } from "./currency-combobox";
 import { FetchRateButton } from "./fetch-rate-button";
 
@@ -73,7 +82,9 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
     return () => clearTimeout(timer);
   }, [amountText]);
 
-  const amount = parseAmount(settledText);
+  const language = useLanguage();
+  const parsed = parseAmount(settledText, language);
+  const amount = parsed?.value;
   const unreadable = settledText.trim() !== "" && amount === undefined;
   const conversion = useConversion(amount === undefined ? null : { amount, from, to, date: date || undefined });
   const error = conversion.error;
@@ -96,8 +107,12 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
       >
         <Field
           label="Amount"
-          hint="Write 1.234,56 or 1234.56"
-          error={unreadable ? "Write an amount such as 1.234,56 or 1234.56." : fieldError("amount")}
+          hint={language === "es" ? "Write 1.234,56 or 50.000" : "Write 1,234.56 or 50,000"}
+          error={
+            unreadable
+              ? `Write an amount such as ${language === "es" ? "1.234,56 or 50.000" : "1,234.56 or 50,000"}.`
+              : fieldError("amount")
+          }
           className="@lg:col-span-3"
         >
           {(control) => (
@@ -143,14 +158,26 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
         </Field>
       </form>
       <div aria-live="polite" className="mt-3" aria-busy={conversion.isValidating || undefined}>
-        {result && <ConversionResult result={result} />}
+        {result && (
+          <ConversionResult
+            result={result}
+            // Said only while the reading is of the text that was converted, never of a newer one still unsent.
+            read={parsed?.value === result.amount ? { text: settledText.trim(), parsed, language } : undefined}
+          />
+        )}
         {otherError && <Alert tone="error">{otherError}</Alert>}
       </div>
     </div>
   );
 }
 
-function ConversionResult({ result }: { result: NonNullable<ReturnType<typeof useConversion>["data"]> }) {
+function ConversionResult({
+  result,
+  read,
+}: {
+  result: NonNullable<ReturnType<typeof useConversion>["data"]>;
+  read?: { text: string; parsed: ParsedAmount; language: AmountLanguage };
+}) {
   const money = roundDecimal(result.result, minorUnitDigits(result.to));
   const inverse = Number(result.rate) > 0 ? (1 / Number(result.rate)).toFixed(12) : undefined;
   return (
@@ -168,10 +195,37 @@ function ConversionResult({ result }: { result: NonNullable<ReturnType<typeof us
           </span>
         )}
       </p>
+      {read?.parsed.reading && <AmountReadingNote text={read.text} parsed={read.parsed} language={read.language} />}
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
         Rates of <time dateTime={result.date}>{formatDay(result.date)}</time>
         {result.requested_date && <> (no rates on {formatDay(result.requested_date)}: the nearest earlier date)</>}
       </p>
     </div>
   );
+}
+
+const MARK_NAMES = { ".": "dot", ",": "comma" } as const;
+
+/**
+ * How an amount that could be read two ways was read: the value without grouping, in the language's own
+ * decimal mark, and which mark did what ("“50.000” read as 50000: the dot groups thousands").
+ */
+function AmountReadingNote({ text, parsed, language }: ParsedAmountNote) {
+  const reading = parsed.reading!;
+  const shown = language === "es" ? parsed.value.replace(".", ",") : parsed.value;
+  const how =
+    "groupMark" in reading
+      ? `the ${MARK_NAMES[reading.groupMark]} groups thousands`
+      : `the ${MARK_NAMES[reading.decimalMark]} is the decimal mark`;
+  return (
+    <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="amount-reading">
+      “{text}” read as <span className="font-medium tabular-nums">{shown}</span>: {how}.
+    </p>
+  );
+}
+
+interface ParsedAmountNote {
+  text: string;
+  parsed: ParsedAmount;
+  language: AmountLanguage;
 }

@@ -161,7 +161,7 @@ export const convertQuerySchema = z
         error: "must be a positive decimal number with a dot, at most 15 digits before it and 8 after (100, 12.5)",
       })
       .refine((text) => /[1-9]/.test(text), { error: "must be greater than zero" })
-      .describe("How much of `from` to convert: a decimal with a dot")
+      .describe("How much of `from` to convert: a dot decimal without thousands separators (`50000`, `1234.56`)")
       .meta({ example: "100" }),
     from: z
       .string({ error: "is required: an ISO 4217 code such as USD, or VES" })

@@ -171,7 +171,17 @@ describe("GET /convert", () => {
     });
   });
 
+  it("reads the amount with a dot decimal and no grouping, whatever the language: 50.000 is fifty", async () => {
+    expect(await convert("amount=50.000&from=USD&to=VES&date=2025-10-14")).toMatchObject({
+      amount: "50",
+      result: "9862.28",
+    });
+  });
+
   it.each([
+    ["amount=50,000&from=USD&to=VES", "query.amount", /decimal number with a dot/],
+    ["amount=1.234,56&from=USD&to=VES", "query.amount", /decimal number with a dot/],
+    ["amount=1.234.567&from=USD&to=VES", "query.amount", /decimal number with a dot/],
     ["amount=0&from=USD&to=VES", "query.amount", /greater than zero/],
     ["amount=-5&from=USD&to=VES", "query.amount", /positive decimal/],
     ["amount=abc&from=USD&to=VES", "query.amount", /positive decimal/],

@@ -1,30 +1,85 @@
 import { describe, expect, it } from "vitest";
 import { formatRateText, minorUnitDigits, parseAmount, roundDecimal } from "@/components/rates/amount";
 
-describe("the converter's amount: Venezuelan and international writing", () => {
-  it.each([
-    ["1.234,56", "1234.56"],
-    ["1234,56", "1234.56"],
-    ["1,234.56", "1234.56"],
-    ["1234.56", "1234.56"],
-    ["1 234,56", "1234.56"],
-    ["1.234.567", "1234567"],
-    ["1,234,567", "1234567"],
-    ["1.234.567,5", "1234567.5"],
-    ["100", "100"],
-    ["0,5", "0.5"],
-    [",5", "0.5"],
-    ["007", "7"],
-    ["1.50", "1.5"],
-    ["1.234", "1.234"],
-    ["-5", "-5"],
-  ])("reads %s as %s", (input, expected) => {
-    expect(parseAmount(input)).toBe(expected);
+describe("the converter's amount, read as the person's language writes it", () => {
+  describe("both marks: the last one is the decimal mark, in either language", () => {
+    it.each(["es", "en"] as const)("%s", (language) => {
+      expect(parseAmount("1.234,56", language)).toEqual({ value: "1234.56", reading: { decimalMark: "," } });
+      expect(parseAmount("1,234.56", language)).toEqual({ value: "1234.56", reading: { decimalMark: "." } });
+      expect(parseAmount("1.234.567,5", language)).toEqual({ value: "1234567.5", reading: { decimalMark: "," } });
+      expect(parseAmount("1,234,567.5", language)).toEqual({ value: "1234567.5", reading: { decimalMark: "." } });
+    });
   });
 
-  it.each(["", "abc", "1,23,4.5", "1.2.3,4,5", "12.34.5", "1e5", "$5", "1,234.5.6"])("refuses %j", (input) => {
-    expect(parseAmount(input)).toBeUndefined();
+  describe("one mark repeated: it groups thousands, in either language", () => {
+    it.each(["es", "en"] as const)("%s", (language) => {
+      expect(parseAmount("1.234.567", language)).toEqual({ value: "1234567" });
+      expect(parseAmount("1,234,567", language)).toEqual({ value: "1234567" });
+    });
   });
+
+  describe("one mark once, three digits after it: the language decides, and the result says how", () => {
+    it.each([
+      ["es", "50.000", { value: "50000", reading: { groupMark: "." } }],
+      ["es", "50,000", { value: "50", reading: { decimalMark: "," } }],
+      ["es", "1.500", { value: "1500", reading: { groupMark: "." } }],
+      ["en", "50,000", { value: "50000", reading: { groupMark: "," } }],
+      ["en", "50.000", { value: "50", reading: { decimalMark: "." } }],
+      ["en", "1.500", { value: "1.5", reading: { decimalMark: "." } }],
+    ] as const)("in %s, %s", (language, input, expected) => {
+      expect(parseAmount(input, language)).toEqual(expected);
+    });
+
+    it("a leading zero cannot group: 0.500 and ,500 are decimals", () => {
+      expect(parseAmount("0.500", "es")).toEqual({ value: "0.5", reading: { decimalMark: "." } });
+      expect(parseAmount(",500", "en")).toEqual({ value: "0.5", reading: { decimalMark: "," } });
+    });
+
+    it("four digits before a mark the language groups with is refused rather than guessed", () => {
+      expect(parseAmount("1234.567", "es")).toBeUndefined();
+      expect(parseAmount("1234,567", "en")).toBeUndefined();
+      expect(parseAmount("1234,567", "es")).toEqual({ value: "1234.567" });
+      expect(parseAmount("1234.567", "en")).toEqual({ value: "1234.567" });
+    });
+  });
+
+  describe("one mark once, other than three digits after it: a decimal mark", () => {
+    it.each([
+      ["35,50", "35.5"],
+      ["0,25", "0.25"],
+      ["1234,5", "1234.5"],
+      ["1.5", "1.5"],
+      ["1234.56", "1234.56"],
+      ["1.50", "1.5"],
+      ["12.3456", "12.3456"],
+    ])("%s is %s in both languages", (input, value) => {
+      expect(parseAmount(input, "es")?.value).toBe(value);
+      expect(parseAmount(input, "en")?.value).toBe(value);
+    });
+
+    it("says how it was read when the mark is not the language's own decimal mark", () => {
+      expect(parseAmount("35,50", "es")).toEqual({ value: "35.5" });
+      expect(parseAmount("35,50", "en")).toEqual({ value: "35.5", reading: { decimalMark: "," } });
+      expect(parseAmount("1.5", "en")).toEqual({ value: "1.5" });
+      expect(parseAmount("1.5", "es")).toEqual({ value: "1.5", reading: { decimalMark: "." } });
+    });
+  });
+
+  it.each(["es", "en"] as const)("no mark, spaces, zeros and signs in %s", (language) => {
+    expect(parseAmount("100", language)).toEqual({ value: "100" });
+    expect(parseAmount("007", language)).toEqual({ value: "7" });
+    expect(parseAmount("1 234 567", language)).toEqual({ value: "1234567" });
+    expect(parseAmount("1 234,56", language)?.value).toBe("1234.56");
+    expect(parseAmount("-5", language)).toEqual({ value: "-5" });
+  });
+
+  it.each(["", "abc", "1,23,4.5", "1.2.3,4,5", "12.34.5", "1e5", "$5", "1,234.5.6", "1.234,5.6", "1.23.456"])(
+    "refuses %j in both languages",
+    (input) => {
+      expect(parseAmount(input, "es")).toBeUndefined();
+      expect(parseAmount(input, "en")).toBeUndefined();
+    },
+  );
 });
 
 describe("rounding money and rates", () => {
