@@ -1,7 +1,5 @@
 import type { BuildsConfig } from "../config";
 import type { BuildStatus, StageName } from "../status";
-import type { RunOutcome } from "./processes";
-import type { workspacePaths } from "./workspace";
 
 /**
  * The seam between the executor and what runs a build's stages and runtime (lib/builds/runtime/drivers/*). The
@@ -22,7 +20,7 @@ export interface BuildContext {
   port: number;
   modules: string[];
   config: BuildsConfig;
-  paths: ReturnType<typeof workspacePaths>;
+  paths: WorkspacePaths;
   /** The checkouts in ADDONS_PATH order (priority, then alias). */
   repositories: { alias: string; checkout: string; modulesPath: string }[];
 }
@@ -39,6 +37,20 @@ export interface StageControl {
   /** Stores what finds the build's runtime after a restart (the stage that starts the runtime calls it). */
   recordRuntime(handle: string): Promise<unknown>;
 }
+
+/** A build's folders under builds_root (made and removed by ./workspace.ts). */
+export interface WorkspacePaths {
+  root: string;
+  sources: string;
+  logs: string;
+  runtime: string;
+}
+
+/** How a process a stage ran came to its end (./processes.ts runs them). */
+export type RunOutcome =
+  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: "aborted" }
+  | { kind: "timed_out" };
 
 export type StageResult =
   | { status: "succeeded"; exitCode: number | null }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { buildProcessBaseEnv } from "../../env";
 import { getBuildsConfig } from "../config";
 import { logWriterCommand } from "../logs/log-writer";
-import { RuntimeUnavailableError } from "./driver";
+import { type RunOutcome, RuntimeUnavailableError } from "./driver";
 import { spawnDetached } from "./spawner";
 
 /**
@@ -118,11 +118,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) done();
   });
 }
-
-export type RunOutcome =
-  | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null }
-  | { kind: "aborted" }
-  | { kind: "timed_out" };
 
 /**
  * Runs a logged process to its end. Aborting the signal or passing `timeoutMs` stops its whole process

@@ -1,13 +1,13 @@
 import path from "node:path";
 import { buildProcessBaseEnv } from "../../env";
 import type { BuildsConfig } from "../config";
-import { RuntimeUnavailableError } from "./driver";
+import { RuntimeUnavailableError, type WorkspacePaths } from "./driver";
 import { endProcessesOfUser } from "./processes";
 import { buildUser, releaseBuildUser } from "./run-as";
 import { spawnDetached } from "./spawner";
 
 /** A build's folder: <builds_root>/<build_id>/{sources,logs,runtime}. */
-export function workspacePaths(config: BuildsConfig, buildId: string) {
+export function workspacePaths(config: BuildsConfig, buildId: string): WorkspacePaths {
   const root = path.join(config.builds_root, buildId);
   return {
     root,

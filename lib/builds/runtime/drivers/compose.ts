@@ -9,6 +9,7 @@ import {
   describeOutcome,
   type Liveness,
   type Readiness,
+  type RunOutcome,
   type RuntimeDriver,
   RuntimeUnavailableError,
   type StageControl,
@@ -17,7 +18,7 @@ import {
 } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
-import { type RunOutcome, runToCompletion, sleep, spawnLogged } from "../processes";
+import { runToCompletion, sleep, spawnLogged } from "../processes";
 import {
   BUILD_LABEL,
   type ComposeVariables,
