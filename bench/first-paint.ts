@@ -56,7 +56,7 @@ async function measureOnce(context: BrowserContext, baseUrl: string, throttle: b
       uploadThroughput: (750 * 1024) / 8,
     });
   }
-  await page.goto(baseUrl + "/", { waitUntil: "load" });
+  await page.goto(`${baseUrl}/`, { waitUntil: "load" });
   await page.waitForFunction(
     "window.__seen.rate !== undefined && window.__seen.table !== undefined && window.__seen.chart !== undefined",
     undefined,

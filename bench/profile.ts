@@ -45,9 +45,9 @@ function packageOf(url: string): string {
 function summarise(profile: CpuProfile, top = 25) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
-  profile.samples.forEach((id, index) =>
-    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)),
-  );
+  profile.samples.forEach((id, index) => {
+    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  });
   const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();

@@ -614,7 +614,7 @@ async function main() {
   });
   let nginx: NginxServer | undefined;
   let cluster: ThrowawayPostgresql | undefined;
-  let postgresqlApps: Server[] = [];
+  const postgresqlApps: Server[] = [];
   stopOnInterrupt.push(
     () => fs.rmSync(dataDir, { recursive: true, force: true }),
     () => fs.rmSync(buildsDir, { recursive: true, force: true }),

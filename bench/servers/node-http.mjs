@@ -9,7 +9,7 @@ const bytes = size
   ? Buffer.from(JSON.stringify({ padding: "x".repeat(Number(size) - '{"padding":""}'.length) }))
   : Buffer.from(body);
 http
-  .createServer((request, response) => {
+  .createServer((_request, response) => {
     response.writeHead(200, { "Content-Type": "application/json", "Content-Length": bytes.length });
     response.end(bytes);
   })

@@ -99,6 +99,7 @@ export const AnsiLog = memo(function AnsiLog({
     <ol className="m-0 list-none p-0" data-testid="log-lines">
       {log.lines.map((line, index) => (
         <li
+          // biome-ignore lint/suspicious/noArrayIndexKey: a log only grows at its end; a line's place is its identity.
           key={index}
           data-line={index}
           className={`flex min-w-0 ${index === current ? "bg-amber-400/30" : matches?.has(index) ? "bg-amber-400/15" : ""}`}
@@ -108,6 +109,7 @@ export const AnsiLog = memo(function AnsiLog({
           </span>
           <span className="min-w-0 flex-1 break-words whitespace-pre-wrap" data-testid="log-line">
             {line.map((entry, part) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a line's segments never move within it.
               <Segment key={part} entry={entry} />
             ))}
           </span>

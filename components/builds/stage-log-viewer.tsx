@@ -50,6 +50,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
   // Following the newest line; the parent keys the viewer by stage, so each stage starts out stuck.
   const [stuck, setStuck] = useState(true);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new content is what moves the view to the newest line.
   useLayoutEffect(() => {
     const element = scroller.current;
     if (element && stuck) element.scrollTop = element.scrollHeight;
@@ -148,6 +149,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
         <div
           ref={scroller}
           role="log"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
           tabIndex={0}
           aria-label={`Log of the ${stage.name} stage`}
           aria-live="off"

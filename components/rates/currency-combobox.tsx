@@ -104,6 +104,7 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
       {open && (
         <ul
           id={listId}
+          // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the ARIA combobox pattern's list of options.
           role="listbox"
           aria-label="Currencies"
           className={`absolute z-20 mt-1 max-h-64 w-full min-w-56 ${align === "end" ? "right-0" : "left-0"} overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900`}
@@ -112,9 +113,11 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
             <li className="px-3 py-2 text-slate-600 dark:text-slate-400">No currency matches “{query}”.</li>
           )}
           {matches.map((option, index) => (
+            // biome-ignore lint/a11y/useFocusableInteractive: focus stays in the input, which names the active option.
             <li
               key={option.code}
               id={`${listId}-${option.code}`}
+              // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the ARIA combobox pattern's options.
               role="option"
               aria-selected={option.code === value}
               className={`flex cursor-pointer gap-2 px-3 py-1.5 ${index === active ? "bg-indigo-50 dark:bg-indigo-950/60" : ""}`}

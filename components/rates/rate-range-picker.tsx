@@ -31,6 +31,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
 
   return (
     <div className="flex w-full flex-col gap-2 sm:w-auto sm:items-end">
+      {/* biome-ignore lint/a11y/useSemanticElements: a fieldset's own border, padding and min-width would fight this control's frame. */}
       <div
         role="group"
         aria-label="History range"

@@ -13,8 +13,9 @@ export function RateTable({ rates }: { rates: Rate[] }) {
   const currency = useSelectedCurrency();
   const digits = fractionDigitsOf(rates.map((rate) => rate.dollar));
   return (
-    <div
+    <section
       className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
       tabIndex={0}
       aria-label="Rates table, scrollable"
     >
@@ -68,6 +69,6 @@ export function RateTable({ rates }: { rates: Rate[] }) {
           })}
         </tbody>
       </table>
-    </div>
+    </section>
   );
 }

@@ -40,6 +40,7 @@ export function Modal({ open, onClose, title, children, placement = "center", he
       : "m-auto max-h-[calc(100dvh-2rem)] w-[calc(100%-2rem)] max-w-md rounded-xl";
 
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: Escape closes the dialog through onCancel; the click is the backdrop's.
     <dialog
       ref={ref}
       aria-labelledby={titleId}
@@ -53,7 +54,7 @@ export function Modal({ open, onClose, title, children, placement = "center", he
         event.preventDefault();
         onClose();
       }}
-      // A click on the backdrop lands on the dialog element itself.
+      // A click on the backdrop lands on the dialog element itself; Escape closes it through onCancel.
       onClick={(event) => {
         if (event.target === event.currentTarget) onClose();
       }}

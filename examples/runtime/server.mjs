@@ -4,11 +4,11 @@ import http from "node:http";
 import { installedFile } from "./modules.mjs";
 
 const { build_id: buildId, modules } = JSON.parse(fs.readFileSync(installedFile(), "utf8"));
-const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const page = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Build ${escape(buildId)}</title></head>
-<body><h1>Build ${escape(buildId)}</h1><ul>
-${modules.map(({ name, manifest }) => `<li><strong>${escape(name)}</strong> ${escape(manifest.version)}: ${escape(manifest.summary)}</li>`).join("\n")}
+<html lang="en"><head><meta charset="utf-8"><title>Build ${escapeHtml(buildId)}</title></head>
+<body><h1>Build ${escapeHtml(buildId)}</h1><ul>
+${modules.map(({ name, manifest }) => `<li><strong>${escapeHtml(name)}</strong> ${escapeHtml(manifest.version)}: ${escapeHtml(manifest.summary)}</li>`).join("\n")}
 </ul></body></html>
 `;
 

@@ -16,6 +16,7 @@ export function refProblem(ref: string): string | null {
   if (ref.startsWith("-")) return "must not start with '-'";
   if (ref === "@" || ref === "HEAD") return `must not be '${ref}'`;
   // Control characters, space and the characters git reserves for revision syntax and globs.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this test refuses.
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(ref))
     return "must not contain spaces, control characters or any of ~ ^ : ? * [ \\";
   if (ref.includes("..")) return "must not contain '..'";

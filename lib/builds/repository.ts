@@ -1,4 +1,4 @@
-import { Prisma } from "@prisma/client";
+import type { Prisma } from "@prisma/client";
 import { getDb, getDialect } from "../db";
 import {
   advisoryLockKey,

@@ -25,7 +25,7 @@ export function parseConvertQuery(request: Request): ConvertQuery {
   const result = convertQuerySchema.safeParse(values);
   if (!result.success) {
     const errors = fieldErrorsOf(result.error, "query");
-    throw badRequest(errors.map((error) => `${error.field} ${error.message}`).join("; ") + ".", errors);
+    throw badRequest(`${errors.map((error) => `${error.field} ${error.message}`).join("; ")}.`, errors);
   }
   const from = currencyCode(result.data.from, "query.from");
   const to = currencyCode(result.data.to, "query.to");

@@ -184,10 +184,10 @@ const csvField = (text: string) => (/[",\r\n]/.test(text) ? `"${text.replaceAll(
 
 async function* csvLines(start: string, end: string, currencies: string[]): AsyncGenerator<string, void, undefined> {
   const columns = [DOLLAR, ...currencies.filter((code) => code !== DOLLAR)];
-  yield ["date", ...columns].map(csvField).join(",") + "\r\n";
+  yield `${["date", ...columns].map(csvField).join(",")}\r\n`;
   for await (const page of pagesOfDates(start, end, columns)) {
     yield page
-      .map((row) => [row.date, ...columns.map((code) => row.values.get(code) ?? "")].map(csvField).join(",") + "\r\n")
+      .map((row) => `${[row.date, ...columns.map((code) => row.values.get(code) ?? "")].map(csvField).join(",")}\r\n`)
       .join("");
   }
 }
@@ -211,7 +211,7 @@ async function* ndjsonLines(
           if (value !== undefined) line.rates[code] = Number(value);
         }
       }
-      text += JSON.stringify(line) + "\n";
+      text += `${JSON.stringify(line)}\n`;
     }
     yield text;
   }

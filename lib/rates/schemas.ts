@@ -106,10 +106,10 @@ export const rateSchema = z
       .nullable()
       .optional()
       .describe("Only with include=change: the dollar's previous value date and rate; null for the first stored"),
-    change: changeFields.change.optional().describe("Only with include=change: " + changeFields.change.description),
+    change: changeFields.change.optional().describe(`Only with include=change: ${changeFields.change.description}`),
     change_percent: changeFields.change_percent
       .optional()
-      .describe("Only with include=change: " + changeFields.change_percent.description),
+      .describe(`Only with include=change: ${changeFields.change_percent.description}`),
     changes: z
       .record(z.string(), currencyChangeSchema)
       .optional()

@@ -30,7 +30,7 @@ function readCells(buffer, limits) {
   // BIFF8 keeps its records in a stream named "Workbook"; BIFF5 and older in "Book", other OLE2 files
   // (Word, MSI) in neither.
   const stream = XLSX.CFB.find(container, "Workbook");
-  if (!stream || !stream.content || stream.content.length === 0) {
+  if (!stream?.content || stream.content.length === 0) {
     throw new Refusal("is an OLE2 file without a BIFF8 Workbook stream: not an Excel 97-2003 workbook");
   }
   // Formulas are never evaluated or even kept: only the values the file stores are read.

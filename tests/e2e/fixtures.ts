@@ -6,11 +6,13 @@ import { test as base, expect, type Locator, type Page } from "@playwright/test"
  * in the header (register, sign in, sign out) and what the operator does to the central bank stand-in.
  */
 export const test = base.extend<{ bcv: BcvControl }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; none.
   baseURL: async ({}, use) => {
     const url = process.env.E2E_BASE_URL;
     if (!url) throw new Error("E2E_BASE_URL is not set: run the specs through playwright.config.ts.");
     await use(url);
   },
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; none.
   bcv: async ({}, use) => {
     const url = process.env.E2E_BCV_URL;
     if (!url) throw new Error("The central bank stand-in is not running (tests/support/bcv-server-cli.ts missing).");

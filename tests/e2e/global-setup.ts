@@ -193,7 +193,7 @@ repositories:
 function makeRepository(dir: string, modules: string[]): string {
   for (const name of modules) {
     fs.mkdirSync(path.join(dir, "modules", name), { recursive: true });
-    fs.writeFileSync(path.join(dir, "modules", name, "module.json"), JSON.stringify({ name }) + "\n");
+    fs.writeFileSync(path.join(dir, "modules", name, "module.json"), `${JSON.stringify({ name })}\n`);
   }
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.name=e2e", "-c", "user.email=e2e@example.com", ...args], {

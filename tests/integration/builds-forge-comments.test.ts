@@ -112,7 +112,7 @@ describe("the pull request comment follows its preview to its end", { concurrent
     // Edited in place: every other request about it is an edit of that one comment.
     expect(
       github.requests.filter(
-        (r) => r.method === "PATCH" && String(r.body.body).includes("`" + shaOf(build).slice(0, 12) + "`"),
+        (r) => r.method === "PATCH" && String(r.body.body).includes(`\`${shaOf(build).slice(0, 12)}\``),
       ),
     ).toEqual(edits);
     expect(texts.some((said) => said.includes("✅ the preview is running"))).toBe(true);

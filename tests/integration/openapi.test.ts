@@ -30,7 +30,7 @@ function apiRoutes(): { path: string; methods: string[] }[] {
         .dirname(file)
         .split(path.sep)
         .filter((segment) => segment !== ".");
-      const routePath = "/" + segments.map((segment) => segment.replace(/^\[(.+)\]$/, "{$1}")).join("/");
+      const routePath = `/${segments.map((segment) => segment.replace(/^\[(.+)\]$/, "{$1}")).join("/")}`;
       const methods = httpMethods.filter((method) => new RegExp(`export const ${method}\\b`).test(source));
       return { path: routePath, methods };
     });

@@ -33,7 +33,7 @@ const END = "2026-11-20";
 const START = shiftDate(END, -3660);
 const TEN_YEARS = `start_date=${START}&end_date=${END}`;
 // A value with every kind of digit the bank writes: up to 8 decimals, trailing zeros kept.
-const valueOf = (day: number, column: number) =>
+const cellValueOf = (day: number, column: number) =>
   `${(day * 31 + column * 977) % 5000}.${String((day * 7919 + column * 104_729) % 100_000_000).padStart(8, "0")}`;
 
 const IDLE_SECONDS = 3;
@@ -45,7 +45,7 @@ beforeAll(async () => {
   app = await startAppServer({ RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS), RATES_EXPORT_MAX_STREAMS: "100" });
   const rows = Array.from({ length: 3661 }, (_, day) => {
     const date = shiftDate(START, day);
-    const values = CODES.map((_, column) => valueOf(day, column));
+    const values = CODES.map((_, column) => cellValueOf(day, column));
     seeded.set(date, values);
     return {
       date,
@@ -66,14 +66,22 @@ function parseCsv(text: string): string[][] {
   for (let index = 0; index < text.length; index++) {
     const char = text[index];
     if (quoted) {
-      if (char === '"' && text[index + 1] === '"') (field += '"'), index++;
-      else if (char === '"') quoted = false;
+      if (char === '"' && text[index + 1] === '"') {
+        field += '"';
+        index++;
+      } else if (char === '"') quoted = false;
       else field += char;
     } else if (char === '"') quoted = true;
-    else if (char === ",") row.push(field), (field = "");
-    else if (char === "\r" && text[index + 1] === "\n")
-      row.push(field), rows.push(row), (row = []), (field = ""), index++;
-    else field += char;
+    else if (char === ",") {
+      row.push(field);
+      field = "";
+    } else if (char === "\r" && text[index + 1] === "\n") {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+      index++;
+    } else field += char;
   }
   if (field !== "" || row.length > 0) throw new Error("the last row has no CRLF");
   return rows;

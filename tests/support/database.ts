@@ -26,7 +26,9 @@ export function queryDatabase<T = Record<string, unknown>>(
     const database = new Database(app.databaseUrl.slice("file:".length));
     try {
       const prepared = database.prepare(typeof sql === "string" ? sql : sql.sqlite);
-      return prepared.reader ? (prepared.all(...params) as T[]) : (prepared.run(...params), []);
+      if (prepared.reader) return prepared.all(...params) as T[];
+      prepared.run(...params);
+      return [];
     } finally {
       database.close();
     }

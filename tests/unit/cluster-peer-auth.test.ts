@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPeerRequest, verifyPeerRequest } from "@/lib/cluster/peer-auth";
 import { resetEnvCache } from "@/lib/env";
-import { HttpProblem } from "@/lib/http/problem";
+import type { HttpProblem } from "@/lib/http/problem";
 
 /** Instance-to-instance signatures (lib/cluster/peer-auth.ts): what a forwarded request must carry to be served. */
 const original = { ...process.env };
@@ -29,7 +29,7 @@ async function refusal(request: Request, now?: number): Promise<HttpProblem> {
   throw new Error("the request was accepted");
 }
 
-describe("instance-to-instance signatures", async () => {
+describe("instance-to-instance signatures", () => {
   it("carry the forwarding instance, the user it verified and the client's address", async () => {
     const headers = signPeerRequest("POST", "/builds/abc/cancel", "build-1:3000", identity, "192.0.2.10");
     expect(await verifyPeerRequest(signed("POST", "/builds/abc/cancel", headers))).toEqual({

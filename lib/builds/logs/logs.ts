@@ -259,7 +259,7 @@ export async function streamBuildLog(
 
   /** The next event of the stream, or null at its end. */
   const nextEvent = async (): Promise<string | null> => {
-    let lastSent = Date.now();
+    const lastSent = Date.now();
     while (!finished) {
       if (buildChanged) {
         buildChanged = false;

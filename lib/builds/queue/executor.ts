@@ -258,7 +258,7 @@ class StageFailed extends Error {
 async function runBuild(buildId: string): Promise<void> {
   const state = executor();
   const build = await findBuild(buildId);
-  if (!build || build.status !== "checking_out") return;
+  if (build?.status !== "checking_out") return;
   const controller = new AbortController();
   let finish!: () => void;
   state.active.set(buildId, {

@@ -7,7 +7,7 @@ import { type AllowedHosts, parseAllowedHosts } from "./destination";
 /** Ids of webhooks ("wh_") and deliveries ("msg_"): 16 random bytes, URL-safe. */
 export const randomId = (prefix: string) => prefix + crypto.randomBytes(16).toString("base64url");
 
-let allowedCache: { list: string; parsed: AllowedHosts } | undefined = undefined;
+let allowedCache: { list: string; parsed: AllowedHosts } | undefined;
 
 /** WEBHOOK_ALLOWED_HOSTS, parsed once. */
 export function allowedHosts(): AllowedHosts {

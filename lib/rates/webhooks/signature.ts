@@ -15,5 +15,5 @@ export function newWebhookSecret(): string {
 
 export function signDelivery(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.slice(PREFIX.length), "base64");
-  return "v1," + crypto.createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64");
+  return `v1,${crypto.createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
