@@ -24,6 +24,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-auto-builds",
   "postgresql-instance-names",
   "postgresql-lost-host",
+  "postgresql-restart-builds",
   "postgresql-cluster-rates-status",
   "health",
   "users",

@@ -17,6 +17,14 @@ export interface ThrowawayPostgresql {
   port: number;
   /** The URL of another database of the same cluster. */
   urlOf(database: string): string;
+  /** The folder of the server's Unix socket: `?host=<it>&port=<port>` in a URL reaches it without TCP. */
+  socketFolder: string;
+  /**
+   * Stops the server and keeps its data (an outage, a restart); `startServer` starts it again on the same port,
+   * with `{ tcp: false }` on its Unix socket only, so that a test reaches it while the app, on TCP, still cannot.
+   */
+  stopServer(): void;
+  startServer(options?: { tcp?: boolean }): void;
   stop(): void;
 }
 
@@ -65,27 +73,47 @@ export async function startThrowawayPostgresql(): Promise<ThrowawayPostgresql> {
   };
   run("initdb", ["-D", dataDir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync", "--no-instructions"]);
   const port = await freePort();
-  const serverOptions = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    "-c listen_addresses=127.0.0.1",
-    "-c fsync=off",
-    "-c synchronous_commit=off",
-    "-c full_page_writes=off",
-    "-c max_connections=200",
-  ].join(" ");
-  run("pg_ctl", ["-D", dataDir, "-o", serverOptions, "-l", path.join(dir, "server.log"), "-w", "-t", "60", "start"]);
+  const serverOptions = (tcp: boolean) =>
+    [
+      `-p ${port}`,
+      `-k ${dir}`,
+      tcp ? "-c listen_addresses=127.0.0.1" : "-c listen_addresses=''",
+      "-c fsync=off",
+      "-c synchronous_commit=off",
+      "-c full_page_writes=off",
+      "-c max_connections=200",
+    ].join(" ");
+  const startServer = ({ tcp = true }: { tcp?: boolean } = {}) =>
+    run("pg_ctl", [
+      "-D",
+      dataDir,
+      "-o",
+      serverOptions(tcp),
+      "-l",
+      path.join(dir, "server.log"),
+      "-w",
+      "-t",
+      "60",
+      "start",
+    ]);
+  startServer();
   const urlOf = (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`;
   let stopped = false;
   return {
     url: urlOf("postgres"),
     port,
     urlOf,
+    socketFolder: dir,
+    // Fast: the server ends every session at once, as a restart or a failover does to the app's connections.
+    stopServer: () => run("pg_ctl", ["-D", dataDir, "-m", "fast", "-w", "stop"]),
+    startServer,
     stop() {
       if (stopped) return;
       stopped = true;
       try {
-        run("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]);
+        // A server that a test left stopped has nothing to stop.
+        if (fs.existsSync(path.join(dataDir, "postmaster.pid")))
+          run("pg_ctl", ["-D", dataDir, "-m", "immediate", "-w", "stop"]);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }

@@ -468,11 +468,22 @@ export async function updateStage(
     handle?: string | null;
     logFile?: string;
   },
-): Promise<void> {
+  /** Only while the build has this status (a compare-and-set on the build): false when it moved on. */
+  whileBuildIs?: BuildStatus,
+): Promise<boolean> {
   const values = pick(STAGE_COLUMNS, data);
-  if (Object.keys(values).length === 0) return;
-  await updateRows("BuildStage", values, `"buildId" = ? AND "name" = ?`, [buildId, name]);
-  notifyBuildChanged(buildId);
+  if (Object.keys(values).length === 0) return true;
+  const count =
+    whileBuildIs === undefined
+      ? await updateRows("BuildStage", values, `"buildId" = ? AND "name" = ?`, [buildId, name])
+      : await updateRows(
+          "BuildStage",
+          values,
+          `"buildId" = ? AND "name" = ? AND EXISTS (SELECT 1 FROM "Build" WHERE "id" = ? AND "status" = ?)`,
+          [buildId, name, buildId, whileBuildIs],
+        );
+  if (count > 0) notifyBuildChanged(buildId);
+  return count > 0;
 }
 
 /** Marks the stages that never started `to` (skipped, canceled). */

@@ -131,10 +131,11 @@ export function toProblem(error: unknown): HttpProblem {
 
 /**
  * Whether an error (or one it wraps) is the storage refusing a write: SQLite's SQLITE_FULL / a file write's
- * ENOSPC ("full"), or SQLITE_BUSY ("busy"). Prisma wraps the driver's error in its own, so the whole chain
- * of causes and messages is looked at.
+ * ENOSPC ("full"), SQLITE_BUSY ("busy"), or a database server that cannot be reached or ends the connection
+ * ("unreachable": PostgreSQL stopped, restarting or failing over). Prisma wraps the driver's error in its own
+ * (the pg adapter's under `meta.driverAdapterError`), so the whole chain of causes and messages is looked at.
  */
-export function storageFault(error: unknown): "full" | "busy" | undefined {
+export function storageFault(error: unknown): "full" | "busy" | "unreachable" | undefined {
   const seen = new Set<unknown>();
   const texts: string[] = [];
   const visit = (value: unknown, depth: number) => {
@@ -144,12 +145,20 @@ export function storageFault(error: unknown): "full" | "busy" | undefined {
     for (const key of ["code", "message", "originalCode", "originalMessage", "kind"]) {
       if (typeof record[key] === "string" || typeof record[key] === "number") texts.push(String(record[key]));
     }
-    visit(record.cause, depth + 1);
-    visit(record.meta, depth + 1);
+    for (const key of ["cause", "meta", "driverAdapterError"]) visit(record[key], depth + 1);
   };
   visit(error, 0);
   const text = texts.join("\n");
   if (/SQLITE_FULL|database or disk is full|ENOSPC|no space left on device/i.test(text)) return "full";
   if (/SQLITE_BUSY|database is locked/i.test(text)) return "busy";
+  if (UNREACHABLE.test(text)) return "unreachable";
   return undefined;
 }
+
+/**
+ * A database server out of reach: the socket's errors, PostgreSQL's connection exceptions (SQLSTATE class 08) and
+ * shutdowns (57P01-57P03: an administrator's stop, a crash, still starting), the pg driver's lost connection,
+ * and the Prisma adapter's names for the same.
+ */
+const UNREACHABLE =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|08\d{3}|57P0[123]|P1001|P1017|DatabaseNotReachable|ConnectionClosed)$|Connection terminated|Can't reach database server|the database system is (starting up|shutting down|in recovery mode)/im;

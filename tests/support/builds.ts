@@ -39,6 +39,11 @@ if (modules.includes("slow_install")) {
   console.log("waiting");
   setTimeout(() => {}, 60_000);
 }
+// A module a test adds (makeBuildsFixture's moreModules) to have the install end a few seconds after it began.
+if (modules.includes("pausing_install")) {
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  console.log("install over");
+}
 `,
   "stages/test.mjs": `
 console.log("pid=" + process.pid);
@@ -54,7 +59,11 @@ console.log("pid=" + process.pid);
 const server = http.createServer((request, response) => {
   response.end("build " + process.env.BUILD_ID + " modules " + process.env.MODULES);
 });
-server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening on " + process.env.PORT));
+// A module a test adds (makeBuildsFixture's moreModules) to have the start stage end a few seconds after it began.
+const pause = process.env.MODULES.split(",").includes("pausing_start") ? 3000 : 0;
+setTimeout(() => {
+  server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("listening on " + process.env.PORT));
+}, pause);
 `,
 };
 

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import { inject } from "vitest";
+import { startThrowawayPostgresql } from "../../scripts/throwaway-postgresql";
 
 /** The secret every test server on PostgreSQL shares (required there: lib/env.ts). */
 export const TEST_NEXTAUTH_SECRET = "test-secret-shared-by-the-postgresql-test-servers";
@@ -35,4 +36,42 @@ export function emptyTestDatabase(): string {
   const name = `empty_${crypto.randomBytes(6).toString("hex")}`;
   psql(inject("postgresqlAdminUrl"), `CREATE DATABASE "${name}"`);
   return adminUrlOf(name);
+}
+
+/**
+ * A PostgreSQL cluster of a test file's own (the suite's is shared by every file running at the time), holding a
+ * copy of the suite's migrated template: a test may stop and start it (an outage, a restart, a failover) under
+ * its servers. `socketUrl` reaches the database while the server listens on its Unix socket only.
+ */
+export interface OwnPostgresql {
+  databaseUrl: string;
+  socketUrl: string;
+  stopServer(): void;
+  startServer(options?: { tcp?: boolean }): void;
+  stop(): void;
+}
+
+export async function startOwnPostgresql(): Promise<OwnPostgresql> {
+  const cluster = await startThrowawayPostgresql();
+  try {
+    psql(cluster.url, `CREATE DATABASE "app"`);
+    // The template's schema and rows, copied across clusters: cheaper than running the migrations again.
+    const dump = execFileSync("pg_dump", ["--no-owner", "--no-privileges", adminUrlOf(inject("templateDatabase"))], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", cluster.urlOf("app")], {
+      input: dump,
+      stdio: ["pipe", "ignore", "pipe"],
+    });
+  } catch (error) {
+    cluster.stop();
+    throw error;
+  }
+  return {
+    databaseUrl: cluster.urlOf("app"),
+    socketUrl: `postgresql://postgres@localhost/app?host=${encodeURIComponent(cluster.socketFolder)}&port=${cluster.port}`,
+    stopServer: cluster.stopServer,
+    startServer: cluster.startServer,
+    stop: cluster.stop,
+  };
 }

@@ -257,9 +257,15 @@ class StageFailed extends Error {
 /** Runs a build this instance just claimed (checking_out); a cancel that came first leaves nothing to do. */
 async function runBuild(buildId: string): Promise<void> {
   const state = executor();
-  const build = await findBuild(buildId);
-  if (build?.status !== "checking_out") return;
   const controller = new AbortController();
+  let build: BuildRecord | null;
+  try {
+    build = await persist(buildId, controller.signal, () => findBuild(buildId));
+  } catch (error) {
+    if (error instanceof Interrupted) return;
+    throw error;
+  }
+  if (build?.status !== "checking_out") return;
   let finish!: () => void;
   state.active.set(buildId, {
     controller,
@@ -290,12 +296,14 @@ async function runBuild(buildId: string): Promise<void> {
 
 /**
  * Records how a build ended, however long the database refuses writes (a full disk, which a build's own
- * stage can cause): a build whose bookkeeping failed must end as failed, not stay `installing` for ever with
- * nothing working on it. Tried again every few seconds until it lands, the server stops, or a cancel (which
- * aborts `signal`) asks; the next try then finds the build canceled and closes it as such.
+ * stage can cause) or is out of reach (PostgreSQL stopped): a build whose bookkeeping failed must end as
+ * failed, not stay `installing` for ever with nothing working on it. Tried again every few seconds until it
+ * lands, the server stops (its next start's recovery ends the build then), or a cancel (which aborts `signal`)
+ * asks; each try reads the build's status again and moves it only from there, so a build that another
+ * instance failed or a user canceled meanwhile stays so.
  */
 async function recordEnd(buildId: string, signal: AbortSignal, end: () => Promise<void>): Promise<void> {
-  for (let delay = 500; ; delay = Math.min(delay * 2, 5_000)) {
+  for (let delay = 250; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
     try {
       return await end();
     } catch (error) {
@@ -311,6 +319,38 @@ async function recordEnd(buildId: string, signal: AbortSignal, end: () => Promis
   }
 }
 
+/** The longest wait between two tries of a write the database refused or could not take (recordEnd, persist). */
+const RETRY_MAX_MS = 2_000;
+
+/**
+ * One of the executor's database steps, tried again while the database is out of reach (PostgreSQL stopped,
+ * restarting or failing over) until it lands: the build's next steps wait behind it, so its writes land in
+ * their order, while the stage's processes go on. Every status change among them is a compare-and-set from the
+ * status the executor expects, so what lands late never revives a build that was failed or canceled meanwhile.
+ * Gives up (Interrupted) when the server stops or a cancel aborts `signal`: what is left unwritten then, the
+ * next start's recovery finds.
+ */
+async function persist<T>(buildId: string, signal: AbortSignal, step: () => Promise<T>): Promise<T> {
+  let waiting = false;
+  for (let delay = 250; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
+    try {
+      const result = await step();
+      if (waiting) console.warn(`builds: the database answers again; build ${buildId} goes on`);
+      return result;
+    } catch (error) {
+      if (storageFault(error) !== "unreachable") throw error;
+      if (!waiting) {
+        console.error(
+          `builds: build ${buildId} waits for the database, out of reach: ${(error as Error).message}; trying again`,
+        );
+      }
+      waiting = true;
+    }
+    if (executor().stopping || signal.aborted) throw new Interrupted();
+    await sleep(delay, signal);
+  }
+}
+
 async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void> {
   const config = getBuildsConfig();
   const driver = driverOf(build);
@@ -319,9 +359,17 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
   // The claim moved the build to checking_out.
   let status: BuildStatus = "checking_out";
   const advance = async (to: BuildStatus, data: Parameters<typeof moveBuild>[3] = {}) => {
-    if (executor().stopping || !(await moveBuild(build.id, status, to, data))) throw new Interrupted();
+    if (executor().stopping) throw new Interrupted();
+    // A move whose answer the connection lost may have landed: the next try then finds the build moved already.
+    const moved = await persist(
+      build.id,
+      signal,
+      async () => (await moveBuild(build.id, status, to, data)) || (await findBuild(build.id))?.status === to,
+    );
+    if (!moved) throw new Interrupted();
     status = to;
   };
+  const write = <T>(step: () => Promise<T>) => persist(build.id, signal, step);
 
   buildEvents().emit("dequeued", build.id);
   const repositories = build.repositories.map((repository) => {
@@ -336,7 +384,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
       `No free port in ${config.ports.start}-${config.ports.end}: too many runtimes are alive.`,
     );
   }
-  await updateBuildRuntime(build.id, { port });
+  await write(() => updateBuildRuntime(build.id, { port }));
   const context: BuildContext = {
     buildId: build.id,
     port,
@@ -353,7 +401,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
 
   for (const stage of driver.stages) {
     if (stage.status !== status) await advance(stage.status);
-    await runStage(build.id, stage.name, config, (logPath, recordHandle) => {
+    await runStage(build.id, stage.name, status, config, signal, (logPath, recordHandle) => {
       // Checkout is the same for every driver: git, on the host, from the mirrors.
       if (stage.name === "checkout")
         return checkOut(config, build.id, repositories, paths.sources, { logPath, signal, timeoutMs, recordHandle });
@@ -366,7 +414,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
         recordRuntime: async (handle) => {
           const active = executor().active.get(build.id);
           if (active) active.runtime = handle;
-          await updateBuildRuntime(build.id, { runtimeHandle: handle });
+          await write(() => updateBuildRuntime(build.id, { runtimeHandle: handle }));
         },
       });
     });
@@ -436,11 +484,16 @@ async function checkOut(
   return { status: "succeeded", exitCode: 0 };
 }
 
-/** Records a stage around its work: running, then its result. A failure or a cancel ends the build's run. */
+/**
+ * Records a stage around its work: running, then its result, each only while the build still has the status
+ * of the stage (`during`). A failure or a cancel ends the build's run.
+ */
 async function runStage(
   buildId: string,
   name: StageName,
+  during: BuildStatus,
   config: BuildsConfig,
+  signal: AbortSignal,
   work: (logPath: string, recordHandle: (handle: string) => Promise<unknown>) => Promise<StageResult>,
 ): Promise<void> {
   // API requests first: a stage start costs the event loop several milliseconds (a fork of the whole server,
@@ -450,15 +503,24 @@ async function runStage(
   const logFile = `${name}.log`;
   const logPath = path.join(workspacePaths(config, buildId).logs, logFile);
   fs.writeFileSync(logPath, "", { flag: "a" });
-  await updateStage(buildId, name, { status: "running", startedAt: new Date(), logFile });
-  const result = await work(logPath, (handle) => updateStage(buildId, name, { handle }));
+  const write = (data: Parameters<typeof updateStage>[2]) =>
+    persist(buildId, signal, () => updateStage(buildId, name, data, during));
+  if (!(await write({ status: "running", startedAt: new Date(), logFile }))) throw new Interrupted();
+  // The handle is what a destroy needs to find the stage's processes: a cancel meanwhile stops them itself.
+  const result = await work(logPath, (handle) =>
+    persist(buildId, signal, () => updateStage(buildId, name, { handle })).catch((error) => {
+      if (!(error instanceof Interrupted)) throw error;
+    }),
+  );
   if (executor().stopping) throw new Interrupted();
-  await updateStage(buildId, name, {
+  const finishedAt = new Date();
+  const recorded = await write({
     status: result.status,
-    finishedAt: new Date(),
+    finishedAt,
     exitCode: "exitCode" in result ? result.exitCode : null,
     handle: null,
   });
+  if (!recorded) throw new Interrupted();
   if (result.status === "canceled") throw new Interrupted();
   if (result.status === "failed") throw new StageFailed(name, result.message);
 }
