@@ -25,6 +25,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-instance-names",
   "postgresql-lost-host",
   "postgresql-restart-builds",
+  "postgresql-restart-instances",
   "postgresql-cluster-rates-status",
   "health",
   "users",

@@ -14,10 +14,21 @@ import { failBuildsOfLostHosts } from "./lost-hosts";
  * shared builds settings differ from a live instance's or when another live process holds its INSTANCE_NAME,
  * registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails
  * the builds of instances that lost theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
+ *
+ * An instance judges the others only once it has itself beaten without a break for INSTANCE_LOST_AFTER_SECONDS:
+ * after a database outage (a restart, a failover) every heartbeat is as old as the outage, its own too, and the
+ * others, alive, need that long to beat again. So does one just started, or paused (a break is a failed beat, or
+ * more than two beats' time between two that landed).
  */
-const globalForHeartbeat = globalThis as unknown as {
-  instanceHeartbeat?: { timer: NodeJS.Timeout; beat: Promise<void> };
-};
+interface HeartbeatState {
+  timer: NodeJS.Timeout;
+  beat: Promise<void>;
+  /** When (performance.now()) the beats of the current unbroken run began, and the last of them landed. */
+  unbrokenSince: number | null;
+  lastBeatAt: number | null;
+}
+
+const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: HeartbeatState };
 
 /** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
 export function heartbeatIntervalMs(): number {
@@ -33,7 +44,12 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
     process.exit(1);
   }
   await registerInstance(config).catch(exitIfNameTaken("Refusing to start"));
-  const state = { timer: setInterval(() => void beat(), heartbeatIntervalMs()), beat: Promise.resolve() };
+  const state: HeartbeatState = {
+    timer: setInterval(() => void beat(), heartbeatIntervalMs()),
+    beat: Promise.resolve(),
+    unbrokenSince: null,
+    lastBeatAt: null,
+  };
   state.timer.unref();
   globalForHeartbeat.instanceHeartbeat = state;
   // One beat at a time: a slow database must not pile them up.
@@ -42,14 +58,24 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
       .then(async () => {
         if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone")
           await registerInstance(config).catch(exitIfNameTaken("Stopping"));
+        if (beatenUnbrokenMs(state, performance.now()) < lostAfterMs()) return;
         const { failed, expired } = await failBuildsOfLostHosts();
         if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
         if (expired.length > 0) console.warn(`cluster: expired the previews of lost hosts: ${expired.join(", ")}`);
       })
-      .catch((error) =>
-        console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`),
-      ));
+      .catch((error) => {
+        state.unbrokenSince = null;
+        state.lastBeatAt = null;
+        console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`);
+      }));
   await beat();
+}
+
+/** Notes a beat that landed at `now`; returns for how long this instance has beaten without a break. */
+function beatenUnbrokenMs(state: HeartbeatState, now: number): number {
+  if (state.lastBeatAt === null || now - state.lastBeatAt > 2 * heartbeatIntervalMs()) state.unbrokenSince = now;
+  state.lastBeatAt = now;
+  return now - (state.unbrokenSince ?? now);
 }
 
 /**

@@ -38,6 +38,8 @@ async function startInstance(name: string, configFile: string, env: Record<strin
 export async function startBuilderPair(
   options: {
     env?: Record<string, string>;
+    /** beta's own, over `env` (another DATABASE_URL to the same database, for one). */
+    betaEnv?: Record<string, string>;
     betaSlots?: number;
     extraRepositories?: string;
     prepare?: (fixture: BuildsFixture) => void;
@@ -57,7 +59,11 @@ export async function startBuilderPair(
     fixtureConfig(betaFixture, { maxConcurrent: options.betaSlots ?? 0, extraRepositories: options.extraRepositories }),
   );
   const alphaApp = await startInstance("alpha", fixture.configFile, env);
-  const betaApp = await startInstance("beta", betaConfig, { ...env, DATABASE_URL: alphaApp.databaseUrl });
+  const betaApp = await startInstance("beta", betaConfig, {
+    ...env,
+    DATABASE_URL: alphaApp.databaseUrl,
+    ...options.betaEnv,
+  });
   const { authorization } = await registerAndGetToken(betaApp);
   return {
     alpha: connectBuildsApp(alphaApp, fixture, authorization),
