@@ -26,6 +26,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-lost-host",
   "postgresql-restart-builds",
   "postgresql-restart-instances",
+  "postgresql-restart-api",
   "postgresql-cluster-rates-status",
   "health",
   "users",

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { viewerOf } from "../auth/guard";
 import { getDialect } from "../db";
 import { queryAll } from "../hot-sql";
 import { serviceUnavailable } from "../http/problem";
@@ -9,7 +10,9 @@ import type { Readiness } from "./schemas";
  * What a load balancer asks before sending an instance traffic (GET /readyz): the database answers, and it
  * has applied every migration this build ships (an instance of a newer build started against a database its
  * migration step has not reached yet is not ready). Both databases record applied migrations in Prisma's
- * `_prisma_migrations` table, with the same columns, so one query serves both.
+ * `_prisma_migrations` table, with the same columns, so one query serves both. Why the database does not
+ * answer (the driver's error, which names its address) is told to admins only; everyone else reads that it
+ * does not.
  */
 const MIGRATION_FOLDERS = {
   sqlite: path.join("prisma", "migrations"),
@@ -26,7 +29,7 @@ function shippedMigrations(): string[] {
   return globalForReadiness.shippedMigrations;
 }
 
-export async function checkReadiness(): Promise<Readiness> {
+export async function checkReadiness(request: Request): Promise<Readiness> {
   let applied: Set<string>;
   try {
     const rows = await queryAll<{ migration_name: string }>(
@@ -34,7 +37,10 @@ export async function checkReadiness(): Promise<Readiness> {
     );
     applied = new Set(rows.map((row) => row.migration_name));
   } catch (error) {
-    throw serviceUnavailable(`The database does not answer: ${(error as Error).message}`, 5);
+    // Telling an admin needs the database too: with it away nobody can be told apart, and nobody is told more.
+    const viewer = await viewerOf(request).catch(() => null);
+    const detail = viewer?.role === "admin" ? `: ${(error as Error).message}` : ".";
+    throw serviceUnavailable(`The database does not answer${detail}`, 5);
   }
   const shipped = shippedMigrations();
   const pending = shipped.filter((name) => !applied.has(name));

@@ -125,8 +125,27 @@ export function toProblem(error: unknown): HttpProblem {
     );
   }
   if (storage === "busy") return serviceUnavailable("The database is busy; try again in a moment.", 1);
+  if (storage === "unreachable") {
+    logUnreachable(error);
+    // The driver's message names the database's address: the log has it, the client does not.
+    return serviceUnavailable(
+      "The database cannot be reached just now, so the request was not carried out; try again in a few seconds.",
+      5,
+    );
+  }
   console.error("Unhandled error in route handler:", error);
   return new HttpProblem(500, "Internal Server Error", "The server failed to handle the request; try again later.");
+}
+
+/** One line a few seconds while the database is away, not one per request. */
+const UNREACHABLE_LOG_EVERY_MS = 10_000;
+let unreachableLoggedAt = 0;
+
+function logUnreachable(error: unknown): void {
+  const now = Date.now();
+  if (now - unreachableLoggedAt < UNREACHABLE_LOG_EVERY_MS) return;
+  unreachableLoggedAt = now;
+  console.error(`The database cannot be reached; requests answer 503: ${(error as Error).message}`);
 }
 
 /**

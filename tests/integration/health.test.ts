@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, startAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
+import { registerAndGetToken } from "../support/users";
 
 /**
  * GET /healthz and GET /readyz, what a load balancer asks of each instance: alive, and ready (the database
@@ -53,5 +54,26 @@ describe("GET /readyz", () => {
     expect((await response.json()).detail).toBe(
       `The database lacks migrations of this build: ${newest.migration_name}.`,
     );
+  });
+
+  it("answers 503 when the database fails its question, with the database's error for an admin only", async () => {
+    // The first user registered is the admin; the second is not.
+    const admin = await registerAndGetToken(app);
+    const user = await registerAndGetToken(app);
+    queryDatabase(app, `ALTER TABLE "_prisma_migrations" RENAME TO "_prisma_migrations_away"`);
+    try {
+      const anonymous = await app.fetch("/readyz");
+      expect(anonymous.status).toBe(503);
+      expect(anonymous.headers.get("retry-after")).toBe("5");
+      expect((await anonymous.json()).detail).toBe("The database does not answer.");
+      expect((await (await app.fetch("/readyz", { headers: user.authorization })).json()).detail).toBe(
+        "The database does not answer.",
+      );
+      const asAdmin = await app.fetch("/readyz", { headers: admin.authorization });
+      expect(asAdmin.status).toBe(503);
+      expect((await asAdmin.json()).detail).toMatch(/^The database does not answer: .*_prisma_migrations/);
+    } finally {
+      queryDatabase(app, `ALTER TABLE "_prisma_migrations_away" RENAME TO "_prisma_migrations"`);
+    }
   });
 });
