@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
+import { refuseDashboardUnderPreviews } from "../lib/builds/preview-names";
 import { checkStageUser, StageUserError } from "../lib/builds/runtime/run-as";
 import { secureDataFolder } from "../lib/data-folder";
 import { databaseDialect, databaseFilePath } from "../lib/database-url";
@@ -21,6 +22,7 @@ const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 async function main() {
   const env = getEnv();
   const builds = loadBuildsConfig(env.BUILDS_CONFIG);
+  refuseDashboardUnderPreviews(builds, [env.PUBLIC_URL, env.NEXTAUTH_URL]);
   assertNoOtherServer(env.DATA_DIR);
   let database: string;
   if (databaseDialect(env.DATABASE_URL) === "postgresql") {

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
@@ -114,6 +115,27 @@ const forgeSchema = z
 
 export type ForgeConfig = z.output<typeof forgeSchema>;
 
+// The front door of the previews (lib/gateway): every build's preview under one wildcard domain of its own.
+const DNS_NAME = /^(?=.{1,189}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
+const gatewaySchema = z
+  .strictObject({
+    // 189 characters at most, so that a 63-character name below it stays within DNS's 253.
+    domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(
+        DNS_NAME,
+        "must be a DNS name of two labels or more, such as preview.example.com (at most 189 characters)",
+      ),
+    scheme: z.enum(["http", "https"], { error: 'must be "http" or "https"' }).default("http"),
+    // The port people reach the gateway at; by default the scheme's (80 or 443), left out of the links.
+    port: z.number().int("must be an integer").min(1).max(65535).optional(),
+  })
+  .transform((gateway) => ({ ...gateway, port: gateway.port ?? (gateway.scheme === "https" ? 443 : 80) }));
+
+export type GatewayConfig = z.output<typeof gatewaySchema>;
+
 const repositorySchema = z.strictObject({
   alias: z.string().regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`),
   url: z.string().trim().min(1, "must be a local path or a git URL"),
@@ -219,6 +241,14 @@ const configSchema = z
           return false;
         }
       }, "must be an http(s) URL template using {build_id}, {port} and {host}, e.g. http://{build_id}.preview.localhost:{port}/"),
+    // Each host's own, as ports are: the address its previews listen on and the gateway reaches them at. Loopback
+    // on one machine; with several, a private address of this host that the gateway's machine reaches.
+    preview_address: z
+      .string()
+      .trim()
+      .default("127.0.0.1")
+      .refine((address) => net.isIP(address) !== 0, "must be an IP address, such as 127.0.0.1 or 10.0.0.11"),
+    gateway: gatewaySchema.optional(),
     stage_timeout_seconds: positiveSeconds.default(1800),
     // What one stage (or a runtime) may write to its log; past it the log says so and the output is dropped.
     stage_log_limit_mb: z.number().positive("must be a positive number of megabytes").max(100_000).default(50),

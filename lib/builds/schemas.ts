@@ -67,6 +67,27 @@ export const buildRepositorySchema = z
   })
   .meta({ id: "BuildRepository" });
 
+export const previewNameSchema = z
+  .object({
+    kind: z
+      .enum(["build", "branch", "pull_request"])
+      .describe(
+        "build: this build only; branch and pull_request: the newest live build of it, across rebuilds and pushes",
+      ),
+    name: z.string().describe("A host name under the gateway's domain"),
+    url: z.string(),
+  })
+  .meta({ id: "PreviewName" });
+
+export const gatewayVerdictSchema = z
+  .object({
+    status: z.union([z.literal(200), z.literal(400), z.literal(404), z.literal(410), z.literal(503)]),
+    upstream: z.string().nullable().describe("With 200: the ip:port of the build's preview"),
+    build_id: z.string().nullable(),
+    detail: z.string().nullable().describe("Unless 200: what the gateway's page says"),
+  })
+  .meta({ id: "GatewayVerdict" });
+
 export const BUILD_TRIGGERS = ["manual", "webhook", "poll", "rebuild"] as const;
 export type BuildTrigger = (typeof BUILD_TRIGGERS)[number];
 /** Triggers of automatic builds: they follow a branch and belong to the service. */
@@ -86,7 +107,15 @@ export const buildSummarySchema = z
       .describe("When the build stopped working: it reached running, failed or was canceled"),
     expires_at: timestamp.nullable().describe("Null until the build reaches running: the time to live starts there"),
     queue_position: z.number().int().nullable().describe("1 for the next build to run; null unless queued"),
-    preview_url: z.string().nullable().describe("Null unless running"),
+    preview_url: z
+      .string()
+      .nullable()
+      .describe("Null unless running. With a gateway, the build's own name: https://<build_id>.<domain>/"),
+    preview_names: z
+      .array(previewNameSchema)
+      .describe(
+        "With a gateway (gateway: in the builds configuration), the names the preview is reached at: the build's own, and its first repository's branch or pull request's, which leads to the newest live build of it; empty without one",
+      ),
     host: z
       .string()
       .nullable()

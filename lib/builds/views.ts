@@ -1,6 +1,7 @@
 import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
 import { hostPartOf, thisInstanceName } from "../cluster/instances";
 import { fillPreviewTemplate, getBuildsConfig } from "./config";
+import { nameUrl, previewNamesOf } from "./preview-names";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { type BuildStatus, isStageLogGrowing, type StageName, type StageStatus } from "./status";
 
@@ -12,6 +13,7 @@ export function toBuildSummary(
   queuePosition: number | null = null,
 ): BuildSummaryView {
   const status = build.status as BuildStatus;
+  const { gateway } = getBuildsConfig();
   return {
     build_id: build.id,
     status,
@@ -32,13 +34,16 @@ export function toBuildSummary(
     // Only a build with a runtime has something to preview (without a `start` command it runs install and test only).
     preview_url:
       status === "running" && build.port != null && build.runtimeHandle != null
-        ? fillPreviewTemplate(
-            getBuildsConfig().preview_url,
-            build.id,
-            build.port,
-            hostPartOf(build.host ?? thisInstanceName()),
-          )
+        ? gateway
+          ? nameUrl(gateway, `${build.id}.${gateway.domain}`)
+          : fillPreviewTemplate(
+              getBuildsConfig().preview_url,
+              build.id,
+              build.port,
+              hostPartOf(build.host ?? thisInstanceName()),
+            )
         : null,
+    preview_names: gateway ? previewNamesOf(gateway, build) : [],
     host: build.host,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,

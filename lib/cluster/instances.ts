@@ -25,6 +25,7 @@ export interface InstanceRecord {
   processId: string;
   machine: string;
   pid: number;
+  previewAddress: string | null;
 }
 
 /**
@@ -91,6 +92,7 @@ export function sharedBuildsSettings(config: BuildsConfig): Record<string, unkno
       compose: compose && { ...compose, template: `sha256:${sha256(readOrEmpty(compose.template))}` },
     },
     preview_url: config.preview_url,
+    gateway: config.gateway,
     stage_timeout_seconds: config.stage_timeout_seconds,
     stage_log_limit_mb: config.stage_log_limit_mb,
     max_queued_builds: config.max_queued_builds,
@@ -189,18 +191,19 @@ export async function registerInstance(
       me.id,
       me.machine,
       me.pid,
+      config.preview_address,
       name,
     ];
     const taken = holder
       ? await execute(
           `UPDATE "Instance" SET "url" = ?, "startedAt" = ?, "heartbeatAt" = ?, "builderSlots" = ?, "buildsSettings" = ?, "buildsFingerprint" = ?,
-             "processId" = ?, "machine" = ?, "pid" = ?
+             "processId" = ?, "machine" = ?, "pid" = ?, "previewAddress" = ?
            WHERE "name" = ? AND "processId" = ?`,
           [...values, holder.processId],
         )
       : await execute(
-          `INSERT INTO "Instance" ("url", "startedAt", "heartbeatAt", "builderSlots", "buildsSettings", "buildsFingerprint", "processId", "machine", "pid", "name")
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("name") DO NOTHING`,
+          `INSERT INTO "Instance" ("url", "startedAt", "heartbeatAt", "builderSlots", "buildsSettings", "buildsFingerprint", "processId", "machine", "pid", "previewAddress", "name")
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("name") DO NOTHING`,
           values,
         );
     if (taken === 1) return;
@@ -315,11 +318,13 @@ export async function describeDisagreement(config: BuildsConfig): Promise<string
   const fingerprint = fingerprintOf(mine);
   for (const other of await listLiveInstances()) {
     if (other.buildsFingerprint === fingerprint) continue;
-    const difference = firstDifference(mine, JSON.parse(other.buildsSettings)) ?? {
-      setting: "(all)",
-      mine,
-      theirs: "?",
-    };
+    const theirs = JSON.parse(other.buildsSettings);
+    // Turning the gateway on (or off) goes one instance at a time: one side without it is that change under way.
+    const rollingOut = (mine.gateway === undefined) !== (theirs.gateway === undefined);
+    const difference = rollingOut
+      ? firstDifference({ ...mine, gateway: undefined }, { ...theirs, gateway: undefined })
+      : (firstDifference(mine, theirs) ?? { setting: "(all)", mine, theirs: "?" });
+    if (!difference) continue;
     return (
       `${path.basename(config.file)}: ${difference.setting} differs from the live instance ${other.name}'s ` +
       `(here ${JSON.stringify(difference.mine) ?? "unset"}, there ${JSON.stringify(difference.theirs) ?? "unset"}). ` +

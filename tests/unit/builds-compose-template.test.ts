@@ -12,6 +12,7 @@ const variables: ComposeVariables = {
   BUILD_ID: "0123456789abcdef",
   PROJECT: "runbot-abcd1234-0123456789abcdef",
   PORT: "18001",
+  PREVIEW_ADDRESS: "127.0.0.1",
   MODULES: "sale,stock",
   DATABASE: "build_0123456789abcdef",
   WORKSPACE: "/srv/builds/0123456789abcdef",

@@ -377,7 +377,7 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
     if (!configured) throw new StageFailed("checkout", `The repository "${repository.alias}" is no longer configured.`);
     return { ...repository, configured, checkout: path.join(paths.sources, repository.alias) };
   });
-  const port = await leasePort(build.id, config.ports);
+  const port = await leasePort(build.id, config.ports, config.preview_address);
   if (port === null) {
     throw new StageFailed(
       "checkout",

@@ -4,7 +4,7 @@ import type { Liveness, StageResult } from "./driver";
 import { sleep } from "./processes";
 
 /**
- * The healthcheck stage of every driver: polls the preview on its leased port until it answers below 500,
+ * The healthcheck stage of every driver: polls the preview on its leased port, at the host's preview_address, until it answers below 500,
  * within healthcheck.timeout_seconds, and gives up early when the driver says the runtime is gone.
  */
 export async function waitUntilHealthy(
@@ -14,7 +14,8 @@ export async function waitUntilHealthy(
   signal: AbortSignal,
   liveness: () => Promise<Liveness>,
 ): Promise<StageResult> {
-  const url = `http://127.0.0.1:${port}${config.runtime.healthcheck.path}`;
+  const address = config.preview_address.includes(":") ? `[${config.preview_address}]` : config.preview_address;
+  const url = `http://${address}:${port}${config.runtime.healthcheck.path}`;
   const deadline = Date.now() + config.runtime.healthcheck.timeout_seconds * 1000;
   let lastProblem = "";
   const log = (line: string) => fs.appendFileSync(logPath, `${new Date().toISOString()} ${line}\n`);

@@ -11,6 +11,8 @@ export const COMPOSE_VARIABLES = [
   "BUILD_ID",
   "PROJECT",
   "PORT",
+  // The host's preview_address: where the web service publishes ${PORT} (`${PREVIEW_ADDRESS}:${PORT}:8069`).
+  "PREVIEW_ADDRESS",
   "MODULES",
   "DATABASE",
   "WORKSPACE",

@@ -231,6 +231,7 @@ export function variablesOf(build: BuildContext): ComposeVariables {
     BUILD_ID: build.buildId,
     PROJECT: projectName(build.config, build.buildId),
     PORT: String(build.port),
+    PREVIEW_ADDRESS: build.config.preview_address,
     MODULES: build.modules.join(","),
     DATABASE: `build_${build.buildId}`,
     WORKSPACE: build.paths.root,

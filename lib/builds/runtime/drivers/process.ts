@@ -26,6 +26,8 @@ function stageEnv(build: BuildContext): Record<string, string> {
     ...base,
     BUILD_ID: build.buildId,
     PORT: String(build.port),
+    // Where the preview listens: the gateway (or a browser, without one) reaches it at this address and PORT.
+    PREVIEW_ADDRESS: build.config.preview_address,
     MODULES: build.modules.join(","),
     ADDONS_PATH: build.repositories.map((r) => path.join(r.checkout, r.modulesPath)).join(":"),
     WORKSPACE: build.paths.root,

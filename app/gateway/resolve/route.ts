@@ -1,0 +1,51 @@
+import { resolveHost } from "@/lib/gateway/resolve";
+import { json, route } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * @swagger
+ * /gateway/resolve:
+ *   get:
+ *     tags: [Builds]
+ *     summary: Where the gateway sends a preview's name (nginx's auth_request)
+ *     description: >
+ *       Asked by the gateway (nginx, `npm run gateway`, deploy/nginx/previews.conf) for each preview name it
+ *       serves, at most once a second per name: it reads the answer in `auth_request`'s terms. 200 with
+ *       `X-Gateway-Upstream` (the `ip:port` of the build's preview, on the host that runs it) when the request is
+ *       to be proxied there; 403 when it is not, with `X-Gateway-Status` saying why (404 no such name, 410 the
+ *       build ended, 503 being built or asleep, 400 a Host no preview has), and nginx then shows
+ *       GET /gateway/page. The name is the request's Host as nginx received it, in `X-Gateway-Host`. Public:
+ *       every build's address is in its view already.
+ *     parameters:
+ *       - { in: header, name: X-Gateway-Host, required: true, schema: { type: string }, example: "feature-x--demo.preview.example.com" }
+ *     responses:
+ *       200:
+ *         description: Proxy to this upstream
+ *         headers:
+ *           X-Gateway-Upstream: { schema: { type: string }, example: "127.0.0.1:18003" }
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/GatewayVerdict" }
+ *       403:
+ *         description: Do not proxy; X-Gateway-Status says what the page will say
+ *         headers:
+ *           X-Gateway-Status: { schema: { type: string }, example: "410" }
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/GatewayVerdict" }
+ */
+export const GET = route(async (request) => {
+  const verdict = await resolveHost(request.headers.get("x-gateway-host") ?? "");
+  const headers: Record<string, string> = { "Cache-Control": "no-store", "X-Gateway-Status": String(verdict.status) };
+  if (verdict.status === 200) headers["X-Gateway-Upstream"] = verdict.upstream;
+  return json(
+    {
+      status: verdict.status,
+      upstream: verdict.status === 200 ? verdict.upstream : null,
+      build_id: "buildId" in verdict ? verdict.buildId : null,
+      detail: verdict.status === 200 ? null : verdict.detail,
+    },
+    { status: verdict.status === 200 ? 200 : 403, headers },
+  );
+});

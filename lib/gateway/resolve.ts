@@ -1,0 +1,115 @@
+import net from "node:net";
+import { type GatewayConfig, getBuildsConfig } from "../builds/config";
+import { aliasPart, readHost, refLabel } from "../builds/preview-names";
+import { ENDED_STATUSES } from "../builds/repository";
+import type { BuildStatus } from "../builds/status";
+import { queryAll } from "../hot-sql";
+
+/**
+ * What the gateway (nginx, lib/gateway/nginx-config.ts) does with a request for a Host: proxy it to the
+ * `ip:port` of the build's preview, on the host that runs it, or show a page saying why not. Asked once a second
+ * at most per Host (nginx keeps each answer 1 s), so a new preview, or a branch's name moved to a newer build, is
+ * reached within 2 s, without any reload of nginx.
+ *
+ * The upstream is built from the database only: the build's port, and the preview address its host registered
+ * (Instance.previewAddress, from that host's preview_address). Nothing of the request ever becomes an address.
+ */
+export type Verdict =
+  | { status: 200; upstream: string; buildId: string }
+  | { status: 400 | 404; detail: string }
+  | { status: 410; detail: string; buildId: string }
+  | { status: 503; detail: string; buildId: string; retryAfterSeconds: number };
+
+interface BuildRow {
+  id: string;
+  status: BuildStatus;
+  port: number | null;
+  runtimeHandle: string | null;
+  host: string | null;
+  previewAddress: string | null;
+  ref?: string;
+}
+
+const BUILD_BY_ID = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress"
+  FROM "Build" b LEFT JOIN "Instance" i ON i."name" = b."host" WHERE b."id" = ?`;
+// A name leads to the newest of its builds; builds are purged retention_days after they end, so the list is short.
+const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress", r."ref"
+  FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId" LEFT JOIN "Instance" i ON i."name" = b."host"
+  WHERE r."alias" = ? AND r."position" = 0 ORDER BY b."seq" DESC LIMIT 500`;
+
+const IN_PROGRESS: Partial<Record<BuildStatus, string>> = {
+  queued: "is queued",
+  checking_out: "is being checked out",
+  installing: "is installing",
+  testing: "is running its tests",
+  starting: "is starting",
+};
+
+/** The gateway's verdict on a Host header, with this instance's builds configuration. */
+export async function resolveHost(host: string, gateway = getBuildsConfig().gateway): Promise<Verdict> {
+  if (!gateway) return { status: 404, detail: "This service has no gateway: previews are reached at their port." };
+  const request = readHost(gateway, host);
+  switch (request.kind) {
+    case "invalid":
+      return { status: 400, detail: request.reason };
+    case "unknown":
+      return { status: 404, detail: noPreview(gateway, request.label) };
+    case "build": {
+      const [row] = await queryAll<BuildRow>(BUILD_BY_ID, [request.buildId]);
+      return row ? verdictOf(row) : { status: 404, detail: `There is no build ${request.buildId}.` };
+    }
+    case "ref": {
+      const repository = getBuildsConfig().repositories.find(
+        (candidate) => aliasPart(candidate.alias) === request.aliasLabel,
+      );
+      if (!repository) return { status: 404, detail: noPreview(gateway, request.label) };
+      const rows = (await queryAll<BuildRow>(BUILDS_BY_FIRST_REPOSITORY, [repository.alias])).filter(
+        (row) => refLabel(repository.alias, row.ref!) === request.label,
+      );
+      // The newest build that serves its preview; else the newest live one (being built, asleep); else the newest.
+      const chosen =
+        rows.find((row) => verdictOf(row).status === 200) ??
+        rows.find((row) => !ENDED_STATUSES.includes(row.status) && row.status !== "destroying") ??
+        rows[0];
+      return chosen ? verdictOf(chosen) : { status: 404, detail: noPreview(gateway, request.label) };
+    }
+  }
+}
+
+function noPreview(gateway: GatewayConfig, label: string): string {
+  return `No preview is named ${label ? `${label}.` : ""}${gateway.domain}.`;
+}
+
+function verdictOf(row: BuildRow): Verdict {
+  const buildId = row.id;
+  const inProgress = IN_PROGRESS[row.status];
+  if (inProgress)
+    return {
+      status: 503,
+      buildId,
+      detail: `Build ${buildId} ${inProgress}: its preview is not up yet.`,
+      retryAfterSeconds: 5,
+    };
+  if (row.status === "sleeping")
+    return {
+      status: 503,
+      buildId,
+      detail: `Build ${buildId} is asleep: wake it from its page on the dashboard.`,
+      retryAfterSeconds: 30,
+    };
+  if (row.status !== "running" || row.port === null || row.runtimeHandle === null)
+    return {
+      status: 410,
+      buildId,
+      detail: `Build ${buildId} is ${row.status === "destroying" ? "being destroyed" : row.status}: its preview is gone.`,
+    };
+  const address = row.previewAddress;
+  if (address === null || net.isIP(address) === 0)
+    return {
+      status: 503,
+      buildId,
+      detail: `Build ${buildId} runs on ${row.host ?? "a host"}, which has not published where its previews listen (preview_address): restart it with this version.`,
+      retryAfterSeconds: 30,
+    };
+  return { status: 200, buildId, upstream: `${net.isIPv6(address) ? `[${address}]` : address}:${row.port}` };
+}
