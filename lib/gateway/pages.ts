@@ -8,14 +8,17 @@ import type { Verdict } from "./resolve";
  * 503 with Retry-After: its build is being built or asleep; 400: a Host no preview can have. Never another
  * preview's content, and never anything of the request echoed but the name, escaped.
  */
-const TITLES: Record<Exclude<Verdict["status"], 200>, string> = {
+type PageVerdict = Exclude<Verdict, { status: 200 }> | { status: 502; detail: string; buildId: string };
+
+const TITLES: Record<PageVerdict["status"], string> = {
   400: "Bad Request",
   404: "No preview here",
   410: "This preview is gone",
+  502: "This preview does not answer",
   503: "This preview is not up",
 };
 
-export function gatewayPage(verdict: Exclude<Verdict, { status: 200 }>, html: boolean): Response {
+export function gatewayPage(verdict: PageVerdict, html: boolean): Response {
   const buildId = "buildId" in verdict ? verdict.buildId : null;
   const link = buildId ? buildPageUrl(buildId) : null;
   const headers: Record<string, string> = { "Cache-Control": "no-store" };

@@ -72,3 +72,18 @@ describe("examples/odoo16: a preview is safe to share", () => {
     expect(second.args).toContain("--db-filter=^build_fedcba9876543210$");
   });
 });
+
+describe("examples/odoo16: behind the gateway", () => {
+  const { web, args } = render("0123456789abcdef");
+
+  it("runs Odoo in proxy mode, its database filter unchanged", () => {
+    expect(args).toContain("--proxy-mode");
+    expect(args).toContain("--db-filter=^build_0123456789abcdef$");
+  });
+
+  it("publishes the preview on the host's preview address only, behind the gateway's names", () => {
+    expect(config.gateway).toEqual({ domain: "preview.localhost", scheme: "http", port: 8080 });
+    expect(web.ports).toEqual([`${config.preview_address}:18042:8069`]);
+    expect(config.preview_address).toBe("127.0.0.1");
+  });
+});

@@ -15,7 +15,10 @@ export const dynamic = "force-dynamic";
  *       What the gateway shows, under the preview's own name (its Host), when GET /gateway/resolve said not to
  *       proxy: a small HTML page for a browser, a problem otherwise. 404 no preview has the name; 410 its build
  *       expired, failed or was destroyed (with a link to the build's page on the dashboard); 503 with Retry-After
- *       while it is built or asleep; 400 for a Host no preview can have. Never a preview's content.
+ *       while it is built or asleep; 400 for a Host no preview can have; 502 when the gateway found a running
+ *       build's preview not answering (`unreachable`). Never a preview's content.
+ *     parameters:
+ *       - { in: query, name: unreachable, schema: { type: string }, description: "Set by the gateway when the preview did not answer" }
  *     responses:
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
@@ -26,16 +29,21 @@ export const dynamic = "force-dynamic";
  *             schema: { $ref: "#/components/schemas/Problem" }
  *           text/html:
  *             schema: { type: string }
+ *       502: { $ref: "#/components/responses/BadGateway" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route(async (request) => {
   const verdict = await resolveHost(request.headers.get("host") ?? "");
   const html = prefersHtml(request);
-  // Proxied by the time this is asked (it started meanwhile): the next try, a second later, reaches it.
-  if (verdict.status === 200)
+  if (verdict.status !== 200) return gatewayPage(verdict, html);
+  // A name that leads to a running build: its preview did not answer the gateway, or it started meanwhile.
+  if (new URL(request.url).searchParams.has("unreachable"))
     return gatewayPage(
-      { status: 503, buildId: verdict.buildId, detail: `Build ${verdict.buildId} is starting.`, retryAfterSeconds: 1 },
+      { status: 502, buildId: verdict.buildId, detail: `The preview of build ${verdict.buildId} did not answer.` },
       html,
     );
-  return gatewayPage(verdict, html);
+  return gatewayPage(
+    { status: 503, buildId: verdict.buildId, detail: `Build ${verdict.buildId} is starting.`, retryAfterSeconds: 1 },
+    html,
+  );
 });

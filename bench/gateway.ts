@@ -1,0 +1,246 @@
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { NGINX_TEMP_FOLDERS, renderMainConfig } from "../lib/gateway/nginx-config";
+import { type Gateway, requestThrough, startGateway } from "../tests/support/gateway";
+import { findNginx } from "../tests/support/nginx";
+import { freePort, stopProcessGroup } from "../tests/support/processes";
+import { type LoadResult, measureLoad } from "./support/load";
+import { makeDatabase, projectRoot, startApp } from "./support/servers";
+
+/**
+ * The previews' gateway (`npm run gateway`, issue 30) against the engine's own floor: one small page from a build's
+ * preview, reached (a) directly on its port, (b) through a plain nginx `server` block that proxies every request to
+ * that port (no lookup), (c) through the gateway, which asks the app where the name leads (auth_request, each answer
+ * kept 1 s) before proxying. Both nginx run with the same main configuration, workers and proxy headers, and neither
+ * keeps connections to the preview open (the gateway cannot: its upstream is a variable). Rounds take turns, and the
+ * ratio is the median of each round's gateway/plain req/s.
+ */
+export interface GatewayResult {
+  rounds: number;
+  direct: LoadResult;
+  plainNginx: LoadResult;
+  gateway: LoadResult;
+  /** Gateway req/s over plain nginx req/s, the median of the rounds' ratios. */
+  ratioToPlainNginx: number;
+  /** What the gateway adds to the preview reached directly (ms), at p50 and p99. */
+  addedLatencyP50Ms: number;
+  addedLatencyP99Ms: number;
+  /** What plain nginx adds, for comparison. */
+  plainAddedLatencyP50Ms: number;
+  plainAddedLatencyP99Ms: number;
+}
+
+const DOMAIN = "preview.localhost";
+
+export async function measureGateway(settings: {
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  rounds: number;
+}): Promise<GatewayResult> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "bench-gateway-"));
+  fs.chmodSync(root, 0o755);
+  const { dataDir, databaseFile } = makeDatabase();
+  const gatewayPort = await freePort();
+  const repository = path.join(root, "repo");
+  fs.mkdirSync(path.join(repository, "addons", "hello"), { recursive: true });
+  fs.writeFileSync(path.join(repository, "addons", "hello", "manifest.json"), "{}");
+  for (const args of [
+    ["init", "--quiet", "-b", "main"],
+    ["add", "."],
+    ["commit", "--quiet", "-m", "bench"],
+  ])
+    execFileSync("git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", ...args], {
+      cwd: repository,
+      stdio: "ignore",
+    });
+  const ports = 45000 + Math.floor(Math.random() * 100) * 20;
+  const configFile = path.join(root, "builds.config.yaml");
+  fs.writeFileSync(
+    configFile,
+    `builds_root: ${path.join(root, "builds")}
+ports: { start: ${ports}, end: ${ports + 19} }
+gateway: { domain: ${DOMAIN}, port: ${gatewayPort} }
+runtime:
+  driver: process
+  run_as_uids: { start: ${1_940_000_000 + ports}, end: ${1_940_000_000 + ports + 19} }
+  start: exec node ${path.join(projectRoot, "bench", "servers", "node-http.mjs")} $PORT '{"preview":"hello"}'
+repositories:
+  - { alias: demo, url: ${repository}, default_ref: main, modules_path: addons, module_manifest: manifest.json }
+`,
+  );
+  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BUILDS_CONFIG: configFile } });
+  let gateway: Gateway | undefined;
+  let plain: { port: number; stop(): Promise<void> } | undefined;
+  try {
+    const buildId = await runOneBuild(app.baseUrl);
+    const resolved = await fetch(`${app.baseUrl}/gateway/resolve`, {
+      headers: { "X-Gateway-Host": `${buildId}.${DOMAIN}:${gatewayPort}` },
+    });
+    const previewPort = resolved.headers.get("x-gateway-upstream")!.split(":")[1];
+    gateway = await startGateway({
+      port: gatewayPort,
+      appUrl: app.baseUrl,
+      env: { DATABASE_URL: `file:${databaseFile}`, BUILDS_CONFIG: configFile },
+      dataDir,
+    });
+    plain = await startPlainNginx(Number(previewPort));
+    const host = `${buildId}.${DOMAIN}:${gatewayPort}`;
+    const check = await requestThrough(gatewayPort, { host });
+    if (check.body !== '{"preview":"hello"}') throw new Error(`the gateway answered ${check.status}: ${check.body}`);
+    const targets = [
+      { name: "direct", url: `http://127.0.0.1:${previewPort}/`, headers: {} as Record<string, string> },
+      { name: "plain", url: `http://127.0.0.1:${plain.port}/`, headers: { Host: host } },
+      { name: "gateway", url: `http://127.0.0.1:${gatewayPort}/`, headers: { Host: host } },
+    ];
+    const results: Record<string, LoadResult[]> = { direct: [], plain: [], gateway: [] };
+    for (const target of targets)
+      await measureLoad(target.url, {
+        connections: settings.connections,
+        durationSeconds: settings.warmupSeconds,
+        warmupSeconds: 0,
+        headers: target.headers,
+      });
+    for (let round = 0; round < settings.rounds; round++) {
+      // The two nginx take turns being first.
+      const order = round % 2 === 0 ? [0, 1, 2] : [0, 2, 1];
+      for (const index of order) {
+        const target = targets[index];
+        const result = await measureLoad(target.url, {
+          connections: settings.connections,
+          durationSeconds: settings.durationSeconds,
+          warmupSeconds: 1,
+          headers: target.headers,
+        });
+        if (result.non2xx > 0 || result.errors > 0)
+          throw new Error(`gateway bench, ${target.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+        results[target.name].push(result);
+        console.error(
+          `  gateway round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms`,
+        );
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
+    const summary = (rounds: LoadResult[]): LoadResult => ({
+      ...rounds[0],
+      requestsPerSecond: Math.round(median(rounds.map((r) => r.requestsPerSecond))),
+      latencyP50Ms: median(rounds.map((r) => r.latencyP50Ms)),
+      latencyP99Ms: median(rounds.map((r) => r.latencyP99Ms)),
+    });
+    const [direct, plainNginx, viaGateway] = [results.direct, results.plain, results.gateway].map(summary);
+    const round2 = (value: number) => Number(value.toFixed(2));
+    return {
+      rounds: settings.rounds,
+      direct,
+      plainNginx,
+      gateway: viaGateway,
+      ratioToPlainNginx: round2(
+        median(results.gateway.map((r, index) => r.requestsPerSecond / results.plain[index].requestsPerSecond)),
+      ),
+      addedLatencyP50Ms: round2(viaGateway.latencyP50Ms - direct.latencyP50Ms),
+      addedLatencyP99Ms: round2(viaGateway.latencyP99Ms - direct.latencyP99Ms),
+      plainAddedLatencyP50Ms: round2(plainNginx.latencyP50Ms - direct.latencyP50Ms),
+      plainAddedLatencyP99Ms: round2(plainNginx.latencyP99Ms - direct.latencyP99Ms),
+    };
+  } finally {
+    await gateway?.stop();
+    await plain?.stop();
+    await app.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Registers a user, starts one build of module hello and waits until its preview runs; returns its id. */
+async function runOneBuild(baseUrl: string): Promise<string> {
+  const email = `gateway-bench-${Date.now()}@example.com`;
+  const password = "a long bench password";
+  await fetch(`${baseUrl}/users/`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  const token = await fetch(`${baseUrl}/users/token`, {
+    method: "POST",
+    body: new URLSearchParams({ username: email, password }),
+  });
+  const { access_token } = (await token.json()) as { access_token: string };
+  const created = await fetch(`${baseUrl}/builds`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ repositories: [{ repository: "demo" }], modules: ["hello"] }),
+  });
+  if (created.status !== 202) throw new Error(`POST /builds answered ${created.status}: ${await created.text()}`);
+  const { build_id } = (await created.json()) as { build_id: string };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const build = (await (await fetch(`${baseUrl}/builds/${build_id}`)).json()) as {
+      status: string;
+      failure_message: string | null;
+    };
+    if (build.status === "running") return build_id;
+    if (
+      !["queued", "checking_out", "installing", "testing", "starting"].includes(build.status) ||
+      Date.now() > deadline
+    )
+      throw new Error(`the gateway bench's build ended ${build.status}: ${build.failure_message}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** nginx with one static server block proxying everything to the preview's port: the floor of any proxy. */
+async function startPlainNginx(previewPort: number): Promise<{ port: number; stop(): Promise<void> }> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "bench-plain-nginx-"));
+  for (const name of NGINX_TEMP_FOLDERS) fs.mkdirSync(path.join(folder, "temp", name), { recursive: true });
+  const port = await freePort();
+  const site = path.join(folder, "plain.conf");
+  fs.writeFileSync(
+    site,
+    `server {
+    listen 127.0.0.1:${port};
+    location / {
+        proxy_pass http://127.0.0.1:${previewPort};
+        proxy_http_version 1.1;
+        proxy_set_header Host $http_host;
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection close;
+        proxy_set_header X-Forwarded-Host $http_host;
+        proxy_set_header X-Forwarded-Proto http;
+        proxy_set_header X-Forwarded-For $remote_addr;
+        proxy_set_header X-Forwarded-Port "";
+        proxy_set_header X-Real-IP $remote_addr;
+        proxy_set_header Forwarded "";
+    }
+}
+`,
+  );
+  const user = process.getuid?.() === 0 ? os.userInfo().username : undefined;
+  fs.writeFileSync(path.join(folder, "nginx.conf"), renderMainConfig({ folder, site, user }));
+  const child = spawn(
+    findNginx(),
+    ["-p", folder, "-c", path.join(folder, "nginx.conf"), "-e", path.join(folder, "error.log")],
+    {
+      stdio: "ignore",
+      detached: true,
+    },
+  );
+  const deadline = Date.now() + 15_000;
+  while (
+    (await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    )) === false
+  ) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the plain nginx did not start");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    port,
+    stop: async () => {
+      await stopProcessGroup(child);
+      fs.rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}

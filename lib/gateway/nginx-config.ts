@@ -1,0 +1,241 @@
+/**
+ * The gateway's nginx site: the one front door of every preview. `npm run gateway` writes it into the data folder
+ * and runs it; deploy/nginx/previews.conf is the same text for production (TLS, HTTP to HTTPS), written by
+ * `npm run gateway -- --print-production-config` and checked against this function by a unit test.
+ *
+ * How a request is routed:
+ * 1. A Host outside the domain meets the default server, which answers 421 itself and proxies nothing.
+ * 2. A name under the domain goes through `auth_request` to the app's GET /gateway/resolve, which answers 200 with
+ *    `X-Gateway-Upstream: ip:port` (the build's preview, on the host that runs it), or 403 when there is nothing
+ *    to proxy. nginx keeps each answer 1 s per Host (proxy_cache), so the app is asked at most once a second per
+ *    name however busy a preview is, and a new or moved preview is reached within 2 s, with no reload of nginx.
+ * 3. 200: the request is proxied to exactly that address. nginx has no `resolver`, so an upstream can only be an IP
+ *    literal, and it only ever comes from the app's answer, never from the request.
+ *    403: GET /gateway/page shows the app's 404, 410 or 503 page under the name. A preview that does not answer:
+ *    the same page route, which says so (502).
+ * The previews' WebSocket (Odoo 16's /websocket) and long polling (/longpolling) pass with long read timeouts, and
+ * every preview receives X-Forwarded-For, -Proto and -Host as the gateway saw them (Odoo's proxy_mode).
+ */
+export interface GatewayNginxOptions {
+  /** The preview domain: names are `<label>.<domain>`. */
+  domain: string;
+  /** nginx `listen` parameters of the door, such as `127.0.0.1:8080` or `443 ssl`. */
+  listen: string[];
+  /** Where the app answers: `host:port` (an instance, or several as `server` lines). */
+  appServers: string[];
+  /** Where nginx keeps the resolver's answers. */
+  cacheFolder: string;
+  /** The largest request body a preview receives (nginx size: `128m`). */
+  maxBodySize: string;
+  /** What X-Forwarded-Proto says: `$scheme`, or the scheme people use in front of a plain-HTTP gateway. */
+  forwardedProto: string;
+  /** TLS: the wildcard certificate and key, and where plain HTTP is answered with a redirect to HTTPS. */
+  tls?: { certificate: string; key: string; httpListen: string[] };
+}
+
+/** Comments that mark what an operator edits in the production file. */
+const MARK = { listen: " # listen", app: " # the app", cache: " # cache folder", tls: " # TLS", body: " # uploads" };
+
+export function renderGatewayConfig(options: GatewayNginxOptions): string {
+  const { domain } = options;
+  const listen = (parameters: string[], extra = "", mark = MARK.listen) =>
+    parameters.map((parameter) => `    listen ${parameter}${extra};${mark}`).join("\n");
+  const domainPattern = domain.replaceAll(".", "\\.");
+  const tlsLines = options.tls
+    ? `
+    ssl_certificate ${options.tls.certificate};${MARK.tls}
+    ssl_certificate_key ${options.tls.key};${MARK.tls}
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_session_cache shared:preview_tls:10m;
+    ssl_session_timeout 1d;
+    add_header Strict-Transport-Security "max-age=31536000" always;
+`
+    : "";
+  const redirect = options.tls
+    ? `
+# Plain HTTP: every name under the domain to its HTTPS address; anything else refused.
+server {
+${listen(options.tls.httpListen, "", MARK.listen)}
+    server_name ~^([a-z0-9-]+\\.)*${domainPattern}$;
+    return 301 https://$host$request_uri;
+}
+
+server {
+${listen(options.tls.httpListen, " default_server", MARK.listen)}
+    server_name _;
+    default_type text/plain;
+    return 421 "This gateway serves the previews under ${domain} only.\\n";
+}
+`
+    : "";
+  const defaultServer = options.tls
+    ? `# Any other name: the TLS handshake is refused (no certificate is shown for it).
+server {
+${listen(options.listen, " default_server")}
+    server_name _;
+    ssl_reject_handshake on;
+}`
+    : `# Any other Host (another name, an IP literal): refused here; nothing is proxied.
+server {
+${listen(options.listen, " default_server")}
+    server_name _;
+    default_type text/plain;
+    return 421 "This gateway serves the previews under ${domain} only.\\n";
+}`;
+  return `# The previews' gateway (lib/gateway/nginx-config.ts): one front door, every preview a name under ${domain}.
+# Previews listen only where their host's preview_address says, reached from here; nginx proxies to the ip:port the
+# app's GET /gateway/resolve names for each Host, kept 1 s, so a new or moved preview is reached within 2 s and no
+# build ever reloads nginx.
+
+proxy_cache_path ${options.cacheFolder} levels=1:2 keys_zone=preview_names:10m max_size=64m inactive=10m use_temp_path=off;${MARK.cache}
+
+upstream preview_gateway_app {
+${options.appServers.map((server) => `    server ${server};${MARK.app}`).join("\n")}
+    keepalive 16;
+}
+
+# A WebSocket handshake keeps its Upgrade; any other request closes its connection to the preview when answered.
+map $http_upgrade $preview_connection {
+    default upgrade;
+    "" close;
+}
+${redirect}
+${defaultServer}
+
+server {
+${listen(options.listen, "")}
+    # The domain and the names under it, in the letters a host name may hold: any other byte meets the default server.
+    server_name ~^([a-z0-9-]+\\.)*${domainPattern}$;
+${tlsLines}
+    # Uploads to a preview (an Odoo attachment, a database restore).
+    client_max_body_size ${options.maxBodySize};${MARK.body}
+
+    # Where each name leads: the app's answer, kept 1 s per Host header as received.
+    location = /__gateway/resolve {
+        internal;
+        proxy_pass http://preview_gateway_app/gateway/resolve;
+        proxy_method GET;
+        proxy_pass_request_body off;
+        proxy_pass_request_headers off;
+        proxy_set_header X-Gateway-Host $http_host;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_connect_timeout 5s;
+        proxy_read_timeout 10s;
+        proxy_cache preview_names;
+        proxy_cache_key $http_host;
+        proxy_cache_methods GET HEAD POST;
+        proxy_cache_valid 200 403 1s;
+        proxy_ignore_headers Cache-Control Expires X-Accel-Expires Set-Cookie Vary;
+        proxy_cache_lock on;
+        proxy_cache_lock_timeout 5s;
+        proxy_cache_use_stale updating;
+    }
+
+    location / {
+        auth_request /__gateway/resolve;
+        auth_request_set $preview_upstream $upstream_http_x_gateway_upstream;
+        # 403: nothing to proxy, the app's page says why. The preview's own error answers pass through as they are.
+        error_page 403 = @gateway_page;
+        error_page 502 504 = @preview_down;
+        error_page 500 = @gateway_unavailable;
+
+        proxy_pass http://$preview_upstream;
+        proxy_http_version 1.1;
+        proxy_set_header Host $http_host;
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection $preview_connection;
+        # Set here, whatever the client sent: what Odoo's proxy_mode reads.
+        proxy_set_header X-Forwarded-Host $http_host;
+        proxy_set_header X-Forwarded-Proto ${options.forwardedProto};
+        proxy_set_header X-Forwarded-For $remote_addr;
+        proxy_set_header X-Forwarded-Port "";
+        proxy_set_header X-Real-IP $remote_addr;
+        proxy_set_header Forwarded "";
+        proxy_connect_timeout 5s;
+        # An Odoo report or an import may work for minutes before it answers.
+        proxy_read_timeout 10m;
+        proxy_send_timeout 10m;
+
+        # Odoo 16's bus: a WebSocket that may stay quiet for long.
+        location /websocket {
+            proxy_pass http://$preview_upstream;
+            proxy_read_timeout 1h;
+            proxy_send_timeout 1h;
+        }
+
+        # Odoo 15 and older: long polling, an answer that comes when there is news; passed on as it comes.
+        location /longpolling {
+            proxy_pass http://$preview_upstream;
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+        }
+    }
+
+    # The pages of the app (404, 410, 503), under the preview's name, for whatever method was asked.
+    location @gateway_page {
+        auth_request off;
+        rewrite ^ /gateway/page? break;
+        proxy_pass http://preview_gateway_app;
+        proxy_method GET;
+        proxy_pass_request_body off;
+        proxy_set_header Content-Length "";
+        proxy_set_header Host $http_host;
+        proxy_set_header Cookie "";
+        proxy_set_header Authorization "";
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+    }
+
+    location @preview_down {
+        auth_request off;
+        rewrite ^ /gateway/page?unreachable=1 break;
+        proxy_pass http://preview_gateway_app;
+        proxy_method GET;
+        proxy_pass_request_body off;
+        proxy_set_header Content-Length "";
+        proxy_set_header Host $http_host;
+        proxy_set_header Cookie "";
+        proxy_set_header Authorization "";
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+    }
+
+    # The app itself does not answer: nothing can be known of the name.
+    location @gateway_unavailable {
+        auth_request off;
+        default_type text/plain;
+        add_header Retry-After 5 always;
+        return 503 "The previews' gateway cannot reach the build service; retry in a moment.\\n";
+    }
+}
+`.replace(/\n{3,}/g, "\n\n");
+}
+
+/** nginx's main configuration around the site, for a gateway in a folder of its own (`npm run gateway`). */
+export function renderMainConfig(options: { folder: string; site: string; user?: string; workers?: number | "auto" }) {
+  const temp = (name: string) => `${options.folder}/temp/${name}`;
+  return `${options.user ? `user ${options.user};\n` : ""}daemon off;
+pid ${options.folder}/nginx.pid;
+worker_processes ${options.workers ?? "auto"};
+error_log ${options.folder}/error.log warn;
+events { worker_connections 4096; }
+http {
+  include /etc/nginx/mime.types;
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  client_body_temp_path ${temp("body")};
+  proxy_temp_path ${temp("proxy")};
+  fastcgi_temp_path ${temp("fastcgi")};
+  uwsgi_temp_path ${temp("uwsgi")};
+  scgi_temp_path ${temp("scgi")};
+  access_log ${options.folder}/access.log;
+  server_tokens off;
+  include ${options.site};
+}
+`;
+}
+
+/** The temp folders renderMainConfig names, to make before nginx starts. */
+export const NGINX_TEMP_FOLDERS = ["body", "proxy", "fastcgi", "uwsgi", "scgi"];
