@@ -13,7 +13,7 @@ const buildId = process.env.BUILD_ID ?? "unknown";
 const address = process.env.PREVIEW_ADDRESS ?? "127.0.0.1";
 const logins = new Map();
 
-const escape = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function cookieOf(request, name) {
   for (const part of (request.headers.cookie ?? "").split(";")) {
@@ -42,7 +42,7 @@ function session(request, response) {
 function page(response, title, body) {
   response.writeHead(response.statusCode || 200, { "Content-Type": "text/html; charset=utf-8" });
   response.end(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body>${body}</body></html>`,
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>${body}</body></html>`,
   );
 }
 
@@ -63,10 +63,10 @@ const server = http.createServer((request, response) => {
     return page(
       response,
       `Odoo login, build ${buildId}`,
-      `<h1>Log in to build ${escape(buildId)}</h1>
+      `<h1>Log in to build ${escapeHtml(buildId)}</h1>
 <form method="post" action="/web/login"><label>Email <input name="login"></label><button type="submit">Log in</button></form>
-<p>Session <code data-testid="session">${escape(sessionId)}</code></p>
-<a id="home" href="${escape(urlRoot(request))}web">Home</a>`,
+<p>Session <code data-testid="session">${escapeHtml(sessionId)}</code></p>
+<a id="home" href="${escapeHtml(urlRoot(request))}web">Home</a>`,
     );
   if (url.pathname === "/web") {
     const login = logins.get(sessionId);
@@ -77,7 +77,7 @@ const server = http.createServer((request, response) => {
     return page(
       response,
       `Odoo, build ${buildId}`,
-      `<h1>Build ${escape(buildId)}</h1><p data-testid="user">Signed in as ${escape(login)}</p>`,
+      `<h1>Build ${escapeHtml(buildId)}</h1><p data-testid="user">Signed in as ${escapeHtml(login)}</p>`,
     );
   }
   if (url.pathname === "/longpolling/poll") {
