@@ -21,6 +21,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-jobs",
   "postgresql-cluster-builds",
   "postgresql-cluster-nginx",
+  "postgresql-gateway",
   "postgresql-cluster-auto-builds",
   "postgresql-instance-names",
   "postgresql-lost-host",

@@ -14,6 +14,7 @@ import { shortSha } from "./build-format";
 import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { followedStage } from "./followed-stage";
+import { PreviewNames } from "./preview-names";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
 
@@ -104,6 +105,8 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
           </div>
         </div>
       )}
+
+      <PreviewNames build={build} />
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
         <Fact label="Started by">

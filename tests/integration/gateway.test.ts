@@ -11,6 +11,7 @@ import {
   startBuildsApp,
   tearDownBuilds,
 } from "../support/builds";
+import { type ForgeServer, startForgeServer } from "../support/forge-server";
 import { type Gateway, ODOO_LIKE_PREVIEW, rawRequest, requestThrough, startGateway } from "../support/gateway";
 import { githubPullRequest, pushPullRequestHead } from "../support/pull-requests";
 
@@ -25,11 +26,13 @@ const DOMAIN = "preview.localhost";
 let builds: BuildsApp;
 let gateway: Gateway;
 let remote: Remote;
+let github: ForgeServer;
 let port: number;
 const started: Record<string, BuildJson> = {};
 
 beforeAll(async () => {
   port = await freePort();
+  github = await startForgeServer();
   const fixture = makeBuildsFixture(
     (f) => `
 builds_root: ${f.buildsRoot}
@@ -49,16 +52,17 @@ repositories:
     module_manifest: manifest.json
     webhook_secret: ${SECRET}
     auto_build: { branches: [auto/*], modules: [base_mod] }
+    forge: { kind: github, api_url: "${github.url}", project: acme/demo, token_env: GATEWAY_TEST_TOKEN, comment: true }
 `,
   );
   remote = makeRemote(fixture, "demo");
   pushCommit(remote, "topic/x", "a topic with a slash");
   pushCommit(remote, "topic-x", "a topic with a dash");
-  builds = await startBuildsApp(fixture, { PUBLIC_URL: "http://runbot.example.test" });
+  builds = await startBuildsApp(fixture, { PUBLIC_URL: "http://runbot.example.test", GATEWAY_TEST_TOKEN: "ghp_test" });
   gateway = await startGateway({
     port,
     appUrl: builds.app.baseUrl,
-    env: { DATABASE_URL: builds.app.databaseUrl, BUILDS_CONFIG: fixture.configFile },
+    env: { DATABASE_URL: builds.app.databaseUrl, BUILDS_CONFIG: fixture.configFile, GATEWAY_TEST_TOKEN: "ghp_test" },
     dataDir: builds.app.dataDir,
   });
   // Three previews at once: main, and two branches whose names would collide.
@@ -73,6 +77,7 @@ repositories:
 afterAll(async () => {
   await gateway?.stop();
   await tearDownBuilds(builds);
+  await github?.close();
 });
 
 const through = (host: string, path = "/", init: Parameters<typeof requestThrough>[1] = { host }) =>
@@ -275,6 +280,22 @@ describe("the gateway (npm run gateway)", () => {
       async () => jsonOf(await through(name)).build_id === two.build_id,
       5_000,
     );
+
+    // The git host hears of the names: the commit's status links the build's preview, the comment the request's name.
+    const success = await waitFor("the success status", async () =>
+      github
+        .requestsTo("/repos/acme/demo/statuses/")
+        .find((request) => request.body.state === "success" && String(request.body.target_url).includes(two.build_id)),
+    );
+    expect(success.body.target_url).toBe(`http://${two.build_id}.${DOMAIN}:${port}/`);
+    const comment = await waitFor("the comment", async () =>
+      [...github.requests]
+        .reverse()
+        .find(
+          (request) => /issues\/(7\/)?comments/.test(request.path) && String(request.body.body).includes(two.build_id),
+        ),
+    );
+    expect(String(comment.body.body)).toContain(`the preview is running at http://${name}:${port}/`);
   });
 });
 

@@ -93,6 +93,7 @@ const server = http.createServer((request, response) => {
   response.end(
     JSON.stringify({
       build_id: buildId,
+      listening: address,
       method: request.method,
       path: request.url,
       session_id: sessionId,

@@ -82,6 +82,8 @@ export interface CommentSubject extends BuildEnding {
   commitSha: string;
   /** Until when the build's page and logs are kept (retention_days after it ended); null while it is live. */
   keptUntil: Date | null;
+  /** With a gateway, the pull request's own name (pr-<n>--<alias>), which survives its pushes. */
+  previewUrl?: string | null;
 }
 
 /** "2026-11-24 18:30 UTC": the comment is read by people in any time zone. */
@@ -96,7 +98,7 @@ function words(state: CommentState, subject: CommentSubject): string {
     case "building":
       return "🔨 building";
     case "running":
-      return "✅ the preview is running";
+      return subject.previewUrl ? `✅ the preview is running at ${subject.previewUrl}` : "✅ the preview is running";
     case "sleeping":
       return "💤 the preview is sleeping (stopped, its data kept); it can be woken from the build's page";
     case "failure":

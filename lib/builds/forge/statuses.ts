@@ -2,6 +2,7 @@ import { getEnv } from "../../env";
 import { pullNumberOf } from "../auto/pull-refs";
 import { type ForgeConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
+import { nameUrl, refLabel } from "../preview-names";
 import { type BuildRecord, findBuild } from "../repository";
 import type { BuildStatus } from "../status";
 import { callForge, type ForgeState, hostState, statusRequest } from "./api";
@@ -129,6 +130,9 @@ async function sendStatuses(buildId: string, status: BuildStatus): Promise<void>
       failureMessage: build.failureMessage,
       expiresAt: build.expiresAt,
       keptUntil: build.endedAt && new Date(build.endedAt.getTime() + config.retention_days * 24 * 3600 * 1000),
+      previewUrl: config.gateway
+        ? nameUrl(config.gateway, `${refLabel(repository.alias, repository.ref)}.${config.gateway.domain}`)
+        : null,
     };
     // Edited when its text changes: a new state, or the same end with a later retention (an expired preview
     // destroyed later has its page kept from then on).
@@ -149,7 +153,11 @@ async function sendStatus(
   state: ForgeState,
   description: string,
 ) {
-  const result = await callForge(forge, statusRequest(forge, sha, state, description, buildPageUrl(build.id)));
+  // A running preview's status links the preview itself, at the build's own name, when there is a gateway.
+  const { gateway } = getBuildsConfig();
+  const link =
+    state === "success" && gateway ? nameUrl(gateway, `${build.id}.${gateway.domain}`) : buildPageUrl(build.id);
+  const result = await callForge(forge, statusRequest(forge, sha, state, description, link));
   if (!result.ok)
     console.warn(`builds: build ${build.id}: the ${forge.kind} status of ${alias} was not taken: ${result.error}`);
   await recordForgeReport({

@@ -1,0 +1,41 @@
+import { CopyButton } from "@/components/ui/copy-button";
+import type { Build } from "@/lib/swr/types";
+
+const KIND_LABELS: Record<string, string> = {
+  build: "This build",
+  branch: "Its branch (the newest build)",
+  pull_request: "Its pull request (the newest build)",
+};
+
+/**
+ * The names the preview is reached at behind the gateway: the build's own, and its branch's or pull request's,
+ * which reviewers bookmark since it follows rebuilds and pushes. Shown whatever the build's status: the
+ * branch's name leads to a newer build once this one is gone.
+ */
+export function PreviewNames({ build }: { build: Build }) {
+  const names = build.preview_names ?? [];
+  if (names.length === 0) return null;
+  return (
+    <div className="flex flex-col gap-1 text-sm" data-testid="preview-names">
+      <span className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
+        Preview names
+      </span>
+      <ul className="flex flex-col gap-1">
+        {names.map((name) => (
+          <li key={name.kind} className="flex min-w-0 flex-wrap items-center gap-2">
+            <span className="text-slate-600 dark:text-slate-400">{KIND_LABELS[name.kind] ?? name.kind}:</span>
+            <a
+              href={name.url}
+              target="_blank"
+              rel="noopener noreferrer"
+              className="min-w-0 font-mono break-all text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
+            >
+              {name.name}
+            </a>
+            <CopyButton text={name.url} label={`Copy ${name.kind === "build" ? "build" : "stable"} URL`} />
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
