@@ -28,6 +28,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-restart-builds",
   "postgresql-restart-instances",
   "postgresql-restart-api",
+  "postgresql-cluster-metrics",
   "postgresql-cluster-rates-status",
   "health",
   "users",

@@ -1,18 +1,30 @@
+import { observeRequest } from "../metrics/registry";
+import { routePatternOf } from "../metrics/route-patterns";
 import { problemResponse, toProblem } from "./problem";
 
 type Handler<C> = (request: Request, context: C) => Promise<Response> | Response;
 
 /**
  * Wraps a route handler so that whatever it throws answers as a problem response. This is the one place
- * errors are caught; handlers stay a straight line of parse, authorize, call, return.
+ * errors are caught; handlers stay a straight line of parse, authorize, call, return. Every answer is counted
+ * (GET /metrics) under its route pattern, method and status.
  */
 export function route<C = unknown>(handler: Handler<C>): Handler<C> {
   return async (request, context) => {
+    const started = performance.now();
+    let response: Response;
     try {
-      return await handler(request, context);
+      response = await handler(request, context);
     } catch (error) {
-      return problemResponse(toProblem(error));
+      response = problemResponse(toProblem(error));
     }
+    observeRequest(
+      routePatternOf(new URL(request.url).pathname),
+      request.method,
+      response.status,
+      (performance.now() - started) / 1000,
+    );
+    return response;
   };
 }
 

@@ -68,6 +68,11 @@ export function watchedLogFiles(): number {
   return state().watched.size;
 }
 
+/** How many log streams this instance serves now (GET /metrics). */
+export function openLogStreams(): number {
+  return state().open;
+}
+
 const RETRY_AFTER_SECONDS = 10;
 
 /**

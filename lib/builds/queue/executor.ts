@@ -6,6 +6,7 @@ import { getDialect } from "../../db";
 import { buildProcessBaseEnv, getEnv } from "../../env";
 import { storageFault } from "../../http/problem";
 import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
+import { instanceMetrics } from "../../metrics/registry";
 import { type BuildsConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
 import { mirrorPath, syncMirror } from "../git/mirrors";
@@ -111,6 +112,12 @@ function isOfThisHost(build: Pick<BuildRecord, "host">, here: HostScope): boolea
 /** The driver a build was created with: its stages, handles and runtime are that driver's. */
 function driverOf(build: Pick<BuildRecord, "driver">): RuntimeDriver {
   return getDriver(build.driver);
+}
+
+/** This instance's slots and how many builds hold one (GET /metrics). */
+export function executorSlots(): { total: number; used: number } {
+  const state = executor();
+  return { total: state.slots, used: state.claimed };
 }
 
 /** A build was queued through this instance: claim it here if a slot is free, and tell the other instances. */
@@ -505,7 +512,8 @@ async function runStage(
   fs.writeFileSync(logPath, "", { flag: "a" });
   const write = (data: Parameters<typeof updateStage>[2]) =>
     persist(buildId, signal, () => updateStage(buildId, name, data, during));
-  if (!(await write({ status: "running", startedAt: new Date(), logFile }))) throw new Interrupted();
+  const startedAt = new Date();
+  if (!(await write({ status: "running", startedAt, logFile }))) throw new Interrupted();
   // The handle is what a destroy needs to find the stage's processes: a cancel meanwhile stops them itself.
   const result = await work(logPath, (handle) =>
     persist(buildId, signal, () => updateStage(buildId, name, { handle })).catch((error) => {
@@ -514,6 +522,10 @@ async function runStage(
   );
   if (executor().stopping) throw new Interrupted();
   const finishedAt = new Date();
+  instanceMetrics().stageDuration.observe(
+    { stage: name, status: result.status },
+    (finishedAt.getTime() - startedAt.getTime()) / 1000,
+  );
   const recorded = await write({
     status: result.status,
     finishedAt,

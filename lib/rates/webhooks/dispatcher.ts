@@ -1,4 +1,5 @@
 import { getEnv } from "../../env";
+import { instanceMetrics } from "../../metrics/registry";
 import { findLatestRate } from "../repository";
 import { allowedHosts, publishedPayload, randomId } from "./messages";
 import {
@@ -67,11 +68,12 @@ async function attempt(delivery: DueDelivery): Promise<void> {
     { timeoutMs: WEBHOOK_TIMEOUT_MS, allowed: allowedHosts() },
   );
   const attempts = delivery.attempts + 1;
+  const givenUp = attempts >= WEBHOOK_MAX_ATTEMPTS;
+  instanceMetrics().webhookDeliveries.inc({ outcome: result.ok ? "delivered" : givenUp ? "failed" : "retry" });
   if (result.ok) {
     await recordAttempt(delivery.id, { status: "delivered", lastStatus: result.status, nextAttemptAt: new Date() });
     return;
   }
-  const givenUp = attempts >= WEBHOOK_MAX_ATTEMPTS;
   await recordAttempt(delivery.id, {
     status: givenUp ? "failed" : "pending",
     lastStatus: result.status,
