@@ -29,6 +29,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-restart-instances",
   "postgresql-restart-api",
   "postgresql-cluster-metrics",
+  "postgresql-backups",
   "postgresql-cluster-rates-status",
   "health",
   "users",

@@ -174,6 +174,16 @@ const envSchema = z.object({
   RATES_EXPORT_IDLE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   // At most this many history exports stream at once; one more is answered 503 with Retry-After (lib/rates/export.ts).
   RATES_EXPORT_MAX_STREAMS: z.coerce.number().int().min(1).max(10_000).default(8),
+  // Scheduled backups of the SQLite database (lib/backups): into this folder, every BACKUP_INTERVAL_HOURS (fractions
+  // allowed), the newest BACKUP_KEEP kept. Unset: none (`npm run backup -- FILE` still makes one by hand).
+  BACKUP_DIR: z.string().min(1).optional(),
+  // At most 24 days: the longest delay a Node timer takes.
+  BACKUP_INTERVAL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 24)
+    .default(24),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(1000).default(7),
   // The bearer token a Prometheus scraper sends to GET /metrics; unset, /metrics answers 404.
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   // "1" serves the benchmark's constant route (/bench/floor, the framework's floor); never set in production.

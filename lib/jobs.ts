@@ -3,6 +3,7 @@
  * Started from instrumentation.ts when the server boots. The rate webhook dispatcher runs on every instance: its
  * deliveries are claimed one by one in the database (lib/rates/webhooks/repository.ts), never sent twice.
  */
+import { backupJobs } from "./backups/schedule";
 import { buildJobs } from "./builds/jobs";
 import { instanceJobs } from "./cluster/heartbeat";
 import { thisInstanceName } from "./cluster/instances";
@@ -12,8 +13,8 @@ import { webhookJobs } from "./rates/webhooks/dispatcher";
 
 // The instance registers first: the build executor's claims name it as their host. A job marked `once` runs on
 // one instance of the cluster at a time, the holder of its lease.
-const jobs: Job[] = [...instanceJobs, ...buildJobs, ...rateJobs, ...webhookJobs].map((job: Job & { once?: boolean }) =>
-  job.once ? runOnceAcrossCluster(job, thisInstanceName) : job,
+const jobs: Job[] = [...instanceJobs, ...buildJobs, ...rateJobs, ...webhookJobs, ...backupJobs].map(
+  (job: Job & { once?: boolean }) => (job.once ? runOnceAcrossCluster(job, thisInstanceName) : job),
 );
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };

@@ -1,0 +1,31 @@
+/**
+ * `npm run backup -- FILE`: a consistent copy of the SQLite database while the server runs and takes writes, and
+ * the server's generated secret beside it (FILE.nextauth-secret), both mode 0600 (lib/backups/sqlite-backup.ts).
+ * On PostgreSQL, pg_dump (README).
+ */
+import { backUpSqlite } from "../lib/backups/sqlite-backup";
+import { databaseDialect, databaseFilePath } from "../lib/database-url";
+import { getEnv } from "../lib/env";
+
+const target = process.argv[2];
+if (!target || process.argv.length > 3) {
+  console.error("Usage: npm run backup -- FILE");
+  process.exit(2);
+}
+const env = getEnv();
+if (databaseDialect(env.DATABASE_URL) !== "sqlite") {
+  console.error("DATABASE_URL is PostgreSQL: back it up with pg_dump (see the README's Backups).");
+  process.exit(1);
+}
+try {
+  const made = backUpSqlite(databaseFilePath(env.DATABASE_URL), env.DATA_DIR, target);
+  console.log(`Backed up ${databaseFilePath(env.DATABASE_URL)} into ${made.file} (${made.bytes} bytes).`);
+  console.log(
+    made.secret
+      ? `The secret is beside it: ${made.secret}. Keep both, and keep them private.`
+      : "NEXTAUTH_SECRET is set in the environment: keep it with the backup, a restore needs it.",
+  );
+} catch (error) {
+  console.error(`The backup failed: ${(error as Error).message}`);
+  process.exit(1);
+}
