@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 import { registerAndGetToken } from "../support/users";
 
@@ -9,7 +9,7 @@ import { registerAndGetToken } from "../support/users";
  */
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
 });
 afterAll(() => app?.stop());
 
@@ -39,21 +39,28 @@ describe("GET /readyz", () => {
       app,
       `SELECT "migration_name" FROM "_prisma_migrations" ORDER BY "migration_name" DESC LIMIT 1`,
     );
-    queryDatabase(
-      app,
-      {
-        sqlite: `UPDATE "_prisma_migrations" SET "rolled_back_at" = "finished_at" WHERE "migration_name" = ?`,
-        postgresql: `UPDATE "_prisma_migrations" SET "rolled_back_at" = "finished_at" WHERE "migration_name" = :'params'::json ->> 0`,
-      },
-      [newest.migration_name],
-    );
-    const response = await app.fetch("/readyz");
-    expect(response.status).toBe(503);
-    expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    expect(response.headers.get("retry-after")).toBe("5");
-    expect((await response.json()).detail).toBe(
-      `The database lacks migrations of this build: ${newest.migration_name}.`,
-    );
+    const markRolledBack = (value: string) =>
+      queryDatabase(
+        app,
+        {
+          sqlite: `UPDATE "_prisma_migrations" SET "rolled_back_at" = ${value} WHERE "migration_name" = ?`,
+          postgresql: `UPDATE "_prisma_migrations" SET "rolled_back_at" = ${value} WHERE "migration_name" = :'params'::json ->> 0`,
+        },
+        [newest.migration_name],
+      );
+    markRolledBack(`"finished_at"`);
+    // The server is shared with the worker's next files: the migration is given back.
+    try {
+      const response = await app.fetch("/readyz");
+      expect(response.status).toBe(503);
+      expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+      expect(response.headers.get("retry-after")).toBe("5");
+      expect((await response.json()).detail).toBe(
+        `The database lacks migrations of this build: ${newest.migration_name}.`,
+      );
+    } finally {
+      markRolledBack("NULL");
+    }
   });
 
   it("answers 503 when the database fails its question, with the database's error for an admin only", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 import { type NginxServer, startNginx } from "../support/nginx";
 import { seedRates, shiftDate } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
@@ -17,7 +17,7 @@ const FIRST = "2020-01-01";
 const dates = Array.from({ length: 600 }, (_, day) => shiftDate(FIRST, day));
 
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
   seedRates(
     app,
     dates.map((date, day) => ({ date, dollar: `${100 + day}.5` })),

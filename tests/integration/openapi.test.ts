@@ -3,12 +3,12 @@ import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 
 let app: AppServer;
 let document: OpenAPIV3_1.Document;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
   document = (await (await app.fetch("/openapi.json")).json()) as OpenAPIV3_1.Document;
 });
 afterAll(() => app?.stop());

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 import { expectConditionalGet, seedRates } from "../support/rates";
 
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
   seedRates(app, [
     { date: "2026-11-18", dollar: "231.98765432" },
     { date: "2026-11-20", dollar: "233.10000000" },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 import { expectConditionalGet } from "../support/rates";
 import { importWithCommand, Q2_2025 } from "../support/workbooks";
 
@@ -12,7 +12,7 @@ import { importWithCommand, Q2_2025 } from "../support/workbooks";
 //   EUR 2025-05-13 103.47876323 - 104.80258234 = -1.32381911; / 104.80258234 * 100 = -1.263155048... -> -1.2632
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
   importWithCommand(app, Q2_2025);
 });
 afterAll(() => app?.stop());

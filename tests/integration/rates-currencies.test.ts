@@ -1,28 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
-import { type BcvServer, startBcvServer } from "../support/bcv-server";
+import { type AppServer, type SharedBank, sharedAppServer, sharedBank } from "../support/app-server";
 import { expectConditionalGet, readAllStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { Q4_2025, readWorkbook } from "../support/workbooks";
 
 // The fourth quarter of 2025 from the bank's workbook (value dates 2025-10-02 .. 2025-10-14), then whatever
 // the home page stand-in shows for today. Figures read from the file with a spreadsheet program.
-let bcv: BcvServer;
+let bcv: SharedBank;
 let app: AppServer;
 let authorization: Record<string, string>;
 beforeAll(async () => {
-  bcv = await startBcvServer();
-  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0" });
+  app = await sharedAppServer();
+  bcv = sharedBank();
   ({ authorization } = await registerAndGetToken(app));
   const form = new FormData();
   form.append("file", new Blob([readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>]), "2_1_2d25_smc.xls");
   const imported = await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form });
   if (imported.status !== 200) throw new Error(`import answered ${imported.status}: ${await imported.text()}`);
 });
-afterAll(async () => {
-  await app?.stop();
-  await bcv?.stop();
-});
+afterAll(() => app?.stop());
 
 const get = async (path: string, status = 200) => {
   const response = await app.fetch(path);
@@ -227,8 +223,8 @@ describe("POST /rates/ stores every currency of the home page", () => {
 
   it("keeps the others when a currency block is missing or unreadable", async () => {
     const tomorrow = shiftDate(todayAtOffset(-4), 1);
-    bcv.setScenario("partial-currencies");
-    bcv.setRate({ dollar: "240,00000000", date: tomorrow });
+    await bcv.setScenario("partial-currencies");
+    await bcv.setRate({ dollar: "240,00000000", date: tomorrow });
     try {
       const response = await app.fetch("/rates/", { method: "POST", headers: authorization });
       expect(response.status).toBe(201);
@@ -238,8 +234,8 @@ describe("POST /rates/ stores every currency of the home page", () => {
         rates: { USD: 240, TRY: 5.61722039, RUB: 2.93270416 },
       });
     } finally {
-      bcv.setScenario("ok");
-      bcv.setRate(undefined);
+      await bcv.setScenario("ok");
+      await bcv.setRate(undefined);
     }
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer, startAppServer } from "../support/app-server";
 import { deleteAllRates, expectConditionalGet, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 
 let app: AppServer;
 beforeAll(async () => {
   // RATES_TIMEZONE is left at its default, America/Caracas (UTC-4 all year).
-  app = await startAppServer();
+  app = await sharedAppServer();
 });
 afterAll(() => app?.stop());
 

@@ -2,29 +2,24 @@ import { spawnSync } from "node:child_process";
 import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type AppServer, commandEnvironment, startAppServer } from "../support/app-server";
-import { type BcvServer, startBcvServer } from "../support/bcv-server";
+import { type AppServer, commandEnvironment, sharedAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 import { deleteAllRates, readAllStoredRates, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { bankDate, makeWorkbook, Q1_2025, Q2_2025, Q4_2025, readWorkbook } from "../support/workbooks";
 
 // Figures below were read from the bank's files with a spreadsheet program, not with the code under test.
-let bcv: BcvServer;
 let app: AppServer;
 /** The first user registered, hence the admin: imports are for admins only. */
 let authorization: Record<string, string>;
 let adminId: number;
 beforeAll(async () => {
-  bcv = await startBcvServer();
-  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0" });
+  // Its central bank is the worker's stand-in, publishing the fixture's rates under today's date.
+  app = await sharedAppServer();
   ({ authorization } = await registerAndGetToken(app));
   adminId = (await (await app.fetch("/users/me", { headers: authorization })).json()).id;
 });
-afterAll(async () => {
-  await app?.stop();
-  await bcv?.stop();
-});
+afterAll(() => app?.stop());
 beforeEach(() => deleteAllRates(app));
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");

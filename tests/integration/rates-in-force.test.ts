@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 import { expectConditionalGet, shiftDate, todayAtOffset } from "../support/rates";
 import { importWithCommand, Q2_2025 } from "../support/workbooks";
 
@@ -8,7 +8,7 @@ import { importWithCommand, Q2_2025 } from "../support/workbooks";
 // Figures read from the file with a spreadsheet program, not with the code under test.
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
   importWithCommand(app, Q2_2025);
 });
 afterAll(() => app?.stop());

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 import { deleteAllRates, expectConditionalGet, seedRates } from "../support/rates";
 
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
 });
 afterAll(() => app?.stop());
 

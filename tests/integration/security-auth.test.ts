@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, sessionSecret, startAppServer } from "../support/app-server";
+import { type AppServer, sessionSecret, sharedAppServer, startAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 import { requestFrom, signInWithCookie, signOutWithCookie } from "../support/sessions";
 import { registerAndGetToken, requestToken } from "../support/users";
@@ -15,8 +15,8 @@ import { registerAndGetToken, requestToken } from "../support/users";
 
 let app: AppServer;
 beforeAll(async () => {
-  // 127.0.0.3 plays a reverse proxy: only its X-Forwarded-For is believed.
-  app = await startAppServer({ TRUSTED_PROXIES: "127.0.0.3" });
+  // 127.0.0.3 plays a reverse proxy: only its X-Forwarded-For is believed (SHARED_SERVER_ENV).
+  app = await sharedAppServer();
 });
 afterAll(() => app?.stop());
 

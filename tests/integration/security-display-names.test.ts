@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
+import { type AppServer, sharedAppServer } from "../support/app-server";
 
 /**
  * Security suite, issue 20 item 13: a display name is shown publicly as the creator of builds, so nobody may
@@ -9,7 +9,7 @@ import { type AppServer, startAppServer } from "../support/app-server";
  */
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer();
+  app = await sharedAppServer();
 });
 afterAll(async () => {
   await app?.stop();

@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import { encode } from "next-auth/jwt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, sessionSecret, startAppServer } from "../support/app-server";
+import { type AppServer, sessionSecret, sharedAppServer, startAppServer } from "../support/app-server";
 import { queryDatabase, testDatabase } from "../support/database";
 import { registerAndGetToken, requestToken } from "../support/users";
 
 let app: AppServer;
 beforeAll(async () => {
-  app = await startAppServer({ ACCESS_TOKEN_EXPIRE_MINUTES: "30" });
+  // ACCESS_TOKEN_EXPIRE_MINUTES is 30 by default.
+  app = await sharedAppServer();
 });
 const leftoverFolders: string[] = [];
 afterAll(async () => {
@@ -174,16 +175,20 @@ describe("tokens", () => {
   it.skipIf(testDatabase() === "postgresql")(
     "survive a restart: the secret generated on first start is kept with mode 0600",
     async () => {
-      const { authorization } = await registerAndGetToken(app);
-      const secretFile = `${app.dataDir}/nextauth-secret`;
+      const first = await startAppServer();
+      const { authorization } = await registerAndGetToken(first);
+      const secretFile = `${first.dataDir}/nextauth-secret`;
       expect(fs.readFileSync(secretFile, "utf8").length).toBeGreaterThanOrEqual(32);
       expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
-      // One server per data folder: the first stops, another starts on its folder (afterAll stops that one).
-      const first = app;
+      // One server per data folder: the first stops, another starts on its folder.
       await first.stopProcess();
-      app = await startAppServer({ DATABASE_URL: `file:${first.databaseFile}` });
       leftoverFolders.push(first.dataDir);
-      expect((await app.fetch("/users/me", { headers: authorization })).status).toBe(200);
+      const second = await startAppServer({ DATABASE_URL: `file:${first.databaseFile}` });
+      try {
+        expect((await second.fetch("/users/me", { headers: authorization })).status).toBe(200);
+      } finally {
+        await second.stop();
+      }
     },
   );
 });

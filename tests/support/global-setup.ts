@@ -4,7 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startThrowawayPostgresql } from "../../scripts/throwaway-postgresql";
+import { startBcvServer } from "./bcv-server";
 import { TEST_NEXTAUTH_SECRET } from "./postgresql";
+import { type SharedServerRecord, stopSharedServer } from "./processes";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
@@ -19,6 +21,24 @@ export default async function setup(project: TestProject) {
     throw new Error("The app is not built: run `npm run build` first (npm test does).");
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "app-template-db-"));
+  // Where sharedAppServer() records the servers the workers share (tests/support/app-server.ts); each is
+  // stopped here at the end, before the PostgreSQL cluster they use.
+  const sharedServersDir = fs.mkdtempSync(path.join(os.tmpdir(), "app-shared-servers-"));
+  project.provide("sharedServersDir", sharedServersDir);
+  // Their central bank stand-ins, one a worker (they live as long as this process: the whole run).
+  const workers = Math.max(2, Number(project.config.maxWorkers) || 0, Number(project.vitest.config.maxWorkers) || 0);
+  const banks = await Promise.all(Array.from({ length: workers }, () => startBcvServer()));
+  project.provide(
+    "sharedBankUrls",
+    banks.map((bank) => bank.url),
+  );
+  const stopSharedServers = () => {
+    for (const bank of banks) void bank.stop();
+    for (const name of fs.readdirSync(sharedServersDir)) {
+      stopSharedServer(JSON.parse(fs.readFileSync(path.join(sharedServersDir, name), "utf8")) as SharedServerRecord);
+    }
+    fs.rmSync(sharedServersDir, { recursive: true, force: true });
+  };
   const prepareStart = (env: Record<string, string>) =>
     execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
       cwd: projectRoot,
@@ -37,12 +57,14 @@ export default async function setup(project: TestProject) {
       });
     } catch (error) {
       cluster.stop();
+      stopSharedServers();
       throw error;
     }
     project.provide("testDatabase", "postgresql");
     project.provide("postgresqlAdminUrl", cluster.url);
     project.provide("templateDatabase", "template_app");
     return () => {
+      stopSharedServers();
       cluster.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     };
@@ -52,7 +74,10 @@ export default async function setup(project: TestProject) {
   prepareStart({ DATABASE_URL: `file:${databaseFile}` });
   project.provide("testDatabase", "sqlite");
   project.provide("templateDatabase", databaseFile);
-  return () => fs.rmSync(dir, { recursive: true, force: true });
+  return () => {
+    stopSharedServers();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
 }
 
 declare module "vitest" {
@@ -63,5 +88,9 @@ declare module "vitest" {
     templateDatabase: string;
     /** PostgreSQL only: a superuser URL of the throwaway cluster. */
     postgresqlAdminUrl: string;
+    /** The folder where sharedAppServer() records the servers each worker shares. */
+    sharedServersDir: string;
+    /** The central bank stand-in of each worker's shared server (BCV_URL), by VITEST_POOL_ID - 1. */
+    sharedBankUrls: string[];
   }
 }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
 
 // Process and port helpers shared by the vitest suites and the Playwright setup (which must not load vitest).
@@ -32,4 +33,33 @@ export async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signa
   }, 10_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** What tests/support/app-server.ts's sharedAppServer() keeps of a shared server, in the run's folder of them. */
+export interface SharedServerRecord {
+  pid: number;
+  port: number;
+  dataDir: string;
+  databaseFile: string;
+  databaseUrl: string;
+  logFile: string;
+}
+
+/** Ends a shared server's process group (SIGKILL after 10 s) and removes its data folder. */
+export function stopSharedServer(record: SharedServerRecord): void {
+  const alive = () => {
+    try {
+      process.kill(-record.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (alive()) {
+    process.kill(-record.pid, "SIGTERM");
+    const deadline = Date.now() + 10_000;
+    while (alive() && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    if (alive()) process.kill(-record.pid, "SIGKILL");
+  }
+  fs.rmSync(record.dataDir, { recursive: true, force: true });
 }
