@@ -1,6 +1,7 @@
 /**
  * Import rules (`npm run lint:imports`): imports flow one way, app -> components -> lib, and nothing in the
- * product reaches into the tests, the scripts or the bench; no module imports itself back through others.
+ * product reaches into the tests, the scripts, the bench or tools/; tests/ and scripts/ keep to themselves
+ * and share what both need through tools/; no module imports itself back through others.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -17,21 +18,42 @@ module.exports = {
       severity: "error",
       comment: "lib/ is the application: it never imports the routes, the UI, the tests, the scripts or the bench.",
       from: { path: "^lib/" },
-      to: { path: "^(app|components|tests|scripts|bench)/" },
+      to: { path: "^(app|components|tests|scripts|bench|tools)/" },
     },
     {
       name: "components-below-app",
       severity: "error",
       comment: "components/ is the UI the pages use: it never imports a route or page, nor the tests or tools.",
       from: { path: "^components/" },
-      to: { path: "^(app|tests|scripts|bench)/" },
+      to: { path: "^(app|tests|scripts|bench|tools)/" },
     },
     {
       name: "product-without-tools",
       severity: "error",
       comment: "The product (app/, proxy.ts, instrumentation.ts) never imports the tests, the scripts or the bench.",
       from: { path: "^(app/|proxy\\.ts$|instrumentation\\.ts$)" },
-      to: { path: "^(tests|scripts|bench)/" },
+      to: { path: "^(tests|scripts|bench|tools)/" },
+    },
+    {
+      name: "tests-apart-from-scripts",
+      severity: "error",
+      comment: "The tests and the operator's scripts do not import each other; what both need lives in tools/.",
+      from: { path: "^tests/" },
+      to: { path: "^scripts/" },
+    },
+    {
+      name: "scripts-apart-from-tests",
+      severity: "error",
+      comment: "The operator's scripts never import the tests; what both need lives in tools/.",
+      from: { path: "^scripts/" },
+      to: { path: "^(tests|bench)/" },
+    },
+    {
+      name: "tools-below-everything",
+      severity: "error",
+      comment: "tools/ serves the tests, the bench and the scripts: it imports none of them, nor the product.",
+      from: { path: "^tools/" },
+      to: { path: "^(app|components|lib|tests|scripts|bench)/" },
     },
   ],
   options: {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { NGINX_TEMP_FOLDERS, renderMainConfig } from "../lib/gateway/nginx-config";
 import { type Gateway, requestThrough, startGateway } from "../tests/support/gateway";
 import { findNginx } from "../tests/support/nginx";
-import { freePort, stopProcessGroup } from "../tests/support/processes";
+import { freePort, stopProcessGroup } from "../tools/processes";
 import { type LoadResult, measureLoad } from "./support/load";
 import { makeDatabase, projectRoot, startApp } from "./support/servers";
 

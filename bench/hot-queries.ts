@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startThrowawayPostgresql } from "../scripts/throwaway-postgresql";
+import { startThrowawayPostgresql } from "../tools/throwaway-postgresql";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SECRET = "bench-secret-bench-secret-bench-secret-1234";

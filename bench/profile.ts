@@ -9,7 +9,7 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../scripts/throwaway-postgresql";
+import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../tools/throwaway-postgresql";
 import { measureLoad } from "./support/load";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
 import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp } from "./support/servers";

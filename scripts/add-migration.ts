@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startThrowawayPostgresql } from "./throwaway-postgresql";
+import { startThrowawayPostgresql } from "../tools/throwaway-postgresql";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const prismaBin = path.join(projectRoot, "node_modules", ".bin", "prisma");

@@ -2,7 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, stopProcessGroup } from "../../tests/support/processes";
+import { freePort, stopProcessGroup } from "../../tools/processes";
 
 /** Processes the benchmark starts on loopback: the built app, a bare node:http server. Each one its own process group. */
 export const projectRoot = path.resolve(import.meta.dirname, "..", "..");

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FullConfig } from "@playwright/test";
-import { freePort, stopProcessGroup } from "../support/processes";
+import { freePort, stopProcessGroup } from "../../tools/processes";
 
 /** The password of every account the specs make (fixtures.ts PASSWORD): kept here, since setup imports no spec code. */
 const E2E_PASSWORD = "correct horse battery";

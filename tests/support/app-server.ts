@@ -4,9 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { inject } from "vitest";
+import { freePort, type SharedServerRecord, stopProcessGroup, stopSharedServer } from "../../tools/processes";
 import type { BcvRate, BcvScenario } from "./bcv-server";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "./postgresql";
-import { freePort, type SharedServerRecord, stopProcessGroup, stopSharedServer } from "./processes";
 
 export { freePort, stopProcessGroup };
 

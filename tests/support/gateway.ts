@@ -3,7 +3,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
-import { stopProcessGroup } from "./processes";
+import { stopProcessGroup } from "../../tools/processes";
 
 // The previews' gateway as an operator runs it (`npm run gateway`), and raw HTTP to it with any Host header: Node's
 // fetch neither sends a Host of one's choosing nor resolves *.localhost. Shared by the integration tests, the e2e

@@ -3,10 +3,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startThrowawayPostgresql } from "../../scripts/throwaway-postgresql";
+import { type SharedServerRecord, stopSharedServer } from "../../tools/processes";
+import { startThrowawayPostgresql } from "../../tools/throwaway-postgresql";
 import { startBcvServer } from "./bcv-server";
 import { TEST_NEXTAUTH_SECRET } from "./postgresql";
-import { type SharedServerRecord, stopSharedServer } from "./processes";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort, stopProcessGroup } from "./processes";
+import { freePort, stopProcessGroup } from "../../tools/processes";
 
 // Debian's nginx in front of a running app, with the shipped site configuration (deploy/nginx/bcv-rates.conf)
 // templated into a temp folder: the app's port, a free loopback port, a cache folder of its own. Shared by the

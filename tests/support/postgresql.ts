@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import { inject } from "vitest";
-import { startThrowawayPostgresql } from "../../scripts/throwaway-postgresql";
+import { startThrowawayPostgresql } from "../../tools/throwaway-postgresql";
 
 /** The secret every test server on PostgreSQL shares (required there: lib/env.ts). */
 export const TEST_NEXTAUTH_SECRET = "test-secret-shared-by-the-postgresql-test-servers";

@@ -2,7 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 
-// Process and port helpers shared by the vitest suites and the Playwright setup (which must not load vitest).
+// Process and port helpers shared by the tests (the vitest suites and the Playwright setup, which must not load
+// vitest), the bench and the scripts.
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

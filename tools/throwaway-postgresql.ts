@@ -9,7 +9,7 @@ import { type ExecFileSyncOptions, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "../tests/support/processes";
+import { freePort } from "./processes";
 
 export interface ThrowawayPostgresql {
   /** A superuser URL of the `postgres` database, on 127.0.0.1. */
