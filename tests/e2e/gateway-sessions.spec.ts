@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort, stopProcessGroup } from "../../tools/processes";
 import { type Gateway, ODOO_LIKE_PREVIEW, startGateway } from "../support/gateway";
-import { freePort, stopProcessGroup } from "../support/processes";
 
 /**
  * Two previews open in one browser keep their own sessions (issue 30): each is a name of its own behind the
