@@ -1,7 +1,7 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { getEnv } from "./lib/env";
 import { rejectMalformedPath } from "./lib/http/malformed-path";
-import { contentSecurityPolicy, newNonce, securityHeaders } from "./lib/http/security-headers";
+import { contentSecurityPolicy, newNonce, securityHeaders, strictTransportSecurity } from "./lib/http/security-headers";
 
 /**
  * Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500, and
@@ -17,6 +17,8 @@ export function proxy(request: NextRequest) {
       request: { headers: withHeader(request.headers, "Content-Security-Policy", csp) },
     });
   for (const [name, value] of Object.entries(securityHeaders(csp))) response.headers.set(name, value);
+  const hsts = strictTransportSecurity(request.headers);
+  if (hsts) response.headers.set("Strict-Transport-Security", hsts);
   return response;
 }
 

@@ -60,6 +60,14 @@ export function requestReceivedAt(headers: HeaderSource): number {
   return Number.isFinite(receivedAt) && receivedAt <= now ? receivedAt : now;
 }
 
+/** Whether the request's socket peer is one of TRUSTED_PROXIES, whose X-Forwarded-* headers are believed. */
+export function cameThroughTrustedProxy(headers: HeaderSource): boolean {
+  const stamped = header(headers, HEADER);
+  const nonce = state.socketAddressNonce;
+  if (!nonce || !stamped?.startsWith(`${nonce} `)) return false;
+  return getEnv().TRUSTED_PROXIES.has(normalizeAddress(stamped.slice(nonce.length + 1)));
+}
+
 /**
  * The address a request came from: the socket's peer, or, when that peer is one of TRUSTED_PROXIES, the
  * nearest address in `X-Forwarded-For` that is not itself a trusted proxy.

@@ -1,6 +1,7 @@
 import { observeRequest } from "../metrics/registry";
 import { routePatternOf } from "../metrics/route-patterns";
 import { problemResponse, toProblem } from "./problem";
+import { withStrictTransportSecurity } from "./security-headers";
 
 type Handler<C> = (request: Request, context: C) => Promise<Response> | Response;
 
@@ -18,6 +19,7 @@ export function route<C = unknown>(handler: Handler<C>): Handler<C> {
     } catch (error) {
       response = problemResponse(toProblem(error));
     }
+    response = withStrictTransportSecurity(request, response);
     observeRequest(
       routePatternOf(new URL(request.url).pathname),
       request.method,

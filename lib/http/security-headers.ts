@@ -1,3 +1,5 @@
+import { cameThroughTrustedProxy } from "./client-address";
+
 /**
  * Headers every page carries (set in proxy.ts; the JSON API gets the same from next.config.mjs, with a
  * policy that allows nothing, since a JSON body loads nothing). The Content-Security-Policy allows scripts only from the
@@ -35,4 +37,33 @@ export function securityHeaders(csp: string): Record<string, string> {
 
 export function newNonce(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
+}
+
+/** A year: the policy's usual lifetime, renewed by every page served over HTTPS. */
+const HSTS = "max-age=31536000";
+
+/**
+ * Strict-Transport-Security for a request that came over HTTPS: the server speaks HTTP behind a TLS proxy, so only
+ * that proxy knows, and only a proxy of TRUSTED_PROXIES is believed when it says so (`X-Forwarded-Proto: https`,
+ * the nearest hop's). Over plain HTTP the header would be ignored, and from anyone else a client could make
+ * the app claim HTTPS.
+ */
+export function strictTransportSecurity(headers: Headers): string | undefined {
+  const proto = headers.get("x-forwarded-proto")?.split(",").at(-1)?.trim().toLowerCase();
+  return proto === "https" && cameThroughTrustedProxy(headers) ? HSTS : undefined;
+}
+
+/** Adds HSTS to a response when its request came over HTTPS through a trusted proxy; returns the response. */
+export function withStrictTransportSecurity(request: Request, response: Response): Response {
+  const hsts = strictTransportSecurity(request.headers);
+  if (hsts === undefined) return response;
+  try {
+    response.headers.set("Strict-Transport-Security", hsts);
+    return response;
+  } catch {
+    // Immutable headers (a response made by fetch or Response.redirect): answer a copy.
+    const copy = new Response(response.body, response);
+    copy.headers.set("Strict-Transport-Security", hsts);
+    return copy;
+  }
 }

@@ -14,7 +14,11 @@ let builds: BuildsApp;
 let cookie: string;
 let foreignOrigin: string;
 beforeAll(async () => {
-  builds = await startBuildsApp(makeBuildsFixture((fixture) => fixtureConfig(fixture)));
+  // The tests' requests come from 127.0.0.1, a trusted proxy; from 127.0.0.2 they come from a stranger.
+  builds = await startBuildsApp(
+    makeBuildsFixture((fixture) => fixtureConfig(fixture)),
+    { TRUSTED_PROXIES: "127.0.0.1" },
+  );
   const user = await registerAndGetToken(builds.app);
   cookie = (await signInWithCookie(builds.app, user.email, user.password)).sessionCookie;
   // A build preview: the same host, another port.
@@ -207,6 +211,38 @@ describe("security headers", () => {
       expect(response.headers.get("x-frame-options"), where).toBe("DENY");
       expect(response.headers.get("referrer-policy"), where).toBe("same-origin");
       expect(response.headers.get("content-security-policy"), where).toBe("default-src 'none'; frame-ancestors 'none'");
+    }
+  });
+});
+
+describe("Strict-Transport-Security", () => {
+  /** A GET from a given loopback address, with headers: its HSTS header. */
+  function hstsOf(pathname: string, from: string, headers: Record<string, string>): Promise<string | undefined> {
+    return new Promise((resolve, reject) => {
+      const request = http.request(
+        new URL(pathname, builds.app.baseUrl),
+        { localAddress: from, headers },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.headers["strict-transport-security"] as string | undefined));
+        },
+      );
+      request.on("error", reject);
+      request.end();
+    });
+  }
+
+  it("is sent, on pages and API replies, when a trusted proxy says the request came over HTTPS", async () => {
+    for (const pathname of ["/", "/rates/", "/builds", "/builds/0000000000000000"]) {
+      expect(await hstsOf(pathname, "127.0.0.1", { "X-Forwarded-Proto": "https" }), pathname).toBe("max-age=31536000");
+    }
+  });
+
+  it("is not sent over plain HTTP, nor when anyone but a trusted proxy claims HTTPS", async () => {
+    for (const pathname of ["/", "/rates/"]) {
+      expect(await hstsOf(pathname, "127.0.0.1", {}), pathname).toBeUndefined();
+      expect(await hstsOf(pathname, "127.0.0.1", { "X-Forwarded-Proto": "http" }), pathname).toBeUndefined();
+      expect(await hstsOf(pathname, "127.0.0.2", { "X-Forwarded-Proto": "https" }), pathname).toBeUndefined();
     }
   });
 });

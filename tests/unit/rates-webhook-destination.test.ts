@@ -31,6 +31,19 @@ describe("webhook destinations (lib/rates/webhooks/destination.ts)", () => {
     expect(forbiddenReason("::1")).toBe("loopback");
     expect(forbiddenReason("::ffff:127.0.0.1")).toBe("loopback");
     expect(forbiddenReason("0.0.0.0")).toBe("this network");
+    // The spellings of IPv4 inside IPv6: what `http://[::127.0.0.1]` and `http://[::ffff:7f00:1]` parse to.
+    expect(forbiddenReason(new URL("http://[::127.0.0.1]/").hostname.slice(1, -1))).toBeDefined();
+    expect(forbiddenReason("::7f00:1")).toBe("an IPv4-compatible address");
+    expect(forbiddenReason("::a00:1")).toBe("an IPv4-compatible address");
+    expect(forbiddenReason("::ffff:7f00:1")).toBe("an IPv4-mapped address");
+    expect(forbiddenReason("::ffff:0:7f00:1")).toBe("an IPv4-translated address");
+    expect(forbiddenReason("0:0:0:0:0:0:7f00:1")).toBe("an IPv4-compatible address");
+  });
+
+  it("refuses http://[::127.0.0.1], loopback written as an IPv4-compatible IPv6 address", async () => {
+    await expect(checkDestination(new URL("http://[::127.0.0.1]/hook"), none)).rejects.toThrow(
+      /^::7f00:1, an IPv4-compatible address/,
+    );
   });
 
   it("refuses a name that resolves to loopback, checked after resolution", async () => {

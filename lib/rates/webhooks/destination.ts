@@ -30,6 +30,11 @@ const RANGES: [string, number, "ipv4" | "ipv6", string][] = [
   ["240.0.0.0", 4, "ipv4", "reserved"],
   ["::", 128, "ipv6", "unspecified"],
   ["::1", 128, "ipv6", "loopback"],
+  // IPv4 inside IPv6, in the spellings a URL parser leaves ([::127.0.0.1] is ::7f00:1): whatever IPv4 address they
+  // carry, none is a destination. The dotted ::ffff:a.b.c.d form is judged as the IPv4 address it is (below).
+  ["::", 96, "ipv6", "an IPv4-compatible address"],
+  ["::ffff:0:0", 96, "ipv6", "an IPv4-mapped address"],
+  ["::ffff:0:0:0", 96, "ipv6", "an IPv4-translated address"],
   ["64:ff9b::", 96, "ipv6", "NAT64"],
   ["64:ff9b:1::", 48, "ipv6", "NAT64"],
   ["100::", 64, "ipv6", "discard"],
@@ -50,7 +55,6 @@ export function forbiddenReason(address: string): string | undefined {
   const plain = mapped ? mapped[1] : address;
   const family = net.isIPv4(plain) ? "ipv4" : net.isIPv6(plain) ? "ipv6" : undefined;
   if (!family) return "not an IP address";
-  if (family === "ipv6" && /^::ffff:/i.test(plain)) return "an IPv4-mapped address";
   if (!blocked.check(plain, family)) return undefined;
   for (const [range, prefix, rangeFamily, reason] of RANGES) {
     if (rangeFamily !== family) continue;
