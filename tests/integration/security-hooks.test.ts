@@ -110,6 +110,18 @@ describe("replayed and stale webhooks (item 10)", () => {
     expect(ofBranch.map((candidate) => candidate.build_id)).toEqual([build.build_id]);
   });
 
+  it("a signed body sent again under a new delivery id is answered 'already_processed', not taken again", async () => {
+    const sha = pushCommit(hooked, "topic/replayed-new-id", "delivered under two ids");
+    const body = githubPush("topic/replayed-new-id", sha);
+    const first = await deliver(body, crypto.randomUUID());
+    expect(first.status).toBe(202);
+    const build = (await first.json()).build as BuildJson;
+    const replayed = await deliver(body, crypto.randomUUID());
+    expect(replayed.status).toBe(200);
+    expect(await replayed.json()).toMatchObject({ result: "already_processed", build_ids: [] });
+    await builds.waitForStatus(build.build_id, ["running"]);
+  });
+
   it("a delivery that could not be carried out is acted on when the host delivers it again", async () => {
     const deliveryId = crypto.randomUUID();
     const unreadable = await builds.app.fetch("/hooks/hooked", {

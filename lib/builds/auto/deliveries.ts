@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { getDb } from "../../db";
 import { prismaErrorCode } from "../../prisma-errors";
 
@@ -24,21 +25,36 @@ export function deliveryIdOf(headers: Headers): string | null {
 }
 
 /**
- * Records a delivery before it is acted on; false when it was taken in before (or is being taken in now).
- * `release` forgets it again, for a delivery that could not be carried out and that the host should resend.
+ * What a delivery is known by: its id, when the host sends one, and always the digest of its body. The id is a
+ * header the signature does not cover, so a signed body sent again under a new id would pass as new; the body
+ * is what the signature covers, and a host's own redelivery repeats both.
+ */
+export function deliveryKeysOf(headers: Headers, body: Buffer): string[] {
+  const id = deliveryIdOf(headers);
+  const digest = `body-sha256:${crypto.createHash("sha256").update(body).digest("hex")}`;
+  return id === null ? [digest] : [id, digest];
+}
+
+/**
+ * Records a delivery under each of its keys before it is acted on, all or none; false when any was taken in
+ * before (or is being taken in now). `release` forgets them again, for a delivery that could not be carried out
+ * and that the host should resend.
  */
 export async function claimDelivery(
   alias: string,
-  deliveryId: string,
+  deliveryKeys: string[],
 ): Promise<{ fresh: boolean; release: () => Promise<void> }> {
-  const key = `${alias}:${deliveryId}`;
+  const keys = deliveryKeys.map((key) => `${alias}:${key}`);
   const db = getDb();
   await db.webhookDelivery.deleteMany({ where: { receivedAt: { lt: new Date(Date.now() - RETENTION_MS) } } });
   try {
-    await db.webhookDelivery.create({ data: { key } });
+    await db.$transaction(keys.map((key) => db.webhookDelivery.create({ data: { key } })));
   } catch (error) {
     if (prismaErrorCode(error) === "P2002") return { fresh: false, release: async () => {} };
     throw error;
   }
-  return { fresh: true, release: async () => void (await db.webhookDelivery.deleteMany({ where: { key } })) };
+  return {
+    fresh: true,
+    release: async () => void (await db.webhookDelivery.deleteMany({ where: { key: { in: keys } } })),
+  };
 }

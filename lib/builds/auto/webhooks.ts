@@ -5,7 +5,7 @@ import { resolveBranch, resolveRef, syncMirror } from "../git/mirrors";
 import { refProblem } from "../names";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";
-import { claimDelivery, deliveryIdOf } from "./deliveries";
+import { claimDelivery, deliveryIdOf, deliveryKeysOf } from "./deliveries";
 import { isPullRequestEvent, receivePullRequest } from "./pull-requests";
 import { followsBranch, forgetBranch, noticeBranchHead } from "./service";
 
@@ -80,21 +80,21 @@ export async function receiveHook(alias: string, headers: Headers, body: Buffer)
       ...extra,
     },
   });
-  // A redelivery (or a replay) of a delivery taken in before is answered, not acted on again (issue 20, item 10).
+  // A redelivery (or a replay, under its id or another) of a delivery taken in before is answered, not acted on again.
   const deliveryId = deliveryIdOf(headers);
-  const delivery = deliveryId === null ? null : await claimDelivery(alias, deliveryId);
-  if (delivery?.fresh === false) {
+  const delivery = await claimDelivery(alias, deliveryKeysOf(headers, body));
+  if (!delivery.fresh) {
     return answer(
       200,
       "already_processed",
-      `This delivery (${deliveryId}) was taken in before; it is not acted on again.`,
+      `This delivery (${deliveryId ?? "its body"}) was taken in before; it is not acted on again.`,
     );
   }
   try {
     return await actOnEvent(config, repository, provider, headers, body, answer);
   } catch (error) {
     // Not carried out: the host's redelivery of it must be acted on.
-    await delivery?.release().catch(() => {});
+    await delivery.release().catch(() => {});
     throw error;
   }
 }
