@@ -7,6 +7,7 @@ import {
   type DueDelivery,
   listDueDeliveries,
   listWebhooksBehind,
+  pruneEndedDeliveries,
   queueValueDateDelivery,
   recordAttempt,
 } from "./repository";
@@ -20,19 +21,28 @@ import { signDelivery } from "./signature";
  *    and a delivery is queued for each subscription behind (only the newest date, if several came at once);
  * 2. sends the deliveries that are due, up to MAX_IN_FLIGHT at a time, without waiting for them: a slow or
  *    hanging receiver holds one of those slots until WEBHOOK_TIMEOUT_MS, never a fetch, an import or a request.
+ *    Shares are fair: one delivery in flight per webhook (its deliveries go out in order) and at most
+ *    MAX_IN_FLIGHT_PER_USER per owner, so a receiver that never answers costs its owner's share and nobody else's;
+ * 3. once an hour, removes the deliveries that ended (delivered or given up) and were made more than
+ *    DELIVERY_RETENTION_DAYS ago.
  * A failed attempt is retried after WEBHOOK_RETRY_BASE_MS x 4^(attempt - 1) (capped at 6 hours) until
  * WEBHOOK_MAX_ATTEMPTS. Everything is in the database: a restart goes on with what was pending, and an attempt
  * cut short by a crash is tried again once its lease runs out.
  */
 const MAX_IN_FLIGHT = 8;
+const MAX_IN_FLIGHT_PER_USER = 2;
+const DELIVERY_RETENTION_DAYS = 30;
+const PRUNE_EVERY_MS = 3600_000;
 const MAX_BACKOFF_MS = 6 * 3600_000;
 
 interface DispatcherState {
   timer: NodeJS.Timeout | undefined;
   ticking: boolean;
   again: boolean;
-  inFlight: Set<string>;
+  /** The deliveries being attempted here, with their webhook and its owner. */
+  inFlight: Map<string, { webhookId: string; userId: number }>;
   stopped: boolean;
+  prunedAt: number;
 }
 
 // On globalThis: the route handlers (a test delivery) nudge the dispatcher that instrumentation started.
@@ -85,13 +95,17 @@ async function attempt(delivery: DueDelivery): Promise<void> {
 async function sendDue(state: DispatcherState): Promise<void> {
   if (state.inFlight.size >= MAX_IN_FLIGHT) return;
   const now = new Date();
-  const due = await listDueDeliveries(now, MAX_IN_FLIGHT * 2);
+  // More candidates than slots: some are skipped for their webhook's or their owner's share.
+  const due = await listDueDeliveries(now, MAX_IN_FLIGHT * 4);
   const leaseUntil = new Date(now.getTime() + getEnv().WEBHOOK_TIMEOUT_MS + 30_000);
   for (const delivery of due) {
     if (state.inFlight.size >= MAX_IN_FLIGHT || state.stopped) break;
-    if (state.inFlight.has(delivery.id)) continue;
+    const owner = delivery.webhook.userId;
+    const flying = [...state.inFlight.values()];
+    if (state.inFlight.has(delivery.id) || flying.some((other) => other.webhookId === delivery.webhookId)) continue;
+    if (flying.filter((other) => other.userId === owner).length >= MAX_IN_FLIGHT_PER_USER) continue;
     if (!(await claimDelivery(delivery.id, delivery.attempts, now, leaseUntil))) continue;
-    state.inFlight.add(delivery.id);
+    state.inFlight.set(delivery.id, { webhookId: delivery.webhookId, userId: owner });
     void attempt(delivery)
       .catch((error) =>
         console.warn(`webhooks: delivery ${delivery.id} could not be recorded: ${(error as Error).message}`),
@@ -117,6 +131,10 @@ async function tick(): Promise<void> {
       state.again = false;
       await queueNewValueDate();
       await sendDue(state);
+      if (Date.now() - state.prunedAt >= PRUNE_EVERY_MS) {
+        state.prunedAt = Date.now();
+        await pruneEndedDeliveries(new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000));
+      }
     } while (state.again && !state.stopped);
   } catch (error) {
     console.warn(`webhooks: the dispatcher's round failed: ${(error as Error).message}`);
@@ -136,8 +154,9 @@ function startWebhookDispatcher(): void {
     timer: undefined,
     ticking: false,
     again: false,
-    inFlight: new Set(),
+    inFlight: new Map(),
     stopped: false,
+    prunedAt: 0,
   };
   globalForDispatcher.rateWebhookDispatcher = state;
   state.timer = setInterval(() => void tick(), getEnv().WEBHOOK_POLL_MS);

@@ -114,16 +114,45 @@ export async function queueValueDateDelivery(
   });
 }
 
-export type DueDelivery = { id: string; attempts: number; payload: string; webhook: { url: string; secret: string } };
+export type DueDelivery = {
+  id: string;
+  webhookId: string;
+  attempts: number;
+  payload: string;
+  webhook: { url: string; secret: string; userId: number };
+};
 
-/** Pending deliveries whose next attempt is due, the longest waiting first. */
+/**
+ * Pending deliveries whose next attempt is due, the longest waiting first, one per webhook (its own longest
+ * waiting): a webhook with many deliveries waiting is one candidate among the others, never all of them.
+ */
 export function listDueDeliveries(now: Date, take: number): Promise<DueDelivery[]> {
   return getDb().rateWebhookDelivery.findMany({
     where: { status: "pending", nextAttemptAt: { lte: now } },
-    orderBy: { nextAttemptAt: "asc" },
+    orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }],
+    distinct: ["webhookId"],
     take,
-    select: { id: true, attempts: true, payload: true, webhook: { select: { url: true, secret: true } } },
+    select: {
+      id: true,
+      webhookId: true,
+      attempts: true,
+      payload: true,
+      webhook: { select: { url: true, secret: true, userId: true } },
+    },
   });
+}
+
+/** How many test deliveries of a webhook are still to be made. */
+export function countPendingTestDeliveries(webhookId: string): Promise<number> {
+  return getDb().rateWebhookDelivery.count({ where: { webhookId, type: "webhook.test", status: "pending" } });
+}
+
+/** Removes the deliveries that ended (delivered or given up) before `cutoff`; returns how many. */
+export async function pruneEndedDeliveries(cutoff: Date): Promise<number> {
+  const { count } = await getDb().rateWebhookDelivery.deleteMany({
+    where: { status: { in: ["delivered", "failed"] }, createdAt: { lt: cutoff } },
+  });
+  return count;
 }
 
 /**

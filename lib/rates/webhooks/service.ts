@@ -1,4 +1,5 @@
-import { badRequest, conflict, notFound } from "../../http/problem";
+import { getEnv } from "../../env";
+import { badRequest, conflict, notFound, tooManyRequests } from "../../http/problem";
 import { parseCurrencyList } from "../currencies";
 import { findLatestRate } from "../repository";
 import { RATE_SOURCE } from "../source";
@@ -6,6 +7,7 @@ import { checkDestination, DestinationRefused } from "./destination";
 import { nudgeWebhookDeliveries } from "./dispatcher";
 import { allowedHosts, randomId } from "./messages";
 import {
+  countPendingTestDeliveries,
   countWebhooksOf,
   createDelivery,
   createWebhook,
@@ -121,9 +123,21 @@ export async function listDeliveries(userId: number, id: string): Promise<{ deli
   return { deliveries: (await listDeliveriesOf(id, 50)).map(toDeliveryView) };
 }
 
+/**
+ * Test deliveries a webhook may have waiting at once: enough to try a receiver, not enough to fill the
+ * dispatcher with one that never answers (its owner's share is capped too: lib/rates/webhooks/dispatcher.ts).
+ */
+export const MAX_PENDING_TEST_DELIVERIES = 3;
+
 /** Queues a webhook.test delivery, sent like any other (signed, retried); answers it as queued. */
 export async function sendTestDelivery(userId: number, id: string): Promise<DeliveryView> {
   const webhook = await ownWebhook(userId, id);
+  if ((await countPendingTestDeliveries(webhook.id)) >= MAX_PENDING_TEST_DELIVERIES) {
+    throw tooManyRequests(
+      `This webhook has ${MAX_PENDING_TEST_DELIVERIES} test deliveries waiting, the most allowed; try again once they are made.`,
+      Math.ceil(getEnv().WEBHOOK_TIMEOUT_MS / 1000),
+    );
+  }
   const deliveryId = randomId("msg_");
   const payload = JSON.stringify({
     type: "webhook.test",

@@ -12,7 +12,7 @@ import { sendTestDelivery } from "@/lib/rates/webhooks/service";
  *     summary: Send a test delivery
  *     description: >
  *       Queues a `webhook.test` delivery, signed and retried like the others; its outcome shows under
- *       /rates/webhooks/{id}/deliveries.
+ *       /rates/webhooks/{id}/deliveries. At most 3 test deliveries of a webhook wait at once (429 past that).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - in: path
@@ -27,6 +27,7 @@ import { sendTestDelivery } from "@/lib/rates/webhooks/service";
  *             schema: { $ref: "#/components/schemas/RateWebhookDelivery" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       404: { $ref: "#/components/responses/NotFound" }
+ *       429: { $ref: "#/components/responses/TooManyRequests" }
  */
 export const POST = route<{ params: Promise<{ id: string }> }>(async (request, { params }) => {
   const user = await requireUser(request);
