@@ -1,3 +1,5 @@
+import createNextIntlPlugin from "next-intl/plugin";
+
 /**
  * The JSON API's paths. The proxy (proxy.ts), which costs about as much as a whole route handler, does not run
  * for them (docs/performance.md): their security headers come from `headers()` below instead, and a JSON body
@@ -49,4 +51,5 @@ const nextConfig = {
   },
 };
 
-export default nextConfig;
+// The pages' language comes from i18n/request.ts (a cookie, else Accept-Language): no locale in any URL.
+export default createNextIntlPlugin("./i18n/request.ts")(nextConfig);

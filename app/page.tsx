@@ -1,3 +1,4 @@
+import { getTranslations } from "next-intl/server";
 import { Suspense } from "react";
 import { BuildCounters } from "@/components/builds/build-counters";
 import { BuildDetailDrawer } from "@/components/builds/build-detail-drawer";
@@ -20,6 +21,7 @@ export default async function DashboardPage({
   const query = new URLSearchParams(
     Object.entries(await searchParams).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
   );
+  const t = await getTranslations("layout");
   const fallback = await loadRatesForFirstPaint({
     currency: currencyFromQuery(query),
     range: rangeOfSelection(selectionFromQuery(query)),
@@ -30,14 +32,14 @@ export default async function DashboardPage({
       tabIndex={-1}
       className="outline-none mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6"
     >
-      <h1 className="sr-only">Dashboard</h1>
+      <h1 className="sr-only">{t("dashboard")}</h1>
       {/* The currency picked in the rate card also drives the history's chart and table; both read the query
           string. No Suspense boundary around them: the page is rendered per request, and a boundary would let
           React send their content apart from the page's shell, shown only once an inline script runs. */}
       <SwrFallback fallback={fallback}>
         <SelectedCurrencyProvider>
           <section
-            aria-label="Exchange rates"
+            aria-label={t("exchangeRates")}
             className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(18rem,24rem)_minmax(0,1fr)]"
           >
             <div className="flex min-w-0 flex-col gap-4">
@@ -48,7 +50,7 @@ export default async function DashboardPage({
           </section>
         </SelectedCurrencyProvider>
       </SwrFallback>
-      <section aria-label="Preview builds" className="flex flex-col gap-4">
+      <section aria-label={t("previewBuilds")} className="flex flex-col gap-4">
         <BuildCounters />
         <BuildsPanel />
       </section>

@@ -1,7 +1,10 @@
 import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
 import { SwaggerDocs } from "@/components/docs/swagger-docs";
 
-export const metadata: Metadata = { title: "API documentation" };
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("docsTitle") };
+}
 
 export default function DocsPage() {
   return <SwaggerDocs />;

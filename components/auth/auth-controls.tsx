@@ -1,6 +1,7 @@
 "use client";
 
 import { signOut, useSession } from "next-auth/react";
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { AuthDialog, type AuthMode } from "./auth-dialog";
@@ -8,6 +9,7 @@ import { AuthDialog, type AuthMode } from "./auth-dialog";
 /** The header's session controls: who is signed in and Sign out, or Sign in and Register. */
 export function AuthControls() {
   const { data: session, status } = useSession();
+  const t = useTranslations("auth");
   const [mode, setMode] = useState<AuthMode | null>(null);
 
   // Signing in replaces the controls (and the dialog, if the session arrives before it closes), so the
@@ -37,7 +39,7 @@ export function AuthControls() {
           {session.user.email}
         </span>
         <Button size="sm" onClick={() => void signOut({ redirect: false })}>
-          Sign out
+          {t("signOut")}
         </Button>
       </div>
     );
@@ -46,10 +48,10 @@ export function AuthControls() {
   return (
     <div className="flex items-center gap-2">
       <Button size="sm" variant="ghost" onClick={() => setMode("register")}>
-        Register
+        {t("register")}
       </Button>
       <Button size="sm" variant="primary" onClick={() => setMode("sign-in")}>
-        Sign in
+        {t("signIn")}
       </Button>
       <AuthDialog mode={mode} onModeChange={setMode} />
     </div>

@@ -1,6 +1,7 @@
 "use client";
 
 import { signIn } from "next-auth/react";
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -20,11 +21,12 @@ interface AuthDialogProps {
  * field problems (invalid email, short password, duplicate) show next to the fields they name.
  */
 export function AuthDialog({ mode, onModeChange }: AuthDialogProps) {
+  const t = useTranslations("auth");
   return (
     <Modal
       open={mode !== null}
       onClose={() => onModeChange(null)}
-      title={mode === "register" ? "Create an account" : "Sign in"}
+      title={mode === "register" ? t("createAccountTitle") : t("signIn")}
     >
       {mode && <AuthForm key={mode} mode={mode} onModeChange={onModeChange} />}
     </Modal>
@@ -32,6 +34,8 @@ export function AuthDialog({ mode, onModeChange }: AuthDialogProps) {
 }
 
 function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDialogProps["onModeChange"] }) {
+  const t = useTranslations("auth");
+  const tPanel = useTranslations("panel");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
@@ -63,13 +67,13 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
       const result = await signIn("credentials", { email, password, redirect: false });
       if (!result || result.error) {
         // next-auth answers "CredentialsSignin" when authorize() returned null (wrong email or password).
-        setError(!result?.error || result.error === "CredentialsSignin" ? "Wrong email or password." : result.error);
+        setError(!result?.error || result.error === "CredentialsSignin" ? t("wrongCredentials") : result.error);
         return;
       }
       // Where focus goes next is AuthControls' business: the session's arrival unmounts this dialog.
       onModeChange(null);
     } catch {
-      setError("The server could not be reached. Check your connection and try again.");
+      setError(tPanel("networkError"));
     } finally {
       setBusy(false);
     }
@@ -77,7 +81,7 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-      <Field label="Email" error={fieldErrors.email}>
+      <Field label={t("email")} error={fieldErrors.email}>
         {(control) => (
           <input
             {...control}
@@ -94,9 +98,9 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
         )}
       </Field>
       <Field
-        label="Password"
+        label={t("password")}
         error={fieldErrors.password}
-        hint={mode === "register" ? "At least 8 characters." : undefined}
+        hint={mode === "register" ? t("passwordHint") : undefined}
       >
         {(control) => (
           <input
@@ -113,16 +117,16 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
       </Field>
       {error && <Alert tone="error">{error}</Alert>}
       <Button type="submit" variant="primary" busy={busy}>
-        {mode === "register" ? "Create account" : "Sign in"}
+        {mode === "register" ? t("createAccount") : t("signIn")}
       </Button>
       <p className="text-center text-sm text-slate-600 dark:text-slate-300">
-        {mode === "register" ? "Already have an account? " : "No account yet? "}
+        {mode === "register" ? t("haveAccount") : t("noAccount")}{" "}
         <button
           type="button"
           className="font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
           onClick={() => onModeChange(mode === "register" ? "sign-in" : "register")}
         >
-          {mode === "register" ? "Sign in" : "Register"}
+          {mode === "register" ? t("signIn") : t("register")}
         </button>
       </p>
     </form>

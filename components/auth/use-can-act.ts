@@ -1,4 +1,5 @@
 import { useSession } from "next-auth/react";
+import { useTranslations } from "next-intl";
 
 /**
  * Whether the person may use actions that need a session (fetch a rate, start, cancel or destroy a build).
@@ -6,7 +7,8 @@ import { useSession } from "next-auth/react";
  */
 export function useCanAct(): { canAct: boolean; hint: string | undefined } {
   const { status } = useSession();
+  const t = useTranslations("session");
   if (status === "authenticated") return { canAct: true, hint: undefined };
-  if (status === "loading") return { canAct: false, hint: "Checking your session…" };
-  return { canAct: false, hint: "Sign in to use this action." };
+  if (status === "loading") return { canAct: false, hint: t("checking") };
+  return { canAct: false, hint: t("signInToAct") };
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useSWRConfig } from "swr";
 import { useCanAct } from "@/components/auth/use-can-act";
@@ -20,6 +21,8 @@ type Action = "cancel" | "destroy" | "sleep" | "wake";
  * Destroy cannot be undone, so each asks first, naming the build.
  */
 export function BuildActions({ build }: { build: Build }) {
+  const t = useTranslations("builds.actions");
+  const tBuilds = useTranslations("builds");
   const { canAct, hint } = useCanAct();
   const { mutate } = useSWRConfig();
   const [asking, setAsking] = useState<Action>();
@@ -47,11 +50,7 @@ export function BuildActions({ build }: { build: Build }) {
       const url = action === "destroy" ? buildKey(build.build_id) : `${buildKey(build.build_id)}/${action}`;
       const { status, data } = await sendJson<Build>(url, action === "destroy" ? "DELETE" : "POST");
       // 202: the build's host is lost; the build is destroyed here, what it left on that host goes when it is back.
-      setNotice(
-        action === "destroy" && status === 202
-          ? `Destroyed. Its host ${build.host ?? ""} is unreachable: its preview and files there are removed when it comes back.`
-          : undefined,
-      );
+      setNotice(action === "destroy" && status === 202 ? t("hostLost", { host: build.host ?? "" }) : undefined);
       // The answer is the build as it is now: show it at once, then let the list catch up.
       await mutate(
         buildKey(build.build_id),
@@ -63,8 +62,7 @@ export function BuildActions({ build }: { build: Build }) {
       void mutate(isBuildsKey);
       setAsking(undefined);
     } catch (e) {
-      const done = { cancel: "canceled", destroy: "destroyed", sleep: "put to sleep", wake: "woken" }[action];
-      setError(e instanceof ApiError ? e.message : `The build could not be ${done}.`);
+      setError(e instanceof ApiError ? e.message : t("failed", { action }));
     } finally {
       setBusy(undefined);
     }
@@ -85,28 +83,28 @@ export function BuildActions({ build }: { build: Build }) {
             rel="noopener noreferrer"
             className="inline-flex h-10 items-center gap-2 rounded-md bg-emerald-700 px-4 text-sm font-medium whitespace-nowrap text-white hover:bg-emerald-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-emerald-700 dark:bg-emerald-500 dark:text-slate-950 dark:hover:bg-emerald-400"
           >
-            Open preview <span aria-hidden>↗</span>
+            {tBuilds("openPreview")} <span aria-hidden>↗</span>
           </a>
         )}
         {wakeable && (
           <Button onClick={() => void act("wake")} disabled={!canAct || busy === "wake"}>
-            {busy === "wake" ? "Waking…" : "Wake"}
+            {busy === "wake" ? t("waking") : t("wake")}
           </Button>
         )}
         {sleepable && (
           <Button onClick={() => void act("sleep")} disabled={!canAct || busy === "sleep"}>
-            {busy === "sleep" ? "Putting to sleep…" : "Sleep"}
+            {busy === "sleep" ? t("sleeping") : t("sleep")}
           </Button>
         )}
         {cancelable && (
           <Button onClick={() => setAsking("cancel")} disabled={!canAct}>
-            Cancel build
+            {t("cancel")}
           </Button>
         )}
         {destroyable && (
           // Quieter than Open preview: what a person came for stands out, what cannot be undone does not invite.
           <Button variant="danger-subtle" onClick={() => setAsking("destroy")} disabled={!canAct}>
-            Destroy
+            {t("destroy")}
           </Button>
         )}
         {hint && (cancelable || destroyable) && (
@@ -115,39 +113,37 @@ export function BuildActions({ build }: { build: Build }) {
         {othersBuild && changeable && (
           <span className="text-xs text-slate-600 dark:text-slate-400">
             {build.trigger === "webhook" || build.trigger === "poll"
-              ? "Only an admin can cancel, destroy or extend a build the service started."
-              : `Only ${build.created_by} or an admin can cancel, destroy or extend this build.`}
+              ? t("onlyAdminAuto")
+              : t("onlyCreator", { who: build.created_by })}
           </span>
         )}
       </div>
       <ConfirmDialog
         open={asking === "cancel"}
-        title={`Cancel build ${name}?`}
-        confirmLabel={`Cancel build ${name}`}
-        dismissLabel="Keep building"
+        title={t("cancelTitle", { id: name })}
+        confirmLabel={`${t("cancel")} ${name}`}
+        dismissLabel={t("keepBuilding")}
         busy={busy === "cancel"}
         error={asking === "cancel" ? error : undefined}
         onConfirm={() => void act("cancel")}
         onClose={close}
       >
-        <p>
-          Build <code className="font-mono">{name}</code> stops where it is: the running stage is interrupted and the
-          stages after it do not run. It cannot be resumed.
-        </p>
+        <p>{t.rich("cancelBody", { id: name, code: (chunks) => <code className="font-mono">{chunks}</code> })}</p>
       </ConfirmDialog>
       <ConfirmDialog
         open={asking === "destroy"}
-        title={`Destroy build ${name}?`}
-        confirmLabel={`Destroy build ${name}`}
+        title={t("destroyTitle", { id: name })}
+        confirmLabel={t("destroyConfirm", { id: name })}
         busy={busy === "destroy"}
         error={asking === "destroy" ? error : undefined}
         onConfirm={() => void act("destroy")}
         onClose={close}
       >
         <p>
-          Build <code className="font-mono">{name}</code>
-          {build.status === "running" ? "'s preview stops answering and its" : "'s"} runtime files are removed. Its
-          record and logs stay.
+          {t.rich(build.status === "running" ? "destroyBodyRunning" : "destroyBody", {
+            id: name,
+            code: (chunks) => <code className="font-mono">{chunks}</code>,
+          })}
         </p>
       </ConfirmDialog>
       {!asking && error && <Alert tone="error">{error}</Alert>}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { Modal } from "@/components/ui/modal";
 import { hrefWith } from "@/components/ui/query-string";
 import { useBuild } from "@/lib/swr/use-build";
@@ -13,13 +14,14 @@ import { shortId } from "./build-format";
  * Closing it keeps the rest of the query (the rate history's range).
  */
 export function BuildDetailDrawer() {
+  const t = useTranslations("builds.drawer");
   const params = useSearchParams();
   const router = useRouter();
   const buildId = params.get("build");
   // The same SWR key as the detail's: one request, and the title can say when the id names no build.
   const { error } = useBuild(buildId);
   const close = () => router.push(hrefWith(params, { build: null }), { scroll: false });
-  const title = !buildId ? "Build" : error?.status === 404 ? "Build not found" : `Build ${shortId(buildId)}`;
+  const title = !buildId ? t("build") : error?.status === 404 ? t("notFound") : t("named", { id: shortId(buildId) });
   return (
     <Modal open={buildId !== null} onClose={close} title={title} placement="side">
       {buildId && <BuildDetail key={buildId} buildId={buildId} onClose={close} />}

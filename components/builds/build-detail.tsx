@@ -1,17 +1,18 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
-import { formatDateTime, formatDuration, formatTtl } from "@/components/ui/format";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
 import type { Build } from "@/lib/swr/types";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildActions } from "./build-actions";
-import { BuildExpiry, expiryLabel } from "./build-expiry";
+import { BuildExpiry, useExpiryLabel } from "./build-expiry";
 import { shortSha } from "./build-format";
-import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
+import { CommitLine, TriggerBadge, useDescribeOrigin } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { followedStage } from "./followed-stage";
 import { PreviewNames } from "./preview-names";
@@ -23,12 +24,13 @@ import { StageTimeline } from "./stage-timeline";
  * went wrong when a host did not take it.
  */
 function ForgeReportLine({ build }: { build: Build }) {
+  const t = useTranslations("builds.detail");
   const reports = build.forge_reports ?? [];
   if (reports.length === 0) return null;
   const last = new Map(reports.map((report) => [`${report.repository} ${report.kind}`, report]));
   return (
     <p className="mt-1 text-xs text-slate-600 dark:text-slate-400" data-testid="forge-reports">
-      Git host:{" "}
+      {t("gitHost")}{" "}
       {[...last.values()].map((report, index) => (
         <span
           key={`${report.repository}-${report.kind}`}
@@ -36,7 +38,9 @@ function ForgeReportLine({ build }: { build: Build }) {
         >
           {index > 0 && " · "}
           {report.repository} {report.kind}{" "}
-          {report.outcome === "sent" ? report.state : `${report.state} not delivered (${report.error ?? "unknown"})`}
+          {report.outcome === "sent"
+            ? report.state
+            : t("notDelivered", { state: report.state, error: report.error ?? t("unknown") })}
         </span>
       ))}
     </p>
@@ -45,6 +49,10 @@ function ForgeReportLine({ build }: { build: Build }) {
 
 /** A build's detail: status, actions, failure, people and times, preview, repositories, stages and the stage log. */
 export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: () => void }) {
+  const t = useTranslations("builds.detail");
+  const format = useFormat();
+  const describeOrigin = useDescribeOrigin();
+  const expiryLabel = useExpiryLabel();
   const { data: build, error, mutate } = useBuild(buildId);
   // null follows the build; a stage name is the person's choice and stays until they pick another.
   const [pinned, setPinned] = useState<string | null>(null);
@@ -53,7 +61,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
   // Asking again only helps when the server or the network failed, not for a refused request.
   const retryable = error && (error.status === 0 || error.status >= 500);
   if (error) return <PanelError error={error} onRetry={retryable ? () => void mutate() : undefined} className="h-64" />;
-  if (!build) return <PanelLoading label="Loading the build" className="h-64" />;
+  if (!build) return <PanelLoading label={t("loading")} className="h-64" />;
 
   const stage =
     (pinned && build.stages.find((s) => s.name === pinned)) || followedStage(build.stages, build.failure_stage);
@@ -67,7 +75,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
             <TriggerBadge build={build} />
             {build.status === "queued" && build.queue_position != null && (
               <span className="text-sm text-slate-600 dark:text-slate-400">
-                position {build.queue_position} in the queue
+                {t("queuePosition", { position: build.queue_position })}
               </span>
             )}
           </div>
@@ -82,7 +90,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
           className="rounded-lg border border-red-200 bg-red-50 p-3 text-sm text-red-900 dark:border-red-900 dark:bg-red-950/40 dark:text-red-100"
           data-testid="failure-box"
         >
-          <p className="font-semibold">Failed in {build.failure_stage ?? "an unknown stage"}</p>
+          <p className="font-semibold">{t("failedIn", { stage: build.failure_stage ?? t("unknownStage") })}</p>
           {build.failure_message && <p className="mt-1 break-words whitespace-pre-wrap">{build.failure_message}</p>}
         </div>
       )}
@@ -90,7 +98,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
       {build.preview_url && (
         <div className="flex flex-col gap-1 text-sm" data-testid="preview-url">
           <span className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
-            Preview
+            {t("preview")}
           </span>
           <div className="flex min-w-0 flex-wrap items-center gap-2">
             <a
@@ -101,7 +109,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
             >
               {build.preview_url}
             </a>
-            <CopyButton text={build.preview_url} label="Copy URL" />
+            <CopyButton text={build.preview_url} label={t("copyUrl")} />
           </div>
         </div>
       )}
@@ -109,18 +117,18 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
       <PreviewNames build={build} />
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
-        <Fact label="Started by">
+        <Fact label={t("startedBy")}>
           <span className="break-words" data-testid="build-origin">
             {describeOrigin(build)}
           </span>
         </Fact>
-        <Fact label="Created">{formatDateTime(build.created_at)}</Fact>
-        <Fact label="Started">{formatDateTime(build.started_at)}</Fact>
+        <Fact label={t("created")}>{format.dateTime(build.created_at)}</Fact>
+        <Fact label={t("started")}>{format.dateTime(build.started_at)}</Fact>
         {/* finished_at is when the build stopped working: for a running build, when its preview came up. */}
-        <Fact label={build.status === "running" ? "Running since" : "Finished"}>
-          <span data-testid="build-finished">{formatDateTime(build.finished_at)}</span>
+        <Fact label={build.status === "running" ? t("runningSince") : t("finished")}>
+          <span data-testid="build-finished">{format.dateTime(build.finished_at)}</span>
         </Fact>
-        <Fact label="Duration">
+        <Fact label={t("duration")}>
           <span data-testid="build-duration">
             <BuildDuration build={build} />
           </span>
@@ -129,13 +137,15 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
           <span data-testid="expiry-countdown">
             <BuildExpiry build={build} />
           </span>
-          <span className="block text-xs text-slate-600 dark:text-slate-400">TTL {formatTtl(build.ttl_seconds)}</span>
+          <span className="block text-xs text-slate-600 dark:text-slate-400">
+            {t("ttl", { ttl: format.ttl(build.ttl_seconds) })}
+          </span>
         </Fact>
       </dl>
 
       <div className="grid grid-cols-1 gap-4 sm:grid-cols-2">
         <div>
-          <h3 className="mb-1 text-sm font-semibold">Repositories</h3>
+          <h3 className="mb-1 text-sm font-semibold">{t("repositories")}</h3>
           <ul className="flex flex-col gap-1 text-sm">
             {build.repositories.map((repo) => (
               <li key={repo.repository} className="flex flex-wrap items-baseline gap-x-2">
@@ -155,7 +165,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
           <ForgeReportLine build={build} />
         </div>
         <div>
-          <h3 className="mb-1 text-sm font-semibold">Modules</h3>
+          <h3 className="mb-1 text-sm font-semibold">{t("modules")}</h3>
           <ul className="flex flex-wrap gap-1.5">
             {build.modules.map((name) => (
               <li
@@ -171,7 +181,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[16rem_minmax(0,1fr)]">
         <div>
-          <h3 className="mb-1 text-sm font-semibold">Stages</h3>
+          <h3 className="mb-1 text-sm font-semibold">{t("stages")}</h3>
           <StageTimeline stages={build.stages} selected={stage?.name ?? null} onSelect={setPinned} />
           {pinned && (
             <button
@@ -179,14 +189,14 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
               onClick={() => setPinned(null)}
               className="mt-2 text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
             >
-              Follow the build
+              {t("followBuild")}
             </button>
           )}
         </div>
         {stage ? (
           <StageLogViewer key={stage.name} buildId={build.build_id} stage={stage} onStageEnd={() => void mutate()} />
         ) : (
-          <p className="text-sm text-slate-600 dark:text-slate-400">This build has no stages.</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">{t("noStages")}</p>
         )}
       </div>
     </div>
@@ -198,22 +208,26 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
  * ticking while the build works; the wait in the queue is not counted.
  */
 function BuildDuration({ build }: { build: Build }) {
+  const format = useFormat();
   const now = useNow(1_000);
   if (!build.started_at) return <>—</>;
   const end = build.finished_at ? new Date(build.finished_at).getTime() : now;
-  return <>{formatDuration(end - new Date(build.started_at).getTime())}</>;
+  return <>{format.duration(end - new Date(build.started_at).getTime())}</>;
 }
 
 /** The drawer's answer to a link or id that names no build: say so, and offer the way back, not a retry. */
 function BuildNotFound({ buildId, onClose }: { buildId: string; onClose: () => void }) {
+  const t = useTranslations("builds.detail");
   return (
     // The drawer's title already says "Build not found": the body says why and the way back.
     <PanelEmpty className="h-64">
       <p className="max-w-sm break-words">
-        No build has the id <code className="font-mono break-all">{buildId}</code>. The link may be mistyped or cut
-        short.
+        {t.rich("notFound", {
+          id: buildId,
+          code: (chunks) => <code className="font-mono break-all">{chunks}</code>,
+        })}
       </p>
-      <Button onClick={onClose}>Back to the builds</Button>
+      <Button onClick={onClose}>{t("back")}</Button>
     </PanelEmpty>
   );
 }

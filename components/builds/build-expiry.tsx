@@ -1,6 +1,7 @@
 "use client";
 
-import { formatDateTime } from "@/components/ui/format";
+import { useTranslations } from "next-intl";
+import { useFormat } from "@/components/ui/use-format";
 import type { BuildSummary } from "@/lib/swr/types";
 import { ExpiryCountdown } from "./expiry-countdown";
 
@@ -13,14 +14,20 @@ const BEFORE_RUNNING = ["queued", "checking_out", "installing", "testing", "star
  * afterwards the moment it expired, or nothing once it was destroyed, canceled or failed.
  */
 export function BuildExpiry({ build }: { build: BuildSummary }) {
+  const t = useTranslations("builds");
+  const format = useFormat();
   if (BEFORE_RUNNING.includes(build.status)) {
-    return <span className="text-slate-600 dark:text-slate-400">starts when running</span>;
+    return <span className="text-slate-600 dark:text-slate-400">{t("startsWhenRunning")}</span>;
   }
   // A sleeping build's time to live goes on counting.
   if (build.status === "running" || build.status === "sleeping")
     return <ExpiryCountdown expiresAt={build.expires_at} />;
-  if (build.status === "expired" && build.expires_at) return <span>{formatDateTime(build.expires_at)}</span>;
+  if (build.status === "expired" && build.expires_at) return <span>{format.dateTime(build.expires_at)}</span>;
   return <span>—</span>;
 }
 
-export const expiryLabel = (build: BuildSummary) => (build.status === "expired" ? "Expired" : "Expires in");
+/** The heading of the expiry's fact: "Expired" once past, "Expires in" before. */
+export function useExpiryLabel(): (build: BuildSummary) => string {
+  const t = useTranslations("builds");
+  return (build) => (build.status === "expired" ? t("expired") : t("expiresIn"));
+}

@@ -1,45 +1,50 @@
-import type { BuildRepository, BuildSummary } from "@/lib/swr/types";
+"use client";
 
-const TRIGGER_LABELS: Record<BuildSummary["trigger"], string> = {
-  manual: "manual",
-  webhook: "auto · webhook",
-  poll: "auto · poll",
-  rebuild: "rebuild",
-};
+import { useTranslations } from "next-intl";
+import { useCallback } from "react";
+import type { BuildRepository, BuildSummary } from "@/lib/swr/types";
 
 /** How a build was started, as a small tag; automatic builds (webhook, poll) stand out. */
 export function TriggerBadge({ build }: { build: Pick<BuildSummary, "trigger" | "triggered_by"> }) {
+  const t = useTranslations("builds");
   if (build.trigger === "manual") return null;
+  const label = t(`triggers.${build.trigger}`);
   const automatic = build.trigger === "webhook" || build.trigger === "poll";
   return (
     <span
       data-testid="build-trigger"
-      title={
-        build.triggered_by ? `${TRIGGER_LABELS[build.trigger]} by ${build.triggered_by}` : TRIGGER_LABELS[build.trigger]
-      }
+      title={build.triggered_by ? t("triggerBy", { trigger: label, who: build.triggered_by }) : label}
       className={`inline-block rounded px-1.5 py-0.5 text-xs font-medium whitespace-nowrap ${
         automatic
           ? "bg-sky-100 text-sky-900 dark:bg-sky-900/60 dark:text-sky-100"
           : "bg-slate-100 text-slate-800 dark:bg-slate-800 dark:text-slate-200"
       }`}
     >
-      {TRIGGER_LABELS[build.trigger]}
+      {label}
     </span>
   );
 }
 
-/** Who or what started the build, in words: "webhook, pushed by ana", "poll", "ana@example.com". */
-export function describeOrigin(build: Pick<BuildSummary, "trigger" | "triggered_by" | "created_by">): string {
-  switch (build.trigger) {
-    case "webhook":
-      return build.triggered_by ? `Webhook, pushed by ${build.triggered_by}` : "Webhook";
-    case "poll":
-      return "Polling (a new commit)";
-    case "rebuild":
-      return `Rebuild by ${build.triggered_by ?? build.created_by}`;
-    default:
-      return build.triggered_by ?? build.created_by;
-  }
+type Origin = Pick<BuildSummary, "trigger" | "triggered_by" | "created_by">;
+
+/** Who or what started the build, in words: "Webhook, pushed by ana", "Polling", "ana@example.com". */
+export function useDescribeOrigin(): (build: Origin) => string {
+  const t = useTranslations("builds.origin");
+  return useCallback(
+    (build: Origin) => {
+      switch (build.trigger) {
+        case "webhook":
+          return build.triggered_by ? t("webhookBy", { who: build.triggered_by }) : t("webhook");
+        case "poll":
+          return t("poll");
+        case "rebuild":
+          return t("rebuild", { who: build.triggered_by ?? build.created_by });
+        default:
+          return build.triggered_by ?? build.created_by;
+      }
+    },
+    [t],
+  );
 }
 
 /** A commit's subject and author, when git told them. */

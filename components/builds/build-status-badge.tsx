@@ -1,3 +1,7 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useCallback } from "react";
 import type { BuildStatus, StageStatus } from "@/lib/swr/types";
 
 const buildTones: Record<BuildStatus, string> = {
@@ -20,10 +24,18 @@ const buildTones: Record<BuildStatus, string> = {
   destroyed: "border border-dashed border-slate-400 text-slate-700 dark:border-slate-500 dark:text-slate-300",
 };
 
-export const statusLabel = (status: string) => status.replace(/_/g, " ");
+/** A status in the page's language; one a newer driver adds, unknown to the messages, as the API writes it. */
+export function useStatusLabel(): (status: string) => string {
+  const t = useTranslations("builds.statuses");
+  return useCallback(
+    (status: string) => (t.has(status as never) ? t(status as never) : status.replace(/_/g, " ")),
+    [t],
+  );
+}
 
 /** A build's status as a coloured pill; the word is always there, colour only repeats it. */
 export function BuildStatusBadge({ status }: { status: BuildStatus }) {
+  const statusLabel = useStatusLabel();
   const moving = ["checking_out", "installing", "testing", "starting", "destroying"].includes(status);
   const dot =
     status === "queued"

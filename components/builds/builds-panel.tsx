@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { Suspense, useDeferredValue, useState } from "react";
 import { useCanAct } from "@/components/auth/use-can-act";
 import { Button } from "@/components/ui/button";
@@ -8,7 +9,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { BUILD_STATUSES, type BuildStatus, type BuildSummary } from "@/lib/swr/types";
 import { useBuilds } from "@/lib/swr/use-builds";
-import { statusLabel } from "./build-status-badge";
+import { useStatusLabel } from "./build-status-badge";
 import { BuildsTable } from "./builds-table";
 import { FollowedBranches } from "./followed-branches";
 import { NewBuildDialog } from "./new-build-dialog";
@@ -28,6 +29,8 @@ function matches(build: BuildSummary, query: string): boolean {
 
 /** The builds table with its status filter (asked of the API), search (over the loaded page) and New build. */
 export function BuildsPanel() {
+  const t = useTranslations("builds");
+  const statusLabel = useStatusLabel();
   const [status, setStatus] = useState<BuildStatus | "">("");
   const [search, setSearch] = useState("");
   const deferredSearch = useDeferredValue(search);
@@ -41,15 +44,15 @@ export function BuildsPanel() {
   if (error) {
     body = <PanelError error={error} onRetry={() => void mutate()} className="h-48" />;
   } else if (!data || (isLoading && !shown)) {
-    body = <PanelLoading label="Loading builds" className="h-48" />;
+    body = <PanelLoading label={t("loading")} className="h-48" />;
   } else if (data.builds.length === 0) {
     body = (
       <PanelEmpty className="h-48">
-        <p>{status ? `No ${statusLabel(status)} builds.` : "No builds yet. Start one to get a preview environment."}</p>
+        <p>{status ? t("noneWithStatus", { status: statusLabel(status) }) : t("none")}</p>
       </PanelEmpty>
     );
   } else if (shown!.length === 0) {
-    body = <PanelEmpty className="h-48">No build matches “{deferredSearch}”.</PanelEmpty>;
+    body = <PanelEmpty className="h-48">{t("noMatch", { query: deferredSearch })}</PanelEmpty>;
   } else {
     // The table reads the query string (to keep it in its links): a Suspense boundary lets the page prerender.
     body = (
@@ -61,7 +64,7 @@ export function BuildsPanel() {
 
   return (
     <Panel
-      title="Builds"
+      title={t("title")}
       actions={
         <>
           {hint && (
@@ -75,20 +78,20 @@ export function BuildsPanel() {
             onClick={() => setCreating(true)}
             aria-describedby={hint ? "new-build-hint" : undefined}
           >
-            New build
+            {t("newBuild")}
           </Button>
         </>
       }
     >
       <div className="mb-3 flex flex-wrap gap-3">
         <label className="flex items-center gap-2 text-sm font-medium text-slate-700 dark:text-slate-300">
-          Status
+          {t("status")}
           <select
             value={status}
             onChange={(e) => setStatus(e.target.value as BuildStatus | "")}
             className={`${inputClass} h-9 w-40`}
           >
-            <option value="">All statuses</option>
+            <option value="">{t("allStatuses")}</option>
             {BUILD_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {statusLabel(s)}
@@ -97,12 +100,12 @@ export function BuildsPanel() {
           </select>
         </label>
         <label className="flex min-w-0 flex-1 basis-56 items-center gap-2 text-sm font-medium text-slate-700 sm:max-w-sm dark:text-slate-300">
-          Search
+          {t("search")}
           <input
             type="search"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
-            placeholder="id, repository, module, person…"
+            placeholder={t("searchPlaceholder")}
             className={`${inputClass} h-9`}
           />
         </label>

@@ -2,11 +2,12 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { hrefWith } from "@/components/ui/query-string";
 import type { BuildSummary } from "@/lib/swr/types";
 import { BuildExpiry } from "./build-expiry";
 import { repositoryLabel, shortId, shortSha } from "./build-format";
-import { CommitLine, describeOrigin, TriggerBadge } from "./build-origin";
+import { CommitLine, TriggerBadge, useDescribeOrigin } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { BuildAge, BuildRunTime, PreviewLink } from "./build-times";
 
@@ -22,12 +23,14 @@ const linkClass =
  * commit and its author. A table where its seven columns fit (lg); below, one card per build, so nothing scrolls sideways.
  */
 export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
+  const t = useTranslations("builds");
+  const describeOrigin = useDescribeOrigin();
   const params = useSearchParams();
   const href = (build: BuildSummary) => hrefWith(params, { build: build.build_id });
   return (
     // At least the loading placeholder's height, so the panel does not shrink when the list arrives.
     <div className="min-h-48">
-      <ul className="grid grid-cols-1 gap-2 md:grid-cols-2 lg:hidden" aria-label="Builds, newest first">
+      <ul className="grid grid-cols-1 gap-2 md:grid-cols-2 lg:hidden" aria-label={t("list")}>
         {builds.map((build) => (
           <li
             key={build.build_id}
@@ -67,14 +70,10 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
               <span className="min-w-0 break-words">
                 {describeOrigin(build)} · <BuildAge build={build} />
               </span>
-              {build.started_at && (
-                <span>
-                  took <BuildRunTime build={build} />
-                </span>
-              )}
+              {build.started_at && <span>{t.rich("took", { time: () => <BuildRunTime build={build} /> })}</span>}
               {EXPIRING.includes(build.status) && (
                 <span>
-                  Expires in <BuildExpiry build={build} />
+                  {t("expiresIn")} <BuildExpiry build={build} />
                 </span>
               )}
             </p>
@@ -84,29 +83,29 @@ export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
       </ul>
       <div className="hidden overflow-x-auto rounded-lg border border-slate-200 lg:block dark:border-slate-800">
         <table className="w-full min-w-[56rem] text-sm">
-          <caption className="sr-only">Builds, newest first</caption>
+          <caption className="sr-only">{t("list")}</caption>
           <thead className="bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
             <tr>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Build
+                {t("columns.build")}
               </th>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Branch and commit
+                {t("columns.branch")}
               </th>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Modules
+                {t("columns.modules")}
               </th>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Status
+                {t("columns.status")}
               </th>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Started
+                {t("columns.started")}
               </th>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Expires in
+                {t("columns.expiresIn")}
               </th>
               <th scope="col" className="px-3 py-2 font-semibold">
-                Preview
+                {t("columns.preview")}
               </th>
             </tr>
           </thead>

@@ -1,16 +1,19 @@
 "use client";
 
-import { formatDuration } from "@/components/ui/format";
+import { useTranslations } from "next-intl";
+import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
 
 /** Time left until `expiresAt`, ticking every second; "expired" once past. */
 export function ExpiryCountdown({ expiresAt, prefix = "" }: { expiresAt: string | null | undefined; prefix?: string }) {
+  const t = useTranslations("builds");
+  const format = useFormat();
   const now = useNow(1_000);
   if (!expiresAt) return <span>—</span>;
   const left = new Date(expiresAt).getTime() - now;
   return (
-    <time dateTime={expiresAt} title={new Date(expiresAt).toLocaleString()} className="tabular-nums">
-      {left > 0 ? `${prefix}${formatDuration(left)}` : "expired"}
+    <time dateTime={expiresAt} title={format.dateTime(expiresAt)} className="tabular-nums">
+      {left > 0 ? `${prefix}${format.duration(left)}` : t("expiredShort")}
     </time>
   );
 }

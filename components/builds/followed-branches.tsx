@@ -1,15 +1,17 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useAppConfig } from "@/lib/swr/use-app-config";
 
 /** Which branches are built automatically (auto_build in the configuration), per repository. */
 export function FollowedBranches() {
+  const t = useTranslations("builds");
   const { data } = useAppConfig();
   const followed = data?.repositories.filter((repository) => repository.auto_build) ?? [];
   if (followed.length === 0) return null;
   return (
     <p className="mb-3 text-sm text-slate-700 dark:text-slate-300" data-testid="followed-branches">
-      <span className="font-medium">Built automatically:</span>{" "}
+      <span className="font-medium">{t("followed")}</span>{" "}
       {followed.map((repository, index) => (
         <span key={repository.alias}>
           {index > 0 && "; "}
@@ -23,12 +25,12 @@ export function FollowedBranches() {
             {" "}
             (
             {[
-              repository.auto_build!.webhook && "webhook",
+              repository.auto_build!.webhook && t("followedWebhook"),
               repository.auto_build!.watch_interval_seconds &&
-                `polled every ${repository.auto_build!.watch_interval_seconds} s`,
+                t("followedPolled", { seconds: repository.auto_build!.watch_interval_seconds }),
             ]
               .filter(Boolean)
-              .join(", ") || "no webhook or polling set"}
+              .join(", ") || t("followedNone")}
             )
           </span>
         </span>

@@ -1,6 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useSWRConfig } from "swr";
 import { Modal } from "@/components/ui/modal";
 import { isBuildsKey } from "@/lib/swr/use-builds";
@@ -8,10 +9,11 @@ import { NewBuildForm } from "./new-build-form";
 
 /** The "New build" form in a dialog; a started build opens its detail so its stages can be watched. */
 export function NewBuildDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const t = useTranslations("builds");
   const router = useRouter();
   const { mutate } = useSWRConfig();
   return (
-    <Modal open={open} onClose={onClose} title="New build">
+    <Modal open={open} onClose={onClose} title={t("newBuild")}>
       {open && (
         <NewBuildForm
           onCancel={onClose}

@@ -1,11 +1,12 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
-import { formatTtl } from "@/components/ui/format";
 import { PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useFormat } from "@/components/ui/use-format";
 import { ApiError, normalizeFieldPath, sendJson } from "@/lib/swr/fetcher";
 import type { AppConfig, AppConfigRepository, Build } from "@/lib/swr/types";
 import { useAppConfig } from "@/lib/swr/use-app-config";
@@ -24,11 +25,12 @@ interface NewBuildFormProps {
 
 /** The form, once GET /app-config has answered: everything it offers comes from the service's configuration. */
 export function NewBuildForm(props: NewBuildFormProps) {
+  const t = useTranslations("builds.form");
   const config = useAppConfig();
   if (config.error) return <PanelError error={config.error} onRetry={() => void config.mutate()} className="h-64" />;
-  if (!config.data) return <PanelLoading label="Loading the build configuration" className="h-64" />;
+  if (!config.data) return <PanelLoading label={t("loading")} className="h-64" />;
   if (config.data.repositories.length === 0) {
-    return <Alert tone="info">No repository is configured: the operator adds them to the builds configuration.</Alert>;
+    return <Alert tone="info">{t("noRepository")}</Alert>;
   }
   return <LoadedNewBuildForm config={config.data} {...props} />;
 }
@@ -37,6 +39,8 @@ const byPriority = (a: AppConfigRepository, b: AppConfigRepository) =>
   a.priority - b.priority || a.alias.localeCompare(b.alias);
 
 function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps & { config: AppConfig }) {
+  const t = useTranslations("builds.form");
+  const format = useFormat();
   const repositories = [...config.repositories].sort(byPriority);
   const first = repositories.find((r) => r.ready) ?? repositories[0];
   const [rows, setRows] = useState<RepositoryRow[]>([{ key: 0, repository: first.alias, ref: first.default_ref }]);
@@ -85,11 +89,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   async function submit(event: React.FormEvent) {
     event.preventDefault();
     // What the browser can tell at once is said at once, in the same place the API's answer would go.
-    const local = checkForm(rows, selected);
+    const local = checkForm(rows, selected, { enterRef: t("enterRef"), chooseModule: t("chooseModule") });
     if (local.length > 0) {
-      setProblem(
-        new ApiError(0, { title: "Check the form", status: 0, detail: "Check the highlighted fields.", errors: local }),
-      );
+      setProblem(new ApiError(0, { title: t("checkTitle"), status: 0, detail: t("checkDetail"), errors: local }));
       return;
     }
     setBusy(true);
@@ -103,9 +105,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
       onCreated(data.build_id);
     } catch (error) {
       setProblem(
-        error instanceof ApiError
-          ? error
-          : new ApiError(0, { title: "Error", status: 0, detail: "The build could not be started." }),
+        error instanceof ApiError ? error : new ApiError(0, { title: t("error"), status: 0, detail: t("notStarted") }),
       );
     } finally {
       setBusy(false);
@@ -113,6 +113,8 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   }
 
   // Field problems go next to their fields; anything not tied to a shown field goes above the buttons.
+  const sentences = { chooseModule: t("chooseModule"), noSuchRef: t("noSuchRef") };
+  const humanize = (message: string | undefined, field?: "modules") => humanizeFieldMessage(message, sentences, field);
   const rowError = (index: number, field: "repository" | "ref") =>
     humanize(
       problem?.fieldError(`body.repositories.${index}.${field}`) ??
@@ -127,9 +129,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   const showDetail = problem && (!problem.problem.errors?.length || unplaced.length > 0);
 
   return (
-    <form ref={formRef} onSubmit={submit} className="flex flex-col gap-5" noValidate aria-label="New build">
+    <form ref={formRef} onSubmit={submit} className="flex flex-col gap-5" noValidate aria-label={t("label")}>
       <fieldset className="flex flex-col gap-3">
-        <legend className="mb-2 text-sm font-semibold">Repositories</legend>
+        <legend className="mb-2 text-sm font-semibold">{t("repositories")}</legend>
         {rows.map((row, index) => {
           const repo = repoByAlias.get(row.repository);
           const refLocked = repo ? !repo.allow_request_ref : false;
@@ -140,7 +142,7 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
               className="grid grid-cols-1 items-start gap-2 min-[440px]:grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto]"
               data-testid="repository-row"
             >
-              <Field label={`Repository ${index + 1}`} error={rowError(index, "repository")}>
+              <Field label={t("repository", { n: index + 1 })} error={rowError(index, "repository")}>
                 {(control) => (
                   <select
                     {...control}
@@ -158,22 +160,16 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                         }
                       >
                         {r.alias}
-                        {r.ready ? "" : " (not ready)"}
+                        {r.ready ? "" : t("notReadyOption")}
                       </option>
                     ))}
                   </select>
                 )}
               </Field>
               <Field
-                label={`Ref ${index + 1}`}
+                label={t("ref", { n: index + 1 })}
                 error={rowError(index, "ref")}
-                hint={
-                  refLocked
-                    ? "Only the default ref can be built."
-                    : repo && !repo.ready
-                      ? "Not ready: its mirror has not been fetched."
-                      : undefined
-                }
+                hint={refLocked ? t("refLocked") : repo && !repo.ready ? t("notReady") : undefined}
               >
                 {(control) => (
                   <input
@@ -192,11 +188,11 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                 <Button
                   size="md"
                   variant="ghost"
-                  aria-label={`Remove repository ${index + 1}`}
+                  aria-label={t("removeLabel", { n: index + 1 })}
                   disabled={rows.length === 1}
                   onClick={() => setRows((current) => current.filter((r) => r.key !== row.key))}
                 >
-                  Remove
+                  {t("remove")}
                 </Button>
               </div>
             </div>
@@ -204,16 +200,16 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
         })}
         <div>
           <Button size="sm" onClick={addRow} disabled={addable.length === 0 || rows.length >= config.max_repositories}>
-            Add repository
+            {t("add")}
           </Button>
         </div>
       </fieldset>
 
       <fieldset aria-describedby={modulesError ? "modules-error" : undefined}>
         <legend className="mb-2 text-sm font-semibold">
-          Modules{" "}
+          {t("modules")}{" "}
           <span className="font-normal text-slate-600 dark:text-slate-400">
-            ({selected.length} of at most {config.max_modules})
+            {t("modulesCount", { selected: selected.length, max: config.max_modules })}
           </span>
         </legend>
         <div className="flex max-h-56 flex-col gap-3 overflow-y-auto rounded-md border border-slate-200 p-3 dark:border-slate-700">
@@ -223,7 +219,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                 {repo.alias} @ {repo.default_ref}
               </p>
               {names.length === 0 ? (
-                <p className="text-sm text-slate-600 dark:text-slate-400">No modules found at {repo.default_ref}.</p>
+                <p className="text-sm text-slate-600 dark:text-slate-400">
+                  {t("noModules", { ref: repo.default_ref })}
+                </p>
               ) : (
                 <div className="flex flex-wrap gap-x-4 gap-y-1">
                   {names.map((name) => (
@@ -253,13 +251,13 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
         )}
       </fieldset>
 
-      <Field label="Time to live" error={ttlError} hint="The preview is destroyed when this runs out.">
+      <Field label={t("ttl")} error={ttlError} hint={t("ttlHint")}>
         {(control) => (
           <select {...control} className={inputClass} value={ttl} onChange={(e) => setTtl(Number(e.target.value))}>
             {ttlChoices.map((seconds) => (
               <option key={seconds} value={seconds}>
-                {formatTtl(seconds)}
-                {seconds === config.ttl.default_seconds ? " (default)" : ""}
+                {format.ttl(seconds)}
+                {seconds === config.ttl.default_seconds ? t("default") : ""}
               </option>
             ))}
           </select>
@@ -282,9 +280,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
       )}
 
       <div className="flex justify-end gap-2">
-        <Button onClick={onCancel}>Cancel</Button>
+        <Button onClick={onCancel}>{t("cancel")}</Button>
         <Button type="submit" variant="primary" busy={busy}>
-          Start build
+          {t("start")}
         </Button>
       </div>
     </form>
@@ -292,13 +290,16 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
 }
 
 /** The checks the browser can make before asking: worded for the person filling the form. */
-function checkForm(rows: RepositoryRow[], modules: string[]): { field: string; message: string }[] {
+function checkForm(
+  rows: RepositoryRow[],
+  modules: string[],
+  words: { enterRef: string; chooseModule: string },
+): { field: string; message: string }[] {
   const errors: { field: string; message: string }[] = [];
   rows.forEach((row, index) => {
-    if (!row.ref.trim())
-      errors.push({ field: `body.repositories.${index}.ref`, message: "Enter a branch, tag or commit." });
+    if (!row.ref.trim()) errors.push({ field: `body.repositories.${index}.ref`, message: words.enterRef });
   });
-  if (modules.length === 0) errors.push({ field: "body.modules", message: "Choose at least one module." });
+  if (modules.length === 0) errors.push({ field: "body.modules", message: words.chooseModule });
   return errors;
 }
 
@@ -306,10 +307,14 @@ function checkForm(rows: RepositoryRow[], modules: string[]): { field: string; m
  * The API's field messages are terse fragments ("must not be empty"): the known ones become sentences for a
  * person, the others get a capital and a full stop.
  */
-function humanize(message: string | undefined, field?: "modules"): string | undefined {
+function humanizeFieldMessage(
+  message: string | undefined,
+  sentences: { chooseModule: string; noSuchRef: string },
+  field?: "modules",
+): string | undefined {
   if (!message) return undefined;
-  if (field === "modules" && message === "must not be empty") return "Choose at least one module.";
-  if (message === "no branch, tag or commit of that name") return "No branch, tag or commit has this name.";
+  if (field === "modules" && message === "must not be empty") return sentences.chooseModule;
+  if (message === "no branch, tag or commit of that name") return sentences.noSuchRef;
   const sentence = message.charAt(0).toUpperCase() + message.slice(1);
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }

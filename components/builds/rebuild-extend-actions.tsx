@@ -1,6 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useSWRConfig } from "swr";
 import { useCanAct } from "@/components/auth/use-can-act";
@@ -8,7 +9,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { inputClass } from "@/components/ui/field";
-import { formatDateTime, formatDuration, formatTtl } from "@/components/ui/format";
+import { useFormat } from "@/components/ui/use-format";
 import { extendedExpiry } from "@/lib/builds/extension";
 import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import type { Build } from "@/lib/swr/types";
@@ -24,6 +25,8 @@ import { shortId } from "./build-format";
  * saying the new expiry, computed by the same rule as the API's (lib/builds/extension.ts).
  */
 export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayExtend: boolean }) {
+  const t = useTranslations("builds.actions");
+  const format = useFormat();
   const { canAct } = useCanAct();
   const { mutate } = useSWRConfig();
   const router = useRouter();
@@ -51,9 +54,7 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
         setAsking(undefined);
       }
     } catch (e) {
-      setError(
-        e instanceof ApiError ? e.message : `The build could not be ${action === "rebuild" ? "rebuilt" : "extended"}.`,
-      );
+      setError(e instanceof ApiError ? e.message : t("failed", { action }));
     } finally {
       setBusy(undefined);
     }
@@ -68,14 +69,14 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
           onClick={() => void act("rebuild")}
           busy={busy === "rebuild"}
           disabled={!canAct}
-          title="A new build of the same repositories and modules, at their newest commits"
+          title={t("rebuildTitle")}
         >
-          Rebuild
+          {t("rebuild")}
         </Button>
         {extendable && (
           <span className="inline-flex items-center gap-1">
             <label className="sr-only" htmlFor={`extend-${build.build_id}`}>
-              Time to add
+              {t("timeToAdd")}
             </label>
             <select
               id={`extend-${build.build_id}`}
@@ -88,7 +89,7 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
                 .sort((a, b) => a - b)
                 .map((seconds) => (
                   <option key={seconds} value={seconds}>
-                    + {formatTtl(seconds)}
+                    + {format.ttl(seconds)}
                   </option>
                 ))}
             </select>
@@ -99,7 +100,7 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
               }}
               disabled={!canAct}
             >
-              Extend…
+              {t("extend")}
             </Button>
           </span>
         )}
@@ -107,9 +108,9 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
       {extendable && config && asking !== undefined && (
         <ConfirmDialog
           open
-          title={`Extend build ${name} by ${formatTtl(asking)}?`}
-          confirmLabel={`Extend by ${formatTtl(asking)}`}
-          dismissLabel="Keep the expiry"
+          title={t("extendTitle", { id: name, ttl: format.ttl(asking) })}
+          confirmLabel={t("extendConfirm", { ttl: format.ttl(asking) })}
+          dismissLabel={t("keepExpiry")}
           tone="primary"
           busy={busy === "extend"}
           error={error}
@@ -137,6 +138,8 @@ function ExtensionPreview({
   addSeconds: number;
   maxSeconds: number;
 }) {
+  const t = useTranslations("builds.actions");
+  const format = useFormat();
   const now = new Date();
   const current = new Date(expiresAt);
   const next = extendedExpiry(current, addSeconds, maxSeconds, now);
@@ -144,20 +147,30 @@ function ExtensionPreview({
   return (
     <div className="flex flex-col gap-2">
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
-        <dt className="text-slate-600 dark:text-slate-400">Expires now</dt>
+        <dt className="text-slate-600 dark:text-slate-400">{t("expiresNow")}</dt>
         <dd className="tabular-nums" data-testid="extend-current-expiry">
-          {formatDateTime(current, false)} (in {formatDuration(current.getTime() - now.getTime())})
+          {t("inDuration", {
+            at: format.dateTime(current, false),
+            duration: format.duration(current.getTime() - now.getTime()),
+          })}
         </dd>
-        <dt className="font-medium">After extending</dt>
+        <dt className="font-medium">{t("afterExtending")}</dt>
         <dd className="font-medium tabular-nums" data-testid="extend-new-expiry">
-          {formatDateTime(next.expiresAt, false)} (in {formatDuration(next.expiresAt.getTime() - now.getTime())})
+          {t("inDuration", {
+            at: format.dateTime(next.expiresAt, false),
+            duration: format.duration(next.expiresAt.getTime() - now.getTime()),
+          })}
         </dd>
       </dl>
       {next.capped && (
         <p data-testid="extend-capped">
           {added > 0
-            ? `A build lives at most ${formatTtl(maxSeconds)} from now, so this adds ${formatDuration(added)} rather than ${formatTtl(addSeconds)}.`
-            : `A build lives at most ${formatTtl(maxSeconds)} from now: this one already has that, so nothing is added.`}
+            ? t("capped", {
+                max: format.ttl(maxSeconds),
+                added: format.duration(added),
+                asked: format.ttl(addSeconds),
+              })
+            : t("cappedNothing", { max: format.ttl(maxSeconds) })}
         </p>
       )}
     </div>

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { Button, Spinner } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
@@ -22,6 +23,7 @@ interface StageLogViewerProps {
  * person scrolled up to read, and honest about showing only the tail of a long log.
  */
 export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerProps) {
+  const t = useTranslations("builds.log");
   // A stage with no start time has no log: pending, skipped, or canceled before its turn.
   const notStarted = stage.status === "pending" || (!stage.started_at && stage.status !== "running");
   const { log, error, isLoading, isLive } = useStageLog(
@@ -64,28 +66,26 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
   }, [ended]);
 
   let placeholder: string | null = null;
-  if (stage.status === "pending") placeholder = "This stage has not started yet.";
-  else if (notStarted && stage.status === "canceled")
-    placeholder = "This stage did not run: the build was canceled before it.";
-  else if (notStarted && stage.status === "failed") placeholder = "This stage did not run: the build failed before it.";
-  else if (notStarted) placeholder = "This stage was skipped.";
+  if (stage.status === "pending") placeholder = t("notStarted");
+  else if (notStarted && stage.status === "canceled") placeholder = t("canceledBefore");
+  else if (notStarted && stage.status === "failed") placeholder = t("failedBefore");
+  else if (notStarted) placeholder = t("skipped");
   else if (error) placeholder = error.message;
   else if (isLoading) placeholder = null;
-  else if (log && log.content === "")
-    placeholder = isLive ? "Waiting for output…" : "This stage wrote nothing to its log.";
+  else if (log && log.content === "") placeholder = isLive ? t("waiting") : t("empty");
 
   return (
     <div className="flex min-h-0 flex-col gap-2">
       <div className="flex h-6 items-center justify-between gap-2 text-sm">
         <h3 className="min-w-0 truncate font-semibold">
-          Log · <span className="font-mono">{stage.name}</span>
+          {t.rich("title", { stage: () => <span className="font-mono">{stage.name}</span> })}
         </h3>
         {isLive && !notStarted && (
           <span
             className="inline-flex items-center gap-1.5 text-xs font-medium text-sky-700 dark:text-sky-300"
             data-testid="log-live"
           >
-            <span aria-hidden className="size-2 animate-pulse rounded-full bg-current" /> Live
+            <span aria-hidden className="size-2 animate-pulse rounded-full bg-current" /> {t("live")}
           </span>
         )}
       </div>
@@ -93,8 +93,8 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
         <div className="flex flex-wrap items-center gap-2">
           <input
             type="search"
-            aria-label={`Search the ${stage.name} log`}
-            placeholder="Search the log"
+            aria-label={t("search", { stage: stage.name })}
+            placeholder={t("searchPlaceholder")}
             value={search}
             onChange={(event) => {
               setSearch(event.target.value);
@@ -114,15 +114,15 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
               aria-live="polite"
               data-testid="log-search-count"
             >
-              {describeMatches(matches.length, current)}
+              {t("matches", { count: matches.length, current: Math.min(current, matches.length - 1) + 1 })}
             </span>
           )}
           {matches.length > 1 && (
             <>
-              <Button size="sm" variant="ghost" onClick={() => step(-1)} aria-label="Previous match">
+              <Button size="sm" variant="ghost" onClick={() => step(-1)} aria-label={t("previous")}>
                 ↑
               </Button>
-              <Button size="sm" variant="ghost" onClick={() => step(1)} aria-label="Next match">
+              <Button size="sm" variant="ghost" onClick={() => step(1)} aria-label={t("next")}>
                 ↓
               </Button>
             </>
@@ -132,7 +132,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
             download
             className="ml-auto text-xs font-medium text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
           >
-            Download the whole log
+            {t("download")}
           </a>
         </div>
       )}
@@ -141,8 +141,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
           className="rounded-md bg-amber-50 px-3 py-1.5 text-xs text-amber-900 dark:bg-amber-950/50 dark:text-amber-200"
           data-testid="log-truncated"
         >
-          This is the end of a longer log: earlier output is not shown (line numbers count from the first line shown).
-          Download the whole log to read it all.
+          {t("truncated")}
         </p>
       )}
       <div className="relative">
@@ -151,7 +150,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
           role="log"
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
           tabIndex={0}
-          aria-label={`Log of the ${stage.name} stage`}
+          aria-label={t("label", { stage: stage.name })}
           aria-live="off"
           aria-busy={isLoading || undefined}
           data-testid="stage-log"
@@ -163,7 +162,7 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
         >
           {isLoading && !log ? (
             <span className="inline-flex items-center gap-2 pl-3 text-slate-400">
-              <Spinner className="size-3" /> Loading the log…
+              <Spinner className="size-3" /> {t("loading")}
             </span>
           ) : placeholder ? (
             <span className={`pl-3 ${error ? "text-red-300" : "text-slate-400"}`}>{placeholder}</span>
@@ -182,17 +181,10 @@ export function StageLogViewer({ buildId, stage, onStageEnd }: StageLogViewerPro
               if (el) el.scrollTop = el.scrollHeight;
             }}
           >
-            Jump to latest
+            {t("jump")}
           </Button>
         )}
       </div>
     </div>
   );
-}
-
-/** "no match", "1 matching line", or which of the matching lines is the current one: "2 of 5 matching lines". */
-function describeMatches(count: number, current: number): string {
-  if (count === 0) return "no match";
-  if (count === 1) return "1 matching line";
-  return `${Math.min(current, count - 1) + 1} of ${count} matching lines`;
 }

@@ -1,6 +1,7 @@
 "use client";
 
-import { formatDuration } from "@/components/ui/format";
+import { useTranslations } from "next-intl";
+import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
 import type { Stage } from "@/lib/swr/types";
 import { StageStatusIcon } from "./build-status-badge";
@@ -17,9 +18,11 @@ interface StageTimelineProps {
  * button's visible text is its accessible name; aria-pressed says which log is shown.
  */
 export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps) {
+  const t = useTranslations("builds.stages");
+  const format = useFormat();
   const now = useNow(1_000);
   return (
-    <ol className="flex flex-col gap-1" aria-label="Stages">
+    <ol className="flex flex-col gap-1" aria-label={t("list")}>
       {stages.map((stage) => {
         const duration =
           stage.duration_ms ??
@@ -40,15 +43,17 @@ export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps
                 <span className="font-medium break-all">{stage.name}</span>{" "}
                 <span className="text-slate-600 dark:text-slate-400">
                   {stage.status === "canceled" && !stage.started_at
-                    ? "did not run"
+                    ? t("didNotRun")
                     : stage.status === "canceled"
-                      ? "interrupted"
-                      : stage.status}
-                  {stage.exit_code !== null && stage.exit_code !== 0 ? ` (exit ${stage.exit_code})` : ""}
+                      ? t("interrupted")
+                      : t.has(`status.${stage.status}`)
+                        ? t(`status.${stage.status}`)
+                        : stage.status}
+                  {stage.exit_code !== null && stage.exit_code !== 0 ? t("exit", { code: stage.exit_code }) : ""}
                 </span>
               </span>
               <span className="text-slate-600 tabular-nums dark:text-slate-400">
-                {duration !== null ? formatDuration(duration) : ""}
+                {duration !== null ? format.duration(duration) : ""}
               </span>
             </button>
           </li>

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import "swagger-ui-dist/swagger-ui.css";
 import "./swagger-docs.css";
@@ -14,6 +15,10 @@ import "./swagger-docs.css";
 export function SwaggerDocs() {
   const container = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<"loading" | "ready" | "failed">("loading");
+  const t = useTranslations("docs");
+  // Read when Swagger UI has drawn, in the page's language then; Swagger UI is set up once per page.
+  const names = useRef({ about: "", operations: "" });
+  names.current = { about: t("about"), operations: t("operations") };
 
   useEffect(() => {
     let cancelled = false;
@@ -27,7 +32,7 @@ export function SwaggerDocs() {
           tryItOutEnabled: true,
           docExpansion: "list",
           onComplete: () => {
-            labelOperations(container.current);
+            labelOperations(container.current, names.current);
             setState("ready");
           },
         });
@@ -49,14 +54,16 @@ export function SwaggerDocs() {
       className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100"
     >
       <div className="mx-auto max-w-6xl py-4">
-        {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">Loading the API description…</p>}
+        {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">{t("loading")}</p>}
         {state === "failed" && (
           <p role="alert" className="p-8 text-red-700 dark:text-red-300">
-            The API description could not be loaded. Reload the page, or read it as JSON at{" "}
-            <a className="underline" href="/openapi.json">
-              /openapi.json
-            </a>
-            .
+            {t.rich("failed", {
+              link: (chunks) => (
+                <a className="underline" href="/openapi.json">
+                  {chunks}
+                </a>
+              ),
+            })}
           </p>
         )}
         <div ref={container} />
@@ -71,20 +78,20 @@ export function SwaggerDocs() {
  * tree is otherwise left as it is: the heading is put beside its children, which it never replaces wholesale,
  * and React leaves alone attributes it does not set.
  */
-function labelOperations(root: HTMLElement | null) {
+function labelOperations(root: HTMLElement | null, names: { about: string; operations: string }) {
   // The API's title, version and description stand outside Swagger UI's <main>: a landmark of their own, so
   // nothing on the page is outside one.
   const info = root?.querySelector(".information-container");
   if (info && !info.getAttribute("role")) {
     info.setAttribute("role", "region");
-    info.setAttribute("aria-label", "About this API");
+    info.setAttribute("aria-label", names.about);
   }
   const operations = root?.querySelector("#operations");
   if (!operations || operations.querySelector(":scope > h2[data-operations-heading]")) return;
   const heading = document.createElement("h2");
   heading.className = "sr-only";
   heading.dataset.operationsHeading = "";
-  heading.textContent = "Operations";
+  heading.textContent = names.operations;
   operations.prepend(heading);
 }
 

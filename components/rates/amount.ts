@@ -3,8 +3,10 @@
  * arithmetic on decimal strings: no binary float between the API's digits and what is shown.
  */
 
+import type { Locale } from "@/i18n/locale";
+
 /** The languages the dashboard speaks, which also decide how an ambiguous amount is read. */
-export type AmountLanguage = "es" | "en";
+export type AmountLanguage = Locale;
 
 /**
  * How an amount was read where the reading could surprise: which mark was taken for the decimal mark, or
@@ -112,11 +114,12 @@ export function roundDecimal(decimal: string, digits: number): string {
   return negative && /[1-9]/.test(rounded) ? `-${rounded}` : rounded;
 }
 
-/** Decimal text with grouped thousands ("19724.56" -> "19,724.56"), every given decimal kept. */
-export function groupDigits(decimal: string): string {
+/** Decimal text with grouped thousands, every given decimal kept: "19724.56" -> "19.724,56" (es), "19,724.56" (en). */
+export function groupDigits(decimal: string, language: AmountLanguage): string {
+  const [group, mark] = language === "es" ? [".", ","] : [",", "."];
   const [integer, fraction] = decimal.split(".");
-  const grouped = integer.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+  const grouped = integer.replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  return fraction === undefined ? grouped : `${grouped}${mark}${fraction}`;
 }
 
 /** Decimals of a currency's minor unit (2 for VES and USD, 0 for JPY), as Intl knows them; 2 otherwise. */
@@ -138,9 +141,9 @@ export function minorUnitDigits(code: string): number {
  */
 export const RATE_DECIMALS = 8;
 
-/** A rate as decimal text, by the rule above: "197.24560000" -> "197.2456", "0.005069812..." -> "0.00506981". */
-export function formatRateText(decimal: string): string {
+/** A rate as decimal text, by the rule above: "197.24560000" -> "197,2456" (es), "0.005069812..." -> "0.00506981" (en). */
+export function formatRateText(decimal: string, language: AmountLanguage): string {
   const rounded = roundDecimal(decimal, RATE_DECIMALS).replace(/0+$/, "");
   const [integer, fraction = ""] = rounded.split(".");
-  return groupDigits(`${integer}.${fraction.padEnd(2, "0")}`);
+  return groupDigits(`${integer}.${fraction.padEnd(2, "0")}`, language);
 }

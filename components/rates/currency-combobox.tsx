@@ -1,7 +1,9 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useId, useRef, useState } from "react";
 import { inputClass } from "@/components/ui/field";
+import { foldForSearch, useCurrencyName, useCurrencySearchNames } from "./currency-names";
 
 export interface CurrencyOption {
   code: string;
@@ -20,26 +22,35 @@ interface CurrencyComboboxProps {
 }
 
 /**
- * A currency picker that can be typed into, as xe's is: the list shows each code with its whole name (no
- * name cut off), typing filters by code or name ("peso", "mx"), arrows move, Enter picks, Escape backs out.
- * The ARIA 1.2 combobox pattern with a listbox popup; the field shows "USD · US dollar" when closed.
+ * A currency picker that can be typed into, as xe's is: the list shows each code with its whole name in the
+ * page's language (no name cut off), typing filters by code or by name in either language, accents or not
+ * ("dolar", "dollar", "peso", "mx"), arrows move, Enter picks, Escape backs out. The ARIA 1.2 combobox
+ * pattern with a listbox popup; the field shows "USD · dólar estadounidense" when closed.
  */
 export function CurrencyCombobox({ id, value, options, onChange, align = "start", ...aria }: CurrencyComboboxProps) {
+  const t = useTranslations("currencies");
+  const nameOf = useCurrencyName();
+  const searchNames = useCurrencySearchNames();
   const listId = useId();
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState<string>();
   const [active, setActive] = useState(0);
   const open = query !== undefined;
-  const selected = options.find((option) => option.code === value);
-  const needle = (query ?? "").trim().toLowerCase();
+  const named = options.map((option) => ({ ...option, shown: nameOf(option.code, option.name) }));
+  const selected = named.find((option) => option.code === value);
+  const needle = foldForSearch((query ?? "").trim());
   const matches = needle
-    ? options
-        .filter((option) => option.code.toLowerCase().includes(needle) || option.name.toLowerCase().includes(needle))
+    ? named
+        .filter((option) =>
+          [option.code, option.shown, option.name, ...(searchNames[option.code] ?? [])].some((text) =>
+            foldForSearch(text).includes(needle),
+          ),
+        )
         // A code that starts with what is typed comes first: "eu" finds EUR before a name containing "eu".
         .sort(
           (a, b) => Number(!a.code.toLowerCase().startsWith(needle)) - Number(!b.code.toLowerCase().startsWith(needle)),
         )
-    : options;
+    : named;
 
   const close = () => setQuery(undefined);
   const pick = (option: CurrencyOption | undefined) => {
@@ -61,7 +72,7 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
         autoComplete="off"
         spellCheck={false}
         className={`${inputClass} pr-8`}
-        value={open ? query : selected ? `${selected.code} · ${selected.name}` : value}
+        value={open ? query : selected ? `${selected.code} · ${selected.shown}` : value}
         data-value={value}
         onFocus={(event) => event.target.select()}
         onClick={() => !open && setQuery("")}
@@ -106,11 +117,11 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
           id={listId}
           // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the ARIA combobox pattern's list of options.
           role="listbox"
-          aria-label="Currencies"
+          aria-label={t("list")}
           className={`absolute z-20 mt-1 max-h-64 w-full min-w-56 ${align === "end" ? "right-0" : "left-0"} overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg dark:border-slate-700 dark:bg-slate-900`}
         >
           {matches.length === 0 && (
-            <li className="px-3 py-2 text-slate-600 dark:text-slate-400">No currency matches “{query}”.</li>
+            <li className="px-3 py-2 text-slate-600 dark:text-slate-400">{t("noMatch", { query: query ?? "" })}</li>
           )}
           {matches.map((option, index) => (
             // biome-ignore lint/a11y/useFocusableInteractive: focus stays in the input, which names the active option.
@@ -129,7 +140,7 @@ export function CurrencyCombobox({ id, value, options, onChange, align = "start"
               onMouseEnter={() => setActive(index)}
             >
               <span className="w-10 shrink-0 font-mono font-semibold">{option.code}</span>
-              <span className="min-w-0">{option.name}</span>
+              <span className="min-w-0">{option.shown}</span>
             </li>
           ))}
         </ul>

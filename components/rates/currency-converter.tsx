@@ -1,13 +1,13 @@
 "use client";
 
+import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, inputClass } from "@/components/ui/field";
-import { formatDay } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
-import { useLanguage } from "@/components/ui/use-language";
+import { useFormat } from "@/components/ui/use-format";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
 import { useIsAdmin } from "@/lib/swr/use-me";
@@ -38,23 +38,26 @@ export function CurrencyConverter() {
   const currencies = useCurrencies();
   // Imports are for admins (the server refuses anyone else): only they are pointed to one.
   const isAdmin = useIsAdmin();
+  const t = useTranslations("converter");
   let body: React.ReactNode;
   if (currencies.error) {
     body = <PanelError error={currencies.error} onRetry={() => void currencies.mutate()} className="h-48" />;
   } else if (!currencies.data) {
-    body = <PanelLoading label="Loading the currencies" className="h-48" />;
+    body = <PanelLoading label={t("loading")} className="h-48" />;
   } else if (currencies.data.currencies.length === 0) {
     body = (
       <PanelEmpty className="min-h-48">
-        <p data-testid="converter-empty">No rate is stored yet, so there is nothing to convert with.</p>
+        <p data-testid="converter-empty">{t("empty")}</p>
         <FetchRateButton variant="primary" />
         {isAdmin && (
           <p className="text-xs">
-            Or import the central bank&apos;s quarterly workbook from the{" "}
-            <a className="underline" href="#latest-rate">
-              Latest rate
-            </a>{" "}
-            panel.
+            {t.rich("importHint", {
+              link: (chunks) => (
+                <a className="underline" href="#latest-rate">
+                  {chunks}
+                </a>
+              ),
+            })}
           </p>
         )}
       </PanelEmpty>
@@ -62,10 +65,11 @@ export function CurrencyConverter() {
   } else {
     body = <ConverterForm options={[...currencies.data.currencies, BOLIVAR]} />;
   }
-  return <Panel title="Converter">{body}</Panel>;
+  return <Panel title={t("title")}>{body}</Panel>;
 }
 
 function ConverterForm({ options }: { options: CurrencyOption[] }) {
+  const t = useTranslations("converter");
   const codes = options.map((option) => option.code);
   const [amountText, setAmountText] = useState("100");
   const [settledText, setSettledText] = useState(amountText);
@@ -82,7 +86,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
     return () => clearTimeout(timer);
   }, [amountText]);
 
-  const language = useLanguage();
+  const language = useLocale();
   const parsed = parseAmount(settledText, language);
   const amount = parsed?.value;
   const unreadable = settledText.trim() !== "" && amount === undefined;
@@ -106,13 +110,9 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
         }}
       >
         <Field
-          label="Amount"
-          hint={language === "es" ? "Write 1.234,56 or 50.000" : "Write 1,234.56 or 50,000"}
-          error={
-            unreadable
-              ? `Write an amount such as ${language === "es" ? "1.234,56 or 50.000" : "1,234.56 or 50,000"}.`
-              : fieldError("amount")
-          }
+          label={t("amount")}
+          hint={t("amountHint", { example: t("amountExample") })}
+          error={unreadable ? t("unreadable", { example: t("amountExample") }) : fieldError("amount")}
           className="@lg:col-span-3"
         >
           {(control) => (
@@ -126,14 +126,14 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
             />
           )}
         </Field>
-        <Field label="From" error={fieldError("from")}>
+        <Field label={t("from")} error={fieldError("from")}>
           {(control) => <CurrencyCombobox {...control} value={from} options={options} onChange={setFrom} />}
         </Field>
         <div className="flex items-end">
           <Button
             variant="ghost"
-            aria-label="Swap the currencies"
-            title="Swap the currencies"
+            aria-label={t("swap")}
+            title={t("swap")}
             onClick={() => {
               setFrom(to);
               setTo(from);
@@ -142,10 +142,10 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
             ⇄
           </Button>
         </div>
-        <Field label="To" error={fieldError("to")}>
+        <Field label={t("to")} error={fieldError("to")}>
           {(control) => <CurrencyCombobox {...control} value={to} options={options} onChange={setTo} />}
         </Field>
-        <Field label="Date" hint="Empty: the latest rates." error={fieldError("date")} className="@lg:col-span-3">
+        <Field label={t("date")} hint={t("dateHint")} error={fieldError("date")} className="@lg:col-span-3">
           {(control) => (
             <input
               {...control}
@@ -178,48 +178,60 @@ function ConversionResult({
   result: NonNullable<ReturnType<typeof useConversion>["data"]>;
   read?: { text: string; parsed: ParsedAmount; language: AmountLanguage };
 }) {
+  const t = useTranslations("converter");
+  const format = useFormat();
+  const language = format.locale;
   const money = roundDecimal(result.result, minorUnitDigits(result.to));
   const inverse = Number(result.rate) > 0 ? (1 / Number(result.rate)).toFixed(12) : undefined;
   return (
     <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
       <p className="text-lg font-semibold tabular-nums break-words">
-        {groupDigits(result.amount)} {result.from} ={" "}
-        <span title={`${groupDigits(result.result)} ${result.to} before rounding`}>{groupDigits(money)}</span>{" "}
+        {groupDigits(result.amount, language)} {result.from} ={" "}
+        <span title={t("beforeRounding", { amount: groupDigits(result.result, language), currency: result.to })}>
+          {groupDigits(money, language)}
+        </span>{" "}
         {result.to}
       </p>
       <p className="mt-1 text-sm text-slate-600 tabular-nums dark:text-slate-400">
-        1 {result.from} = {formatRateText(result.rate)} {result.to}
+        1 {result.from} = {formatRateText(result.rate, language)} {result.to}
         {inverse && result.from !== result.to && (
           <span className="block" data-testid="inverse-rate">
-            1 {result.to} = {formatRateText(inverse)} {result.from}
+            1 {result.to} = {formatRateText(inverse, language)} {result.from}
           </span>
         )}
       </p>
       {read?.parsed.reading && <AmountReadingNote text={read.text} parsed={read.parsed} language={read.language} />}
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-400">
-        Rates of <time dateTime={result.date}>{formatDay(result.date)}</time>
-        {result.requested_date && <> (no rates on {formatDay(result.requested_date)}: the nearest earlier date)</>}
+        {t.rich("ratesOf", {
+          date: format.day(result.date),
+          time: (chunks) => <time dateTime={result.date}>{chunks}</time>,
+        })}
+        {result.requested_date && <> {t("nearestEarlier", { date: format.day(result.requested_date) })}</>}
       </p>
     </div>
   );
 }
-
-const MARK_NAMES = { ".": "dot", ",": "comma" } as const;
 
 /**
  * How an amount that could be read two ways was read: the value without grouping, in the language's own
  * decimal mark, and which mark did what ("“50.000” read as 50000: the dot groups thousands").
  */
 function AmountReadingNote({ text, parsed, language }: ParsedAmountNote) {
+  const t = useTranslations("converter");
   const reading = parsed.reading!;
   const shown = language === "es" ? parsed.value.replace(".", ",") : parsed.value;
   const how =
     "groupMark" in reading
-      ? `the ${MARK_NAMES[reading.groupMark]} groups thousands`
-      : `the ${MARK_NAMES[reading.decimalMark]} is the decimal mark`;
+      ? t("groups", { mark: reading.groupMark === "." ? "dot" : "comma" })
+      : t("decimal", { mark: reading.decimalMark === "." ? "dot" : "comma" });
   return (
     <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="amount-reading">
-      “{text}” read as <span className="font-medium tabular-nums">{shown}</span>: {how}.
+      {t.rich("readAs", {
+        text,
+        value: shown,
+        how,
+        strong: (chunks) => <span className="font-medium tabular-nums">{chunks}</span>,
+      })}
     </p>
   );
 }

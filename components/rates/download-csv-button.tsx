@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { Button, buttonClassName } from "@/components/ui/button";
 import type { RateHistory } from "@/lib/swr/types";
 import { ratesCsvUrl } from "@/lib/swr/use-rates";
@@ -11,11 +12,12 @@ import { useSelectedCurrency } from "./selected-currency";
  * currency and the first and last dates in it ("bcv-rates_EUR_2025-10-02_2025-10-14.csv"), not the range asked.
  */
 export function DownloadCsvButton({ history }: { history: RateHistory | undefined }) {
+  const t = useTranslations("history");
   const currency = useSelectedCurrency();
   if (!history || history.rates.length === 0) {
     return (
       <Button size="sm" disabled>
-        Download CSV
+        {t("downloadCsv")}
       </Button>
     );
   }
@@ -23,7 +25,7 @@ export function DownloadCsvButton({ history }: { history: RateHistory | undefine
   return (
     // `download` without a name: the server's Content-Disposition names the file.
     <a href={ratesCsvUrl(range, currency.code)} download className={buttonClassName("secondary", "sm")}>
-      Download CSV
+      {t("downloadCsv")}
     </a>
   );
 }

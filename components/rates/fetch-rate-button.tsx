@@ -1,16 +1,17 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { useSWRConfig } from "swr";
 import { useCanAct } from "@/components/auth/use-can-act";
 import { Alert } from "@/components/ui/alert";
 import { Button, Spinner } from "@/components/ui/button";
-import { formatDay, formatRate } from "@/components/ui/format";
+import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
 import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import type { StoredRate } from "@/lib/swr/types";
 import { isRatesKey } from "@/lib/swr/use-rates";
-import { describeFetchFailure } from "./fetch-failure";
+import { useDescribeFetchFailure } from "./fetch-failure";
 
 type Outcome = { tone: "success"; text: string } | { tone: "error"; text: string; detail?: string };
 
@@ -21,6 +22,9 @@ type Outcome = { tone: "success"; text: string } | { tone: "error"; text: string
  * one click away.
  */
 export function FetchRateButton({ variant = "secondary" }: { variant?: "primary" | "secondary" }) {
+  const t = useTranslations("fetchRate");
+  const format = useFormat();
+  const describeFetchFailure = useDescribeFetchFailure();
   const { canAct, hint } = useCanAct();
   const { mutate } = useSWRConfig();
   const [startedAt, setStartedAt] = useState<number>();
@@ -31,10 +35,10 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
     setOutcome(undefined);
     try {
       const { status, data } = await sendJson<StoredRate>("/rates/", "POST");
-      const what = status === 201 ? "Stored the new rate" : "Refreshed the stored rate";
+      const values = { rate: format.rate(data.dollar), date: format.day(data.date) };
       // The progress goes as the outcome comes: never two status messages at once.
       setStartedAt(undefined);
-      setOutcome({ tone: "success", text: `${what}: Bs ${formatRate(data.dollar)} for ${formatDay(data.date)}.` });
+      setOutcome({ tone: "success", text: status === 201 ? t("stored", values) : t("refreshed", values) });
       await mutate(isRatesKey);
     } catch (error) {
       if (error instanceof ApiError) {
@@ -45,7 +49,7 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
           detail: failure.text === error.problem.detail ? undefined : error.problem.detail,
         });
       } else {
-        setOutcome({ tone: "error", text: "The rate could not be fetched. Try again." });
+        setOutcome({ tone: "error", text: t("failed") });
       }
     } finally {
       setStartedAt(undefined);
@@ -62,7 +66,7 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
           onClick={fetchRate}
           aria-describedby={hint ? "fetch-rate-hint" : undefined}
         >
-          Fetch latest rate
+          {t("button")}
         </Button>
         {hint && (
           <span id="fetch-rate-hint" className="text-xs text-slate-600 dark:text-slate-400">
@@ -76,7 +80,7 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
           <p>{outcome.text}</p>
           {outcome.tone === "error" && outcome.detail && (
             <details className="mt-1 text-xs">
-              <summary className="cursor-pointer">Technical details</summary>
+              <summary className="cursor-pointer">{t("technical")}</summary>
               <p className="mt-1 break-all">{outcome.detail}</p>
             </details>
           )}
@@ -88,6 +92,7 @@ export function FetchRateButton({ variant = "secondary" }: { variant?: "primary"
 
 /** What is happening while the server asks the bank, with the seconds waited so far. */
 function FetchProgress({ startedAt }: { startedAt: number }) {
+  const t = useTranslations("fetchRate");
   const now = useNow(1_000);
   const seconds = Math.max(0, Math.floor((now - startedAt) / 1_000));
   return (
@@ -98,13 +103,8 @@ function FetchProgress({ startedAt }: { startedAt: number }) {
     >
       <Spinner className="mt-0.5 size-3.5 shrink-0" />
       <span>
-        Asking the central bank… <span className="tabular-nums">{seconds} s</span>
-        {seconds >= 3 && (
-          <span className="block text-xs text-slate-600 dark:text-slate-400">
-            Its website is often slow: the server waits for it and tries again before giving up, which can take about
-            half a minute.
-          </span>
-        )}
+        {t("asking")} <span className="tabular-nums">{seconds} s</span>
+        {seconds >= 3 && <span className="block text-xs text-slate-600 dark:text-slate-400">{t("slow")}</span>}
       </span>
     </p>
   );

@@ -1,3 +1,5 @@
+import { useTranslations } from "next-intl";
+import { useCallback } from "react";
 import { daysFrom } from "./rate-range";
 
 /**
@@ -11,16 +13,32 @@ export const GAP_DAYS = 14;
 export const isGap = (earlier: string, later: string) => daysFrom(earlier, later) > GAP_DAYS;
 
 /**
- * How much earlier `earlier` is than `later`, in words, when the two are further apart than a gap:
- * "3 weeks earlier", "13 months earlier", "2 years earlier"; undefined for neighbouring dates.
+ * How much earlier `earlier` is than `later`, when the two are further apart than a gap, as a unit and a
+ * count for the messages to word ("3 weeks earlier", "13 meses antes", "2 years earlier"); undefined for
+ * neighbouring dates.
  */
-export function distanceEarlier(earlier: string, later: string): string | undefined {
+export function earlierParts(
+  earlier: string,
+  later: string,
+): { unit: "week" | "month" | "year"; count: number } | undefined {
   if (!isGap(earlier, later)) return undefined;
   const days = daysFrom(earlier, later);
-  if (days < 60) return `${Math.round(days / 7)} weeks earlier`;
+  if (days < 60) return { unit: "week", count: Math.round(days / 7) };
   const [y1, m1, d1] = earlier.split("-").map(Number);
   const [y2, m2, d2] = later.split("-").map(Number);
   const months = (y2 - y1) * 12 + (m2 - m1) - (d2 < d1 ? 1 : 0);
-  if (months < 24) return `${months} months earlier`;
-  return `${Math.floor(months / 12)} years earlier`;
+  if (months < 24) return { unit: "month", count: months };
+  return { unit: "year", count: Math.floor(months / 12) };
+}
+
+/** earlierParts in words, in the page's language. */
+export function useDistanceEarlier(): (earlier: string, later: string) => string | undefined {
+  const t = useTranslations("format");
+  return useCallback(
+    (earlier: string, later: string) => {
+      const parts = earlierParts(earlier, later);
+      return parts && t("earlier", parts);
+    },
+    [t],
+  );
 }

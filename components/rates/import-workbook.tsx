@@ -1,9 +1,11 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useRef, useState } from "react";
 import { useSWRConfig } from "swr";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { useFormat } from "@/components/ui/use-format";
 import { ApiError, requestWithStatus } from "@/lib/swr/fetcher";
 import type { ImportSummary } from "@/lib/swr/types";
 import { CURRENCIES_KEY } from "@/lib/swr/use-currencies";
@@ -15,6 +17,8 @@ import { isRatesKey } from "@/lib/swr/use-rates";
  * bank's home page stored are kept unless "Replace home-page values" is ticked.
  */
 export function ImportWorkbook() {
+  const t = useTranslations("importWorkbook");
+  const format = useFormat();
   const { mutate } = useSWRConfig();
   const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
@@ -34,7 +38,7 @@ export function ImportWorkbook() {
       setSummary(data);
       await mutate((key) => isRatesKey(key) || key === CURRENCIES_KEY);
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.problem.detail : "The workbook could not be imported. Try again.");
+      setError(caught instanceof ApiError ? caught.problem.detail : t("failed"));
     } finally {
       setBusy(false);
       if (input.current) input.current.value = "";
@@ -52,7 +56,7 @@ export function ImportWorkbook() {
           // Opened by the button below: a tab stop of its own would be an unnamed second stop for one action.
           tabIndex={-1}
           aria-hidden
-          aria-label="Workbook file"
+          aria-label={t("file")}
           data-testid="import-workbook-file"
           onChange={(event) => {
             const file = event.target.files?.[0];
@@ -60,35 +64,36 @@ export function ImportWorkbook() {
           }}
         />
         <Button busy={busy} onClick={() => input.current?.click()}>
-          Import workbook…
+          {t("button")}
         </Button>
         <label className="flex items-center gap-1 text-xs text-slate-600 dark:text-slate-400">
           <input type="checkbox" checked={overwrite} onChange={(event) => setOverwrite(event.target.checked)} />
-          Replace home-page values
+          {t("replace")}
         </label>
       </div>
-      <p className="text-xs text-slate-600 dark:text-slate-400">
-        The bank&apos;s quarterly .xls (2_1_2…_smc.xls): every currency, every day.
-      </p>
+      <p className="text-xs text-slate-600 dark:text-slate-400">{t("hint")}</p>
       {summary && (
         <Alert tone="success">
           <p>
-            {summary.file}: {summary.sheets_read} days read ({summary.first_date} to {summary.last_date}),{" "}
-            {summary.dates_added} added, {summary.dates_changed} changed, {summary.dates_unchanged} unchanged.
+            {t("summary", {
+              file: summary.file,
+              read: summary.sheets_read,
+              first: format.day(summary.first_date),
+              last: format.day(summary.last_date),
+              added: summary.dates_added,
+              changed: summary.dates_changed,
+              unchanged: summary.dates_unchanged,
+            })}
           </p>
           {summary.home_page_kept.length > 0 && (
-            <p className="mt-1 text-xs">
-              Kept {summary.home_page_kept.length} home-page values that differ from the workbook.
-            </p>
+            <p className="mt-1 text-xs">{t("kept", { count: summary.home_page_kept.length })}</p>
           )}
           {summary.workbook_won.length > 0 && (
-            <p className="mt-1 text-xs">
-              The workbook replaced {summary.workbook_won.length} different home-page values.
-            </p>
+            <p className="mt-1 text-xs">{t("replaced", { count: summary.workbook_won.length })}</p>
           )}
           {summary.sheets_skipped.length > 0 && (
             <details className="mt-1 text-xs">
-              <summary className="cursor-pointer">{summary.sheets_skipped.length} sheets skipped</summary>
+              <summary className="cursor-pointer">{t("skipped", { count: summary.sheets_skipped.length })}</summary>
               <ul className="mt-1 list-disc pl-4">
                 {summary.sheets_skipped.map((skipped) => (
                   <li key={skipped.sheet}>

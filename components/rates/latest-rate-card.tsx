@@ -1,22 +1,26 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
-import { formatAge, formatChange, formatDateTime, formatDay, formatPercent, formatRate } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
+import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRateStatus } from "@/lib/swr/use-rate-status";
 import { useRates } from "@/lib/swr/use-rates";
 import { FetchRateButton } from "./fetch-rate-button";
-import { distanceEarlier } from "./gaps";
+import { useDistanceEarlier } from "./gaps";
 import { ImportWorkbook } from "./import-workbook";
 import { shiftDays } from "./rate-range";
 import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
 
 /** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
 export function LatestRateCard() {
+  const t = useTranslations("latestRate");
+  const format = useFormat();
+  const earlier = useDistanceEarlier();
   const currency = useSelectedCurrency();
   const latest = useLatestRate(currency.code);
   const isAdmin = useIsAdmin();
@@ -33,11 +37,11 @@ export function LatestRateCard() {
   if (latest.error) {
     body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-[13rem]" />;
   } else if (latest.data === undefined) {
-    body = <PanelLoading label="Loading the latest rate" className="h-[13rem]" />;
+    body = <PanelLoading label={t("loading")} className="h-[13rem]" />;
   } else if (latest.data === null) {
     body = (
       <PanelEmpty className="h-32">
-        <p>No rate is stored yet. Fetch the central bank&apos;s current rate to start the history.</p>
+        <p>{t("empty")}</p>
       </PanelEmpty>
     );
   } else {
@@ -49,7 +53,7 @@ export function LatestRateCard() {
       <div className="flex min-h-[9.5rem] flex-col justify-between">
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
-            Bolívares per {currency.name} · <time dateTime={rate.date}>{formatDay(rate.date)}</time>
+            {t("perCurrency", { currency: currency.name })} · <time dateTime={rate.date}>{format.day(rate.date)}</time>
             {status.data?.stale && (
               <StaleBadge missed={status.data.business_days_missed} expected={status.data.expected_value_date} />
             )}
@@ -58,11 +62,11 @@ export function LatestRateCard() {
             className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"
             data-testid="latest-rate"
           >
-            {formatRate(rate.dollar)}
+            {format.rate(rate.dollar)}
           </p>
           <p className="mt-2 min-h-5 text-sm tabular-nums" data-testid="latest-rate-change">
             {history.isLoading && !history.data ? (
-              <span className="text-slate-500 dark:text-slate-400">Loading the change…</span>
+              <span className="text-slate-500 dark:text-slate-400">{t("loadingChange")}</span>
             ) : previous && change !== undefined ? (
               <span
                 className={
@@ -74,15 +78,15 @@ export function LatestRateCard() {
                 }
               >
                 <span aria-hidden>{direction === "up" ? "▲ " : direction === "down" ? "▼ " : "● "}</span>
-                {formatChange(change)} ({formatPercent(change / previous.dollar)})
+                {format.change(change)} ({format.percent(change / previous.dollar)})
                 <span className="text-slate-600 dark:text-slate-400">
                   {" "}
-                  vs {formatDay(previous.date)}
-                  {distanceEarlier(previous.date, rate.date) && `, ${distanceEarlier(previous.date, rate.date)}`}
+                  {t("versus", { date: format.day(previous.date) })}
+                  {earlier(previous.date, rate.date) && `, ${earlier(previous.date, rate.date)}`}
                 </span>
               </span>
             ) : (
-              <span className="text-slate-600 dark:text-slate-400">No earlier rate stored to compare with.</span>
+              <span className="text-slate-600 dark:text-slate-400">{t("noEarlier")}</span>
             )}
           </p>
           <LastUpdated at={status.data?.last_success?.at} loading={status.data === undefined && !status.error} />
@@ -92,7 +96,7 @@ export function LatestRateCard() {
   }
 
   return (
-    <Panel title="Latest rate" id="latest-rate" actions={<CurrencySelect />}>
+    <Panel title={t("title")} id="latest-rate" actions={<CurrencySelect />}>
       {body}
       {/* One button in one place for both states, so its result stays on screen when the first rate arrives. */}
       {latest.data !== undefined && !latest.error && (
@@ -113,14 +117,16 @@ export function LatestRateCard() {
 
 /** The newest value date is older than the bank's habit says it should be (GET /rates/status). */
 function StaleBadge({ missed, expected }: { missed: number | null; expected: string }) {
-  const days = missed === 1 ? "1 business day" : `${missed} business days`;
+  const t = useTranslations("latestRate");
+  const format = useFormat();
   return (
     <span
       className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"
       data-testid="stale-badge"
-      title={`The central bank's rate for ${formatDay(expected)} is due and not stored yet`}
+      title={t("staleTitle", { date: format.day(expected) })}
     >
-      Stale{missed ? ` · ${days} missed` : ""}
+      {t("stale")}
+      {missed ? ` · ${t("staleMissed", { count: missed })}` : ""}
     </span>
   );
 }
@@ -131,6 +137,8 @@ function StaleBadge({ missed, expected }: { missed: number | null; expected: str
  * came from a workbook were never fetched, and the line says so.
  */
 function LastUpdated({ at, loading }: { at: string | undefined | null; loading: boolean }) {
+  const t = useTranslations("latestRate");
+  const format = useFormat();
   const now = useNow(30_000);
   // The full time is in the viewer's time zone, which the server rendering the first paint does not know:
   // it is added once the page runs in the browser.
@@ -142,15 +150,15 @@ function LastUpdated({ at, loading }: { at: string | undefined | null; loading: 
         "\u00a0"
       ) : at ? (
         <>
-          Last updated{" "}
+          {t("lastUpdated")}{" "}
           {/* The age moves with the clock: the server's render and the browser's may differ by a minute. */}
-          <time dateTime={at} title={inBrowser ? formatDateTime(at) : undefined} suppressHydrationWarning>
-            {formatAge(at, now)}
+          <time dateTime={at} title={inBrowser ? format.dateTime(at) : undefined} suppressHydrationWarning>
+            {format.age(at, now)}
           </time>
-          {inBrowser && <span className="sr-only"> ({formatDateTime(at)})</span>}
+          {inBrowser && <span className="sr-only"> ({format.dateTime(at)})</span>}
         </>
       ) : (
-        "Not fetched from the central bank yet"
+        t("notFetched")
       )}
     </p>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import {
   CartesianGrid,
   Line,
@@ -11,7 +12,8 @@ import {
   YAxis,
 } from "recharts";
 import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
-import { formatDay, formatRate } from "@/components/ui/format";
+import { numberFormat } from "@/components/ui/format";
+import { useFormat } from "@/components/ui/use-format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
 import { GAP_DAYS, isGap } from "./gaps";
@@ -23,8 +25,6 @@ const palettes = {
   light: { line: "#4f46e5", text: "#475569", grid: "#e2e8f0" },
   dark: { line: "#818cf8", text: "#94a3b8", grid: "#1e293b" },
 };
-
-const axisRate = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 
 interface Point {
   date: string;
@@ -59,15 +59,15 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
   const style = tickStyleFor(startMs, endMs);
   const colors = palettes[usePrefersDark() ? "dark" : "light"];
   const currency = useSelectedCurrency();
+  const t = useTranslations("chart");
+  const format = useFormat();
+  const axisRate = numberFormat(format.locale, { maximumFractionDigits: 2 });
+  const label = t("label", { count: rates.length, start: format.day(start), end: format.day(end) });
   return (
     <figure
       className="h-72 w-full min-w-0"
       data-gaps={gaps}
-      aria-label={`Line chart of ${rates.length} rates from ${formatDay(start)} to ${formatDay(end)}${
-        gaps > 0
-          ? `, broken where ${gaps === 1 ? "one stretch" : `${gaps} stretches`} of more than ${GAP_DAYS} days ${gaps === 1 ? "has" : "have"} no rates`
-          : ""
-      }`}
+      aria-label={gaps > 0 ? t("gaps", { label, gaps, days: GAP_DAYS }) : label}
     >
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 0 }} accessibilityLayer>
@@ -78,7 +78,7 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
             scale="time"
             domain={[startMs, endMs]}
             ticks={timeTicks(startMs, endMs)}
-            tickFormatter={(ms: number) => formatTick(ms, style)}
+            tickFormatter={(ms: number) => formatTick(ms, style, format.locale)}
             tick={{ fill: colors.text, fontSize: 12 }}
             stroke={colors.grid}
             interval="preserveStart"
@@ -99,7 +99,7 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
           <Line
             type="linear"
             dataKey="dollar"
-            name={`Bs per ${currency.code}`}
+            name={t("series", { currency: currency.code })}
             stroke={colors.line}
             strokeWidth={2}
             // Dots help on short ranges; on years of data they would only be noise.
@@ -116,12 +116,13 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
 }
 
 function RateTooltip({ active, payload }: TooltipContentProps<ValueType, NameType>) {
+  const format = useFormat();
   const point = payload?.[0]?.payload as Point | undefined;
   if (!active || !point || point.dollar === null) return null;
   return (
     <div className="rounded-md border border-slate-200 bg-white px-3 py-2 text-sm shadow-md dark:border-slate-700 dark:bg-slate-900">
-      <p className="text-slate-600 dark:text-slate-400">{formatDay(point.date)}</p>
-      <p className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">Bs {formatRate(point.dollar)}</p>
+      <p className="text-slate-600 dark:text-slate-400">{format.day(point.date)}</p>
+      <p className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">Bs {format.rate(point.dollar)}</p>
     </div>
   );
 }

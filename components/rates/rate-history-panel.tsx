@@ -2,10 +2,11 @@
 
 import dynamic from "next/dynamic";
 import { useRouter, useSearchParams } from "next/navigation";
-import { formatDay } from "@/components/ui/format";
+import { useTranslations } from "next-intl";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { hrefWith } from "@/components/ui/query-string";
+import { useFormat } from "@/components/ui/use-format";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { type DateRange, useRates } from "@/lib/swr/use-rates";
 import { DownloadCsvButton } from "./download-csv-button";
@@ -28,10 +29,12 @@ const loadRateChart = () => import("./rate-chart").then((module) => module.RateC
 // Asked for as soon as this module runs, not when the chart first renders (after hydration): on a busy
 // phone that wait is seconds.
 if (typeof window !== "undefined") void loadRateChart();
-const RateChart = dynamic(loadRateChart, {
-  ssr: false,
-  loading: () => <PanelLoading label="Loading the chart" className="h-72" />,
-});
+const RateChart = dynamic(loadRateChart, { ssr: false, loading: () => <ChartLoading /> });
+
+function ChartLoading() {
+  const t = useTranslations("history");
+  return <PanelLoading label={t("loadingChart")} className="h-72" />;
+}
 
 /**
  * The history of the chosen range: its summary, a chart and a table (newest first), with the CSV download.
@@ -40,6 +43,8 @@ const RateChart = dynamic(loadRateChart, {
  * previously shown range stays on screen beside the problem.
  */
 export function RateHistoryPanel() {
+  const t = useTranslations("history");
+  const format = useFormat();
   const params = useSearchParams();
   const router = useRouter();
   const selection = selectionFromQuery(params);
@@ -71,7 +76,7 @@ export function RateHistoryPanel() {
   if (problems.length > 0) {
     chart = (
       <PanelEmpty className="h-72">
-        <p>Correct the range above to see its rates.</p>
+        <p>{t("correctRange")}</p>
       </PanelEmpty>
     );
     table = null;
@@ -86,20 +91,20 @@ export function RateHistoryPanel() {
     );
     table = null;
   } else if (!data) {
-    chart = <PanelLoading label="Loading the rate history" className="h-72" />;
-    table = <PanelLoading label="Loading the rates table" className="h-56 2xl:h-72" />;
+    chart = <PanelLoading label={t("loadingHistory")} className="h-72" />;
+    table = <PanelLoading label={t("loadingTable")} className="h-56 2xl:h-72" />;
   } else if (data.rates.length === 0) {
     const nothingStored = latest.data === null;
     chart = (
       <PanelEmpty className="h-72">
         <p>
           {nothingStored
-            ? "No rate is stored yet: fetch the first one from the latest rate panel."
-            : `No rates stored between ${formatDay(data.start_date)} and ${formatDay(data.end_date)}.`}
+            ? t("nothingStored")
+            : t("noneBetween", { start: format.day(data.start_date), end: format.day(data.end_date) })}
         </p>
       </PanelEmpty>
     );
-    table = <PanelEmpty className="h-56 2xl:h-72">No rates in this range.</PanelEmpty>;
+    table = <PanelEmpty className="h-56 2xl:h-72">{t("noneInRange")}</PanelEmpty>;
   } else {
     chart = (
       <div className="flex flex-col gap-3">
@@ -112,7 +117,7 @@ export function RateHistoryPanel() {
 
   return (
     <Panel
-      title="Rate history"
+      title={t("title")}
       actions={
         <RateRangePicker
           key={selection.preset === "custom" ? `${selection.start}:${selection.end}` : "preset"}
@@ -135,7 +140,11 @@ export function RateHistoryPanel() {
             <div className="flex flex-wrap items-center justify-between gap-2 text-xs text-slate-600 dark:text-slate-400">
               <span data-testid="rates-count">
                 {data
-                  ? `${data.rates.length} rate${data.rates.length === 1 ? "" : "s"} · ${formatDay(shownStart!)} – ${formatDay(data.end_date)}`
+                  ? t("count", {
+                      count: data.rates.length,
+                      start: format.day(shownStart!),
+                      end: format.day(data.end_date),
+                    })
                   : " "}
               </span>
               <DownloadCsvButton history={data} />

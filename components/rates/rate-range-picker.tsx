@@ -1,8 +1,10 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
+import { type Format, useFormat } from "@/components/ui/use-format";
 import type { DateRange } from "@/lib/swr/use-rates";
 import { RANGE_PRESETS, type RangePreset, type RangeProblem, type RangeSelection } from "./rate-range";
 
@@ -22,6 +24,8 @@ const segment =
 
 /** Preset range buttons and a custom from/to range, checked here before the API is asked. */
 export function RateRangePicker({ value, onChange, problems, current, today }: RateRangePickerProps) {
+  const t = useTranslations("range");
+  const format = useFormat();
   const [customOpen, setCustomOpen] = useState(value.preset === "custom");
   const [start, setStart] = useState(value.preset === "custom" ? value.start : (current?.start_date ?? ""));
   const [end, setEnd] = useState(value.preset === "custom" ? value.end : (current?.end_date ?? ""));
@@ -34,7 +38,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
       {/* biome-ignore lint/a11y/useSemanticElements: a fieldset's own border, padding and min-width would fight this control's frame. */}
       <div
         role="group"
-        aria-label="History range"
+        aria-label={t("group")}
         className="flex w-full rounded-md border border-slate-300 p-0.5 sm:inline-flex sm:w-auto dark:border-slate-600"
       >
         {RANGE_PRESETS.map((preset) => (
@@ -49,8 +53,8 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
             className={segment}
           >
             {/* One label shown at a time, so the accessible name is always the visible text. */}
-            <span className="sm:hidden">{preset.short}</span>
-            <span className="hidden sm:inline">{preset.label}</span>
+            <span className="sm:hidden">{t(`short.${preset.id}`)}</span>
+            <span className="hidden sm:inline">{t(`presets.${preset.id}`)}</span>
           </button>
         ))}
         <button
@@ -64,14 +68,14 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
           }}
           className={segment}
         >
-          Custom
+          {t("custom")}
         </button>
       </div>
       {customOpen && (
         <form
           className="flex w-full flex-col gap-1 sm:w-auto sm:items-end"
           noValidate
-          aria-label="Custom range"
+          aria-label={t("customForm")}
           onSubmit={(event) => {
             event.preventDefault();
             onChange({ preset: "custom", start, end });
@@ -79,7 +83,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
         >
           <div className="grid grid-cols-1 items-end gap-2 min-[380px]:grid-cols-2 sm:flex">
             <label className="flex min-w-0 flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-              From
+              {t("from")}
               <input
                 type="date"
                 required
@@ -92,7 +96,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
               />
             </label>
             <label className="flex min-w-0 flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-              To
+              {t("to")}
               <input
                 type="date"
                 required
@@ -105,7 +109,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
               />
             </label>
             <Button type="submit" size="sm" variant="primary" className="min-[380px]:col-span-2">
-              Apply
+              {t("apply")}
             </Button>
           </div>
           {problems.length > 0 && (
@@ -113,7 +117,7 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
               <ul className="flex flex-col gap-0.5 text-sm text-red-700 sm:max-w-md sm:text-right dark:text-red-300">
                 {problems.map((problem) => (
                   <li key={problem.field} id={`range-${problem.field}-problem`}>
-                    {problem.message}
+                    {wordRangeProblem(problem, t as unknown as Translate, format)}
                   </li>
                 ))}
               </ul>
@@ -123,4 +127,23 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
       )}
     </div>
   );
+}
+
+type Translate = (key: string, values?: Record<string, string | number>) => string;
+
+/** A problem of the custom range in the words of `t` (the range messages), its dates in the page's format. */
+export function wordRangeProblem(problem: RangeProblem, t: Translate, format: Pick<Format, "day">): string {
+  const field = t(problem.field);
+  switch (problem.kind) {
+    case "missing":
+      return t("missing", { field });
+    case "notDate":
+      return t("notDate", { field, value: problem.value });
+    case "future":
+      return t("future", { field, date: format.day(problem.date), today: format.day(problem.today) });
+    case "after":
+      return t("after", { start: format.day(problem.start), end: format.day(problem.end) });
+    case "tooLong":
+      return t("tooLong", { days: problem.days, max: problem.max });
+  }
 }

@@ -5,13 +5,13 @@ export type RangePreset = "30d" | "90d" | "1y" | "all";
 /** The longest range GET /rates/history serves per request (lib/rates/schemas.ts MAX_HISTORY_SPAN_DAYS). */
 export const MAX_SPAN_DAYS = 3660;
 
-/** `short` is what a phone shows, where five buttons share 250 px. */
-export const RANGE_PRESETS: { id: RangePreset; label: string; short: string; days: number }[] = [
-  { id: "30d", label: "30 days", short: "30D", days: 30 },
-  { id: "90d", label: "90 days", short: "90D", days: 90 },
-  { id: "1y", label: "1 year", short: "1Y", days: 365 },
+/** The presets' names are in the messages (range.presets, and range.short for a phone's five buttons). */
+export const RANGE_PRESETS: { id: RangePreset; days: number }[] = [
+  { id: "30d", days: 30 },
+  { id: "90d", days: 90 },
+  { id: "1y", days: 365 },
   // Asks for the longest range the API serves; the chart then starts at the first stored date in it.
-  { id: "all", label: "All", short: "All", days: MAX_SPAN_DAYS },
+  { id: "all", days: MAX_SPAN_DAYS },
 ];
 
 export const DEFAULT_PRESET: RangePreset = "30d";
@@ -62,22 +62,18 @@ export function presetRange(preset: RangePreset, today = todayInCaracas()): Date
   return { start_date: shiftDays(today, -days), end_date: today };
 }
 
-export interface RangeProblem {
-  field: "from" | "to";
-  message: string;
-}
+/** What is wrong with one field of a custom range, for the messages (range.<kind>) to word. */
+export type RangeProblem = { field: "from" | "to" } & (
+  | { kind: "missing" }
+  | { kind: "notDate"; value: string }
+  | { kind: "future"; date: string; today: string }
+  | { kind: "after"; start: string; end: string }
+  | { kind: "tooLong"; days: number; max: number }
+);
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const isCalendarDate = (value: string) =>
   ISO_DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
-
-const spoken = (date: string) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString("en-US", {
-    timeZone: "UTC",
-    year: "numeric",
-    month: "short",
-    day: "numeric",
-  });
 
 /**
  * What is wrong with a custom range, field by field, before the API is asked: the same rules it applies
@@ -85,26 +81,19 @@ const spoken = (date: string) =>
  */
 export function checkCustomRange(start: string, end: string, today = todayInCaracas()): RangeProblem[] {
   const problems: RangeProblem[] = [];
-  for (const [field, value, name] of [
-    ["from", start, "From"],
-    ["to", end, "To"],
+  for (const [field, value] of [
+    ["from", start],
+    ["to", end],
   ] as const) {
-    if (!value) problems.push({ field, message: `${name}: choose a date.` });
-    else if (!isCalendarDate(value)) problems.push({ field, message: `${name}: “${value}” is not a calendar date.` });
-    else if (value > today)
-      problems.push({
-        field,
-        message: `${name}: ${spoken(value)} is in the future; the latest rate can be today’s, ${spoken(today)}.`,
-      });
+    if (!value) problems.push({ field, kind: "missing" });
+    else if (!isCalendarDate(value)) problems.push({ field, kind: "notDate", value });
+    else if (value > today) problems.push({ field, kind: "future", date: value, today });
   }
   if (problems.length > 0) return problems;
   if (start > end) {
-    problems.push({ field: "from", message: `From: ${spoken(start)} is after To (${spoken(end)}).` });
+    problems.push({ field: "from", kind: "after", start, end });
   } else if (daysFrom(start, end) > MAX_SPAN_DAYS) {
-    problems.push({
-      field: "from",
-      message: `From: the range spans ${daysFrom(start, end)} days; at most ${MAX_SPAN_DAYS} (about ten years) can be shown at once.`,
-    });
+    problems.push({ field: "from", kind: "tooLong", days: daysFrom(start, end), max: MAX_SPAN_DAYS });
   }
   return problems;
 }

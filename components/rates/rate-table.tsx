@@ -1,6 +1,10 @@
-import { formatDay, formatFixed, fractionDigitsOf } from "@/components/ui/format";
+"use client";
+
+import { useTranslations } from "next-intl";
+import { fractionDigitsOf } from "@/components/ui/format";
+import { useFormat } from "@/components/ui/use-format";
 import type { Rate } from "@/lib/swr/types";
-import { distanceEarlier } from "./gaps";
+import { useDistanceEarlier } from "./gaps";
 import { useSelectedCurrency } from "./selected-currency";
 
 /**
@@ -10,6 +14,9 @@ import { useSelectedCurrency } from "./selected-currency";
  * points line up.
  */
 export function RateTable({ rates }: { rates: Rate[] }) {
+  const t = useTranslations("table");
+  const format = useFormat();
+  const distanceEarlier = useDistanceEarlier();
   const currency = useSelectedCurrency();
   const digits = fractionDigitsOf(rates.map((rate) => rate.dollar));
   return (
@@ -17,20 +24,20 @@ export function RateTable({ rates }: { rates: Rate[] }) {
       className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800"
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
       tabIndex={0}
-      aria-label="Rates table, scrollable"
+      aria-label={t("label")}
     >
       <table className="w-full text-sm">
-        <caption className="sr-only">Rates of the selected range, newest first</caption>
+        <caption className="sr-only">{t("caption")}</caption>
         <thead className="sticky top-0 bg-slate-100 text-left text-xs tracking-wide text-slate-700 uppercase dark:bg-slate-800 dark:text-slate-300">
           <tr>
             <th scope="col" className="px-2 py-2 font-semibold sm:px-3">
-              Date
+              {t("date")}
             </th>
             <th scope="col" className="px-2 py-2 text-right font-semibold sm:px-3">
-              Bs per {currency.code}
+              {t("perCurrency", { currency: currency.code })}
             </th>
             <th scope="col" className="hidden px-2 py-2 text-right font-semibold sm:table-cell sm:px-3">
-              Change
+              {t("change")}
             </th>
           </tr>
         </thead>
@@ -44,23 +51,23 @@ export function RateTable({ rates }: { rates: Rate[] }) {
             return (
               <tr key={rate.date} className="hover:bg-slate-50 dark:hover:bg-slate-800/40">
                 <td className="px-2 py-1.5 font-sans text-sm whitespace-nowrap sm:px-3">
-                  <time dateTime={rate.date}>{formatDay(rate.date)}</time>
+                  <time dateTime={rate.date}>{format.day(rate.date)}</time>
                 </td>
                 <td className="px-2 py-1.5 text-right whitespace-nowrap tabular-nums sm:px-3">
                   <span className="block" data-testid="rate-value">
-                    {formatFixed(rate.dollar, digits)}
+                    {format.fixed(rate.dollar, digits)}
                   </span>
                   {/* A phone has no room for a third column: the change goes under the value. */}
                   <span className="block text-xs text-slate-600 sm:hidden dark:text-slate-400">
-                    {change === undefined ? "" : formatFixed(change, digits, true)}
-                    {across && <span className="block font-sans">vs {across}</span>}
+                    {change === undefined ? "" : format.fixed(change, digits, true)}
+                    {across && <span className="block font-sans">{t("versus", { across })}</span>}
                   </span>
                 </td>
                 <td className="hidden px-2 py-1.5 text-right whitespace-nowrap text-slate-600 tabular-nums sm:table-cell sm:px-3 dark:text-slate-400">
-                  {change === undefined ? "—" : formatFixed(change, digits, true)}
+                  {change === undefined ? "—" : format.fixed(change, digits, true)}
                   {across && (
                     <span className="block font-sans text-xs" data-testid="change-across-gap">
-                      vs {formatDay(previous!.date)}, {across}
+                      {t("versusDate", { date: format.day(previous!.date), across })}
                     </span>
                   )}
                 </td>

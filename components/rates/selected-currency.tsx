@@ -1,10 +1,12 @@
 "use client";
 
 import { useRouter, useSearchParams } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { createContext, useContext, useId } from "react";
 import { hrefWith } from "@/components/ui/query-string";
 import { useCurrencies } from "@/lib/swr/use-currencies";
 import { CurrencyCombobox } from "./currency-combobox";
+import { useCurrencyName } from "./currency-names";
 import { currencyFromQuery } from "./rate-range";
 
 /**
@@ -26,8 +28,9 @@ export function SelectedCurrencyProvider({ children }: { children: React.ReactNo
   const router = useRouter();
   const code = currencyFromQuery(params);
   const { data } = useCurrencies();
-  const name =
-    data?.currencies.find((currency) => currency.code === code)?.name ?? (code === DOLLAR.code ? DOLLAR.name : code);
+  const nameOf = useCurrencyName();
+  // The name in the page's language ("Bolívares por dólar estadounidense").
+  const name = nameOf(code, data?.currencies.find((currency) => currency.code === code)?.name);
   const setCode = (next: string) =>
     router.replace(hrefWith(params, { currency: next === DOLLAR.code ? null : next }), { scroll: false });
   return (
@@ -44,6 +47,7 @@ export const useSelectedCurrency = () => useContext(SelectedCurrencyContext);
 export function CurrencySelect({ className = "" }: { className?: string }) {
   const { code, name, setCode } = useSelectedCurrency();
   const { data } = useCurrencies();
+  const t = useTranslations("currencies");
   const id = useId();
   const stored = data?.currencies.length ? data.currencies : [DOLLAR];
   // A linked currency that has no rates here is still shown as chosen (the card then says it has none).
@@ -53,7 +57,7 @@ export function CurrencySelect({ className = "" }: { className?: string }) {
       className={`flex max-w-full min-w-0 items-center gap-2 text-sm text-slate-700 dark:text-slate-300 ${className}`}
     >
       <label htmlFor={id} className="whitespace-nowrap">
-        Currency
+        {t("label")}
       </label>
       {/* A fixed width: the longest name ("Netherlands Antillean guilder") must not widen the card on a phone;
           the open list shows every name whole. */}

@@ -5,6 +5,8 @@
  * longer ones, never a two-digit year.
  */
 
+import type { Locale } from "@/i18n/locale";
+
 const DAY_MS = 86_400_000;
 
 /** A YYYY-MM-DD date as the axis position: midnight UTC of that day. */
@@ -19,12 +21,14 @@ export function tickStyleFor(startMs: number, endMs: number): TickStyle {
   return (endMs - startMs) / DAY_MS <= DAY_LABEL_MAX_SPAN ? "day" : "month";
 }
 
-export function formatTick(ms: number, style: TickStyle): string {
-  return new Date(ms).toLocaleDateString("en-US", {
-    timeZone: "UTC",
-    month: "short",
-    ...(style === "day" ? { day: "numeric" } : { year: "numeric" }),
-  });
+export function formatTick(ms: number, style: TickStyle, locale: Locale): string {
+  return new Date(ms)
+    .toLocaleDateString(locale === "es" ? "es" : "en-US", {
+      timeZone: "UTC",
+      month: "short",
+      ...(style === "day" ? { day: "numeric" } : { year: "numeric" }),
+    })
+    .replace(/\.(?= |$)/, "");
 }
 
 /**

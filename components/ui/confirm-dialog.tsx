@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { Alert } from "./alert";
 import { Button } from "./button";
 import { Modal } from "./modal";
@@ -28,13 +29,14 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
-  dismissLabel = "Keep it",
+  dismissLabel,
   tone = "danger",
   busy = false,
   error,
   onConfirm,
   onClose,
 }: ConfirmDialogProps) {
+  const t = useTranslations("panel");
   return (
     <Modal open={open} onClose={busy ? () => {} : onClose} title={title}>
       <div className="flex flex-col gap-4 text-sm">
@@ -42,7 +44,7 @@ export function ConfirmDialog({
         {error && <Alert tone="error">{error}</Alert>}
         <div className="flex flex-wrap justify-end gap-2">
           <Button onClick={onClose} disabled={busy} data-autofocus>
-            {dismissLabel}
+            {dismissLabel ?? t("keepIt")}
           </Button>
           <Button variant={tone} onClick={onConfirm} busy={busy}>
             {confirmLabel}

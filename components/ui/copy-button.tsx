@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { Button } from "./button";
 
@@ -7,7 +8,8 @@ import { Button } from "./button";
  * Copies a text to the clipboard and says so for two seconds. Where the Clipboard API is refused (an insecure
  * origin, a denied permission) it says that instead of failing silently.
  */
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+export function CopyButton({ text, label }: { text: string; label?: string }) {
+  const t = useTranslations("panel");
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => {
     if (state === "idle") return;
@@ -27,14 +29,10 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
   return (
     <>
       <Button size="sm" onClick={() => void copy()}>
-        {state === "copied" ? "Copied" : label}
+        {state === "copied" ? t("copied") : (label ?? t("copy"))}
       </Button>
       <span role="status" className={state === "failed" ? "text-xs text-red-700 dark:text-red-300" : "sr-only"}>
-        {state === "copied"
-          ? "Copied to the clipboard."
-          : state === "failed"
-            ? "The browser refused the copy: select the text."
-            : ""}
+        {state === "copied" ? t("copiedStatus") : state === "failed" ? t("copyRefused") : ""}
       </span>
     </>
   );

@@ -1,37 +1,67 @@
-/** Display formats shared by the panels. Rates keep every decimal the central bank publishes. */
+/**
+ * Display formats shared by the panels, in the page's language: Spanish writes 1.234.567,89, "26 nov 2026" and
+ * 24-hour times; English 1,234,567.89, "Nov 26, 2026" and 12-hour times. Rates keep every decimal the central
+ * bank publishes.
+ */
+import type { Locale } from "@/i18n/locale";
 
-const rateFormat = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 8 });
-const changeFormat = new Intl.NumberFormat("en-US", {
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 8,
-  signDisplay: "exceptZero",
-});
-const percentFormat = new Intl.NumberFormat("en-US", {
-  style: "percent",
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-  signDisplay: "exceptZero",
-});
+export type { Locale };
 
-export const formatRate = (value: number) => rateFormat.format(value);
-export const formatChange = (value: number) => changeFormat.format(value);
-export const formatPercent = (fraction: number) => percentFormat.format(fraction);
+/**
+ * The Intl locale for numbers: Spanish groups every number above 999 (as the bank and Venezuelans write
+ * 1.234,56), where Intl's "es" alone leaves four digits ungrouped; English is the United States'.
+ */
+const NUMBER_LOCALES: Record<Locale, string> = { es: "es", en: "en-US" };
+const DATE_LOCALES: Record<Locale, string> = { es: "es", en: "en-US" };
 
-/** A YYYY-MM-DD calendar date, shown without shifting it through a time zone. */
-export function formatDay(date: string, style: "long" | "short" = "long"): string {
-  const [year, month, day] = date.split("-").map(Number);
-  return new Date(Date.UTC(year, month - 1, day)).toLocaleDateString("en-US", {
-    timeZone: "UTC",
-    year: style === "long" ? "numeric" : "2-digit",
-    month: "short",
-    day: "numeric",
-  });
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
+/** One cached Intl.NumberFormat per language and options. */
+export function numberFormat(locale: Locale, options: Intl.NumberFormatOptions = {}): Intl.NumberFormat {
+  const key = `${locale}:${JSON.stringify(options)}`;
+  let format = numberFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(NUMBER_LOCALES[locale], {
+      ...(locale === "es" ? { useGrouping: "always" as const } : {}),
+      ...options,
+    });
+    numberFormats.set(key, format);
+  }
+  return format;
 }
 
-/** A moment in the viewer's time zone, which it names ("Nov 24, 02:41:07 PM GMT-4"): never a bare clock time. */
-export function formatDateTime(iso: string | Date | null | undefined, seconds = true): string {
+export const formatRate = (value: number, locale: Locale) =>
+  numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 8 }).format(value);
+export const formatChange = (value: number, locale: Locale) =>
+  numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 8, signDisplay: "exceptZero" }).format(value);
+export const formatPercent = (fraction: number, locale: Locale) =>
+  numberFormat(locale, {
+    style: "percent",
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+    signDisplay: "exceptZero",
+  }).format(fraction);
+
+/** A YYYY-MM-DD calendar date, shown without shifting it through a time zone: "26 nov 2026", "Nov 26, 2026". */
+export function formatDay(date: string, locale: Locale, style: "long" | "short" = "long"): string {
+  const [year, month, day] = date.split("-").map(Number);
+  return new Date(Date.UTC(year, month - 1, day))
+    .toLocaleDateString(DATE_LOCALES[locale], {
+      timeZone: "UTC",
+      year: style === "long" ? "numeric" : "2-digit",
+      month: "short",
+      day: "numeric",
+    })
+    .replace(/\.(?= |$)/, "");
+}
+
+/**
+ * A moment in the viewer's time zone, which it names ("Nov 24, 02:41:07 PM GMT-4", "24 nov, 14:41:07 GMT-4"):
+ * never a bare clock time.
+ */
+export function formatDateTime(iso: string | Date | null | undefined, locale: Locale, seconds = true): string {
   if (!iso) return "—";
-  return new Date(iso).toLocaleString("en-US", {
+  return new Date(iso).toLocaleString(DATE_LOCALES[locale], {
     month: "short",
     day: "numeric",
     hour: "2-digit",
@@ -41,32 +71,17 @@ export function formatDateTime(iso: string | Date | null | undefined, seconds = 
   });
 }
 
-/** "1 h 05 min", "3 min 12 s", "850 ms": the two most significant units. */
-export function formatDuration(ms: number): string {
+/** "1 h 05 min", "3 min 12 s", "850 ms": the two most significant units (symbols both languages share). */
+export function formatDuration(ms: number, locale: Locale): string {
   if (ms < 1_000) return `${Math.max(0, Math.round(ms))} ms`;
   const seconds = Math.floor(ms / 1_000);
-  if (seconds < 60) return `${(ms / 1_000).toFixed(seconds < 10 ? 1 : 0)} s`;
+  if (seconds < 60)
+    return `${numberFormat(locale, { maximumFractionDigits: seconds < 10 ? 1 : 0 }).format(ms / 1_000)} s`;
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, "0")} s`;
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return `${hours} h ${String(minutes % 60).padStart(2, "0")} min`;
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
-}
-
-/** A TTL choice in seconds as words: 3600 → "1 hour", 86400 → "1 day". */
-export function formatTtl(seconds: number): string {
-  const units: [number, string][] = [
-    [86_400, "day"],
-    [3_600, "hour"],
-    [60, "minute"],
-  ];
-  for (const [size, name] of units) {
-    if (seconds % size === 0 && seconds >= size) {
-      const count = seconds / size;
-      return `${count} ${name}${count === 1 ? "" : "s"}`;
-    }
-  }
-  return `${seconds} seconds`;
 }
 
 /** How many decimals the most precise of these values has (2 to 8): a column shows them all with as many. */
@@ -80,34 +95,37 @@ export function fractionDigitsOf(values: number[]): number {
   return digits;
 }
 
-const fixedFormats = new Map<string, Intl.NumberFormat>();
-
 /**
  * A value with exactly `digits` decimals, so a right-aligned column of tabular figures lines up on the decimal
- * point; `signed` for changes (+0.5, −0.25).
+ * mark; `signed` for changes (+0,5, −0,25).
  */
-export function formatFixed(value: number, digits: number, signed = false): string {
-  const key = `${digits}:${signed}`;
-  let format = fixedFormats.get(key);
-  if (!format) {
-    format = new Intl.NumberFormat("en-US", {
-      minimumFractionDigits: digits,
-      maximumFractionDigits: digits,
-      signDisplay: signed ? "exceptZero" : "auto",
-    });
-    fixedFormats.set(key, format);
-  }
-  return format.format(value);
+export function formatFixed(value: number, digits: number, locale: Locale, signed = false): string {
+  return numberFormat(locale, {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+    signDisplay: signed ? "exceptZero" : "auto",
+  }).format(value);
 }
 
-/** How long ago, in the largest whole unit: "just now", "5 min ago", "3 h ago", "2 days ago". */
-export function formatAge(iso: string, now = Date.now()): string {
+/** A TTL in seconds as the largest whole unit and its count ("1 hour", "2 días"), for the messages to word. */
+export function ttlParts(seconds: number): { unit: "day" | "hour" | "minute" | "second"; count: number } {
+  for (const [size, unit] of [
+    [86_400, "day"],
+    [3_600, "hour"],
+    [60, "minute"],
+  ] as const) {
+    if (seconds % size === 0 && seconds >= size) return { unit, count: seconds / size };
+  }
+  return { unit: "second", count: seconds };
+}
+
+/** How long ago, in the largest whole unit, for the messages to word ("5 min ago", "hace 5 min"). */
+export function ageParts(iso: string, now = Date.now()): { unit: "now" | "minute" | "hour" | "day"; count: number } {
   const seconds = Math.max(0, Math.floor((now - new Date(iso).getTime()) / 1000));
-  if (seconds < 45) return "just now";
+  if (seconds < 45) return { unit: "now", count: 0 };
   const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 60) return { unit: "minute", count: minutes };
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  const days = Math.floor(hours / 24);
-  return `${days} day${days === 1 ? "" : "s"} ago`;
+  if (hours < 24) return { unit: "hour", count: hours };
+  return { unit: "day", count: Math.floor(hours / 24) };
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import { useTranslations } from "next-intl";
 import { useEffect, useId, useRef } from "react";
 
 interface ModalProps {
@@ -20,6 +21,7 @@ interface ModalProps {
 export function Modal({ open, onClose, title, children, placement = "center", headerActions }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  const t = useTranslations("panel");
 
   useEffect(() => {
     const dialog = ref.current;
@@ -71,7 +73,7 @@ export function Modal({ open, onClose, title, children, placement = "center", he
               <button
                 type="button"
                 onClick={onClose}
-                aria-label="Close"
+                aria-label={t("close")}
                 className="rounded-md p-1.5 text-slate-600 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-slate-300 dark:hover:bg-slate-800"
               >
                 <svg aria-hidden viewBox="0 0 20 20" className="size-5" fill="currentColor">

@@ -1,3 +1,4 @@
+import { useTranslations } from "next-intl";
 import type { ApiError } from "@/lib/swr/fetcher";
 import { Button } from "./button";
 
@@ -32,15 +33,17 @@ export function PanelError({
   onRetry?: () => void;
   className?: string;
 }) {
+  const t = useTranslations("panel");
   return (
     <div
       role="alert"
       className={`flex flex-col items-center justify-center gap-3 rounded-lg border border-red-200 bg-red-50 p-4 text-center text-sm text-red-800 dark:border-red-900 dark:bg-red-950/40 dark:text-red-200 ${className}`}
     >
-      <p>{error.message}</p>
+      {/* The API's own words for its problems; a failure to reach it at all is the dashboard's to word. */}
+      <p>{"status" in error && error.status === 0 ? t("networkError") : error.message}</p>
       {onRetry && (
         <Button size="sm" onClick={onRetry}>
-          Try again
+          {t("tryAgain")}
         </Button>
       )}
     </div>

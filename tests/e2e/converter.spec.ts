@@ -39,40 +39,58 @@ test.describe("The converter", { tag: "@rates" }, () => {
     await expect(from).toHaveAttribute("data-value", query.get("to")!);
   });
 
+  /** The converter's words in each language: its panel's name and its fields' labels. */
+  const words = {
+    es: { panel: "Calculadora", date: "Fecha", amount: "Monto" },
+    en: { panel: "Converter", date: "Date", amount: "Amount" },
+  };
+
   /** The converter at the rates of 2025-10-14 (1 USD = 197.2456 VES), asked by date whatever else is stored. */
-  async function openConverter(page: Page) {
+  async function openConverter(page: Page, language: "es" | "en") {
     await page.goto("/");
-    const converter = page.getByRole("region", { name: "Converter" });
+    const converter = page.getByRole("region", { name: words[language].panel });
     const answered = page.waitForResponse((r) => r.url().includes("/convert?") && r.url().includes("date=2025-10-14"));
-    await converter.getByLabel("Date", { exact: true }).fill("2025-10-14");
+    await converter.getByLabel(words[language].date, { exact: true }).fill("2025-10-14");
     await answered;
-    return converter;
+    return { converter, amount: converter.getByLabel(words[language].amount, { exact: true }) };
   }
 
   /** Types an amount and answers the amount the converter sent for it. */
-  async function convert(page: Page, converter: Locator, typed: string) {
+  async function convert(page: Page, amount: Locator, typed: string) {
     const asked = page.waitForRequest((r) => r.url().includes("/convert?"));
-    await converter.getByLabel("Amount", { exact: true }).fill(typed);
+    await amount.fill(typed);
     return new URL((await asked).url()).searchParams.get("amount");
   }
 
   test.describe("in Spanish (es-VE)", () => {
     test.use({ locale: "es-VE" });
 
-    test("reads 50.000 as fifty thousand and 1.234,56 with a decimal comma, and says how", async ({
+    test("reads 50.000 as fifty thousand and 1.234,56 with a decimal comma, answers as Spanish writes, and says how", async ({
       page,
       request,
     }) => {
       await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
-      const converter = await openConverter(page);
-      expect(await convert(page, converter, "50.000")).toBe("50000");
-      await expect(converter.getByTestId("conversion-result")).toContainText(/9.862.280,00|9,862,280\.00/);
-      await expect(converter.getByTestId("amount-reading")).toContainText("“50.000”");
-      await expect(converter.getByTestId("amount-reading")).toContainText("50000");
+      const { converter, amount } = await openConverter(page, "es");
+      await expect(converter.getByText("Escriba 1.234,56 o 50.000")).toBeVisible();
+      expect(await convert(page, amount, "50.000")).toBe("50000");
+      const result = converter.getByTestId("conversion-result");
+      await expect(result).toContainText("50.000 USD = 9.862.280,00 VES");
+      await expect(result).toContainText("1 USD = 197,2456 VES");
+      await expect(result).toContainText("Tasas del 14 oct 2025");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "«50.000» leído como 50000: el punto separa los miles.",
+      );
 
-      expect(await convert(page, converter, "1.234,56")).toBe("1234.56");
-      await expect(converter.getByTestId("conversion-result")).toContainText(/243.511,53|243,511\.53/);
-      await expect(converter.getByTestId("amount-reading")).toContainText("1234,56");
+      expect(await convert(page, amount, "1.234,56")).toBe("1234.56");
+      await expect(result).toContainText("1.234,56 USD = 243.511,53 VES");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "«1.234,56» leído como 1234,56: la coma es el separador decimal.",
+      );
+
+      // A decimal comma alone is the Spanish way: nothing to explain.
+      expect(await convert(page, amount, "35,50")).toBe("35.5");
+      await expect(result).toContainText("35,5 USD = 7.002,22 VES");
+      await expect(converter.getByTestId("amount-reading")).toHaveCount(0);
     });
   });
 
@@ -84,14 +102,26 @@ test.describe("The converter", { tag: "@rates" }, () => {
       request,
     }) => {
       await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
-      const converter = await openConverter(page);
-      expect(await convert(page, converter, "50.000")).toBe("50");
-      await expect(converter.getByTestId("conversion-result")).toContainText("9,862.28");
-      await expect(converter.getByTestId("amount-reading")).toContainText("“50.000” read as 50");
+      const { converter, amount } = await openConverter(page, "en");
+      expect(await convert(page, amount, "50.000")).toBe("50");
+      const result = converter.getByTestId("conversion-result");
+      await expect(result).toContainText("50 USD = 9,862.28 VES");
+      await expect(result).toContainText("Rates of Oct 14, 2025");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "“50.000” read as 50: the dot is the decimal mark.",
+      );
 
-      expect(await convert(page, converter, "1.234,56")).toBe("1234.56");
-      await expect(converter.getByTestId("conversion-result")).toContainText("243,511.53");
-      await expect(converter.getByTestId("amount-reading")).toContainText("1234.56");
+      expect(await convert(page, amount, "1.234,56")).toBe("1234.56");
+      await expect(result).toContainText("1,234.56 USD = 243,511.53 VES");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "“1.234,56” read as 1234.56: the comma is the decimal mark.",
+      );
+
+      expect(await convert(page, amount, "50,000")).toBe("50000");
+      await expect(result).toContainText("50,000 USD = 9,862,280.00 VES");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "“50,000” read as 50000: the comma groups thousands.",
+      );
     });
   });
 });

@@ -27,7 +27,7 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
       ).json();
       const rows = page.getByRole("region", { name: "Rate history" }).getByRole("table").locator("tbody tr");
       await expect(rows).toHaveCount(history.rates.length);
-      await expect(rows.first()).toContainText(formatDay(todayInCaracas()));
+      await expect(rows.first()).toContainText(formatDay(todayInCaracas(), "en"));
       await expect(rows.first()).toContainText("246.75");
     });
 
@@ -35,7 +35,7 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
       const latest = await (await request.get("/rates/?currencies=EUR")).json();
       await page.goto("/?currency=EUR&range=90d");
       await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
-      await expect(page.getByTestId("latest-rate")).toHaveText(formatRate(latest.rates.EUR));
+      await expect(page.getByTestId("latest-rate")).toHaveText(formatRate(latest.rates.EUR, "en"));
       await expect(page.getByRole("region", { name: "Rate history" }).getByRole("table")).toContainText("Bs per EUR");
     });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRateText, minorUnitDigits, parseAmount, roundDecimal } from "@/components/rates/amount";
+import { formatRateText, groupDigits, minorUnitDigits, parseAmount, roundDecimal } from "@/components/rates/amount";
 
 describe("the converter's amount, read as the person's language writes it", () => {
   describe("both marks: the last one is the decimal mark, in either language", () => {
@@ -99,11 +99,19 @@ describe("rounding money and rates", () => {
   });
 
   it("shows a rate with the bank's decimals, at most 8, at least 2", () => {
-    expect(formatRateText("197.2456")).toBe("197.2456");
-    expect(formatRateText("228.09086692")).toBe("228.09086692");
-    expect(formatRateText("21.266360733416")).toBe("21.26636073");
-    expect(formatRateText("0.005069812345")).toBe("0.00506981");
-    expect(formatRateText("1")).toBe("1.00");
-    expect(formatRateText("1234.5")).toBe("1,234.50");
+    expect(formatRateText("197.2456", "en")).toBe("197.2456");
+    expect(formatRateText("228.09086692", "en")).toBe("228.09086692");
+    expect(formatRateText("21.266360733416", "en")).toBe("21.26636073");
+    expect(formatRateText("0.005069812345", "en")).toBe("0.00506981");
+    expect(formatRateText("1", "en")).toBe("1.00");
+    expect(formatRateText("1234.5", "en")).toBe("1,234.50");
+  });
+
+  it("writes rates and amounts as Spanish does: decimal comma, dots between thousands", () => {
+    expect(formatRateText("236.4587", "es")).toBe("236,4587");
+    expect(formatRateText("1234.5", "es")).toBe("1.234,50");
+    expect(groupDigits("1234567.89", "es")).toBe("1.234.567,89");
+    expect(groupDigits("1234567.89", "en")).toBe("1,234,567.89");
+    expect(groupDigits("50000", "es")).toBe("50.000");
   });
 });

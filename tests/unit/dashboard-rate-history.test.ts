@@ -1,14 +1,26 @@
+import { createTranslator } from "next-intl";
 import { describe, expect, it } from "vitest";
-import { describeFetchFailure } from "@/components/rates/fetch-failure";
+import { classifyFetchFailure, wordFetchFailure } from "@/components/rates/fetch-failure";
+import { earlierParts, isGap } from "@/components/rates/gaps";
 import { checkCustomRange, selectionFromQuery, selectionToQuery } from "@/components/rates/rate-range";
+import { wordRangeProblem } from "@/components/rates/rate-range-picker";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "@/components/rates/time-axis";
-import { formatFixed, fractionDigitsOf } from "@/components/ui/format";
+import { formatDay, formatFixed, fractionDigitsOf } from "@/components/ui/format";
+import type { Locale } from "@/i18n/locale";
 import { ratesCsvUrl, ratesHistoryKey, valueIn } from "@/lib/swr/rate-keys";
 
-const labels = (start: string, end: string) => {
+const labels = (start: string, end: string, locale: Locale = "en") => {
   const [s, e] = [dayToMs(start), dayToMs(end)];
-  return timeTicks(s, e).map((t) => formatTick(t, tickStyleFor(s, e)));
+  return timeTicks(s, e).map((t) => formatTick(t, tickStyleFor(s, e), locale));
 };
+
+type Translate = (key: string, values?: Record<string, string | number>) => string;
+
+/** The dashboard's messages of one language and namespace, as the components word them. */
+async function translator(locale: Locale, namespace: string): Promise<Translate> {
+  const messages = (await import(`@/messages/${locale}.json`)).default;
+  return createTranslator({ locale, messages, namespace: namespace as never }) as unknown as Translate;
+}
 
 describe("the rate chart's time axis", () => {
   it("places dates by time, so a four-day gap is four times a one-day gap", () => {
@@ -32,6 +44,11 @@ describe("the rate chart's time axis", () => {
     }
   });
 
+  it("labels them in Spanish as `23 nov` and `nov 2026`", () => {
+    expect(labels("2026-10-24", "2026-11-23", "es")).toEqual(["24 oct", "31 oct", "7 nov", "14 nov", "21 nov"]);
+    expect(labels("2016-11-27", "2026-11-23", "es")[0]).toBe("ene 2017");
+  });
+
   it("keeps every tick inside the domain and at most seven of them", () => {
     for (const [start, end] of [
       ["2026-08-25", "2026-11-23"],
@@ -51,18 +68,32 @@ describe("the custom range check", () => {
   it("accepts a range that the API serves", () => {
     expect(checkCustomRange("2026-01-01", today, today)).toEqual([]);
   });
-  it("names the field: start after end, future dates, too long a span, a missing date", () => {
-    expect(checkCustomRange("2026-11-20", "2026-11-10", today)).toEqual([
+  it("names the field: start after end, future dates, too long a span, a missing date", async () => {
+    const en = await translator("en", "range");
+    const words = (start: string, end: string) =>
+      checkCustomRange(start, end, today).map((problem) => ({
+        field: problem.field,
+        message: wordRangeProblem(problem, en, { day: (date) => formatDay(date, "en") }),
+      }));
+    expect(words("2026-11-20", "2026-11-10")).toEqual([
       { field: "from", message: "From: Nov 20, 2026 is after To (Nov 10, 2026)." },
     ]);
-    expect(checkCustomRange("2026-11-01", "2026-12-01", today)).toEqual([
+    expect(words("2026-11-01", "2026-12-01")).toEqual([
       { field: "to", message: expect.stringMatching(/^To: Dec 1, 2026 is in the future/) },
     ]);
-    expect(checkCustomRange("2010-01-01", today, today)).toEqual([
+    expect(words("2010-01-01", today)).toEqual([
       { field: "from", message: expect.stringMatching(/^From: the range spans \d+ days; at most 3660/) },
     ]);
-    expect(checkCustomRange("", today, today)).toEqual([{ field: "from", message: "From: choose a date." }]);
+    expect(words("", today)).toEqual([{ field: "from", message: "From: choose a date." }]);
     expect(checkCustomRange("2026-02-30", today, today)[0].field).toBe("from");
+  });
+
+  it("says the same in Spanish, with Spanish dates", async () => {
+    const es = await translator("es", "range");
+    const [problem] = checkCustomRange("2026-11-20", "2026-11-10", today);
+    expect(wordRangeProblem(problem, es, { day: (date) => formatDay(date, "es") })).toBe(
+      "Desde: el 20 nov 2026 es posterior a Hasta (10 nov 2026).",
+    );
   });
 });
 
@@ -85,47 +116,74 @@ describe("rate columns aligned on the decimal point", () => {
     const values = [250.5, 240.12345678, 236];
     const digits = fractionDigitsOf(values);
     expect(digits).toBe(8);
-    const shown = values.map((value) => formatFixed(value, digits));
+    const shown = values.map((value) => formatFixed(value, digits, "en"));
     expect(shown).toEqual(["250.50000000", "240.12345678", "236.00000000"]);
     expect(new Set(shown.map((text) => text.length - text.indexOf("."))).size).toBe(1);
-    expect(formatFixed(250.5 - 240.12345678, digits, true)).toBe("+10.37654322");
+    expect(formatFixed(250.5 - 240.12345678, digits, "en", true)).toBe("+10.37654322");
+    expect(values.map((value) => formatFixed(value, digits, "es"))).toEqual([
+      "250,50000000",
+      "240,12345678",
+      "236,00000000",
+    ]);
+    expect(formatFixed(1234.5, 2, "es")).toBe("1.234,50");
     expect(fractionDigitsOf([1.5, 2])).toBe(2);
   });
 });
 
 describe("a failed fetch in words for a person", () => {
-  it("says the bank was slow, with the attempts the API counted", () => {
-    const failure = describeFetchFailure(
-      504,
-      "Could not get the rate from the central bank: https://www.bcv.org.ve/ did not answer within 10000 ms (3 attempts). Nothing was stored.",
-    );
+  const describeIn = async (locale: Locale, status: number, detail: string) =>
+    wordFetchFailure(classifyFetchFailure(status, detail), await translator(locale, "fetchFailure"));
+
+  it("says the bank was slow, with the attempts the API counted", async () => {
+    const detail =
+      "Could not get the rate from the central bank: https://www.bcv.org.ve/ did not answer within 10000 ms (3 attempts). Nothing was stored.";
+    const failure = await describeIn("en", 504, detail);
     expect(failure.attempts).toBe(3);
     expect(failure.text).toBe(
       "The central bank’s website did not answer in time after 3 attempts. Nothing was stored. Its site is often slow: try again in a few minutes.",
     );
+    expect((await describeIn("es", 504, detail)).text).toBe(
+      "El sitio web del Banco Central no respondió a tiempo después de 3 intentos. No se guardó nada. Su sitio suele ser lento: intente de nuevo en unos minutos.",
+    );
   });
-  it("tells an error page, an unreadable page and an expired session apart", () => {
+  it("tells an error page, an unreadable page and an expired session apart", async () => {
     expect(
-      describeFetchFailure(502, "… http://x/ answered HTTP 500 Internal Server Error (1 attempt). Nothing was stored.")
-        .text,
+      (
+        await describeIn(
+          "en",
+          502,
+          "… http://x/ answered HTTP 500 Internal Server Error (1 attempt). Nothing was stored.",
+        )
+      ).text,
     ).toMatch(/^The central bank’s website answered with an error \(HTTP 500\)\. Nothing was stored/);
-    expect(describeFetchFailure(502, "… the page has no #dolar block (1 attempt).").text).toMatch(
+    expect((await describeIn("en", 502, "… the page has no #dolar block (1 attempt).")).text).toMatch(
       /did not show a rate that could be read/,
     );
-    expect(describeFetchFailure(401, "Sign in").text).toBe("Your session has ended. Sign in again to fetch the rate.");
+    expect((await describeIn("en", 401, "Sign in")).text).toBe(
+      "Your session has ended. Sign in again to fetch the rate.",
+    );
+    expect((await describeIn("es", 401, "Sign in")).text).toBe(
+      "Su sesión terminó. Inicie sesión de nuevo para consultar la tasa.",
+    );
   });
 });
 
 describe("gaps in the history", () => {
   it("a long weekend is no gap; more than two weeks without a rate is", async () => {
-    const { isGap, distanceEarlier } = await import("@/components/rates/gaps");
+    const en = await translator("en", "format");
+    const es = await translator("es", "format");
+    const earlier = (a: string, b: string, t = en) => {
+      const parts = earlierParts(a, b);
+      return parts && t("earlier", parts);
+    };
     expect(isGap("2025-10-10", "2025-10-14")).toBe(false);
-    expect(distanceEarlier("2025-10-10", "2025-10-14")).toBeUndefined();
+    expect(earlier("2025-10-10", "2025-10-14")).toBeUndefined();
     expect(isGap("2025-10-01", "2025-10-20")).toBe(true);
-    expect(distanceEarlier("2025-10-01", "2025-10-22")).toBe("3 weeks earlier");
-    expect(distanceEarlier("2025-10-14", "2026-11-20")).toBe("13 months earlier");
-    expect(distanceEarlier("2025-10-14", "2026-11-10")).toBe("12 months earlier");
-    expect(distanceEarlier("2023-01-05", "2026-11-20")).toBe("3 years earlier");
+    expect(earlier("2025-10-01", "2025-10-22")).toBe("3 weeks earlier");
+    expect(earlier("2025-10-14", "2026-11-20")).toBe("13 months earlier");
+    expect(earlier("2025-10-14", "2026-11-10")).toBe("12 months earlier");
+    expect(earlier("2023-01-05", "2026-11-20")).toBe("3 years earlier");
+    expect(earlier("2025-10-14", "2026-11-20", es)).toBe("13 meses antes");
   });
 });
 

@@ -1,0 +1,154 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { formatDay, formatRate } from "@/components/ui/format";
+import type { Locale } from "@/i18n/locale";
+import { apiUser, storeRates } from "./api";
+import { expect, inEachScheme, screenshotToLookAt, test } from "./fixtures";
+
+/**
+ * Spanish for a browser whose first language is Spanish (es-VE here), English otherwise (en-US), switched in
+ * the header and kept in a cookie; the URL never names the language and the API's JSON never changes with it.
+ */
+
+const words = {
+  es: { latest: "Tasa del día", converter: "Calculadora", history: "Histórico de tasas", switchTo: "English" },
+  en: { latest: "Latest rate", converter: "Converter", history: "Rate history", switchTo: "Español" },
+};
+
+/** The newest stored dollar rate as the API gives it (other specs store rates meanwhile). */
+async function latestDollar(page: Page) {
+  const response = await page.request.get("/rates/?currencies=USD");
+  return (await response.json()) as { date: string; rates: { USD: number } };
+}
+
+test.beforeAll(async ({ request }) => {
+  await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
+  // A fetch from the bank's stand-in: every currency of its home page, and a "Last updated" moment to show.
+  const { headers } = await apiUser(request, "languages");
+  expect((await request.post("/rates/", { headers })).ok()).toBe(true);
+});
+
+for (const [locale, language] of [
+  ["es-VE", "es"],
+  ["en-US", "en"],
+] as const) {
+  test.describe(`A browser in ${locale}`, { tag: "@rates" }, () => {
+    test.use({ locale });
+
+    test("gets the first HTML already in its language and formats, without a language in the URL", async ({ page }) => {
+      const latest = await latestDollar(page);
+      const html = await (await page.request.get("/", { headers: { "Accept-Language": `${locale},en;q=0.5` } })).text();
+      expect(html).toContain(`<html lang="${language}"`);
+      expect(html).toContain(words[language].latest);
+      expect(html).toContain(formatRate(latest.rates.USD, language));
+      expect(html).toContain(formatDay(latest.date, language));
+
+      await page.goto("/");
+      expect(new URL(page.url()).pathname).toBe("/");
+      await expect(page.locator("html")).toHaveAttribute("lang", language);
+      const card = page.getByRole("region", { name: words[language].latest });
+      await expect(page.getByTestId("latest-rate")).toHaveText(formatRate(latest.rates.USD, language));
+      await expect(card).toContainText(formatDay(latest.date, language));
+      // Moments in the viewer's zone: 24-hour in Spanish, AM/PM in English.
+      const fetched = page.getByTestId("latest-rate-fetched");
+      await expect(fetched).toContainText(language === "es" ? /\d{2}:\d{2}:\d{2}/ : /\d{2}:\d{2}:\d{2} [AP]M/);
+      if (language === "es") await expect(fetched).not.toContainText(/[ap]\. ?m\.|AM|PM/);
+      await expect(page.getByRole("region", { name: words[language].history })).toBeVisible();
+      await screenshotToLookAt(page, `dashboard-${locale}`, { fullPage: true });
+    });
+
+    test("finds a currency by its name in either language, with or without accents", async ({ page }) => {
+      await page.goto("/");
+      const picker = page.getByRole("region", { name: words[language].latest }).getByRole("combobox");
+      for (const typed of ["dólar", "dolar", "dollar", "US dollar", "estadounidense"]) {
+        await picker.click();
+        await picker.fill(typed);
+        await expect(page.getByRole("option").first(), typed).toContainText("USD");
+        await page.keyboard.press("Escape");
+      }
+      await picker.click();
+      await picker.fill("euro");
+      await expect(page.getByRole("option", { name: /EUR/ })).toBeVisible();
+      await page.keyboard.press("Escape");
+      await expect(picker).toHaveValue(language === "es" ? "USD · dólar estadounidense" : "USD · US dollar");
+    });
+
+    test("answers the API's JSON exactly as without a language", async ({ page }) => {
+      for (const path of [
+        "/rates/?currencies=USD",
+        "/convert?amount=50000&from=USD&to=VES&date=2025-10-14",
+        "/currencies",
+      ]) {
+        const plain = await (await page.request.get(path, { headers: { "Accept-Language": "" } })).text();
+        const spoken = await page.request.get(path, {
+          headers: { "Accept-Language": locale, Cookie: `lang=${language}` },
+        });
+        expect(spoken.headers()["content-type"]).toContain("application/json");
+        expect(await spoken.text(), path).toBe(plain);
+      }
+    });
+  });
+}
+
+test.describe("The language switch", { tag: "@rates" }, () => {
+  test.use({ locale: "es-VE" });
+
+  test("turns the page to English and back, keeps the choice in a cookie, and leaves the URL as it is", async ({
+    page,
+    context,
+  }) => {
+    await page.goto("/?range=90d");
+    await expect(page.locator("html")).toHaveAttribute("lang", "es");
+    const latest = await latestDollar(page);
+    await page.getByRole("banner").getByRole("button", { name: "English" }).click();
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+    await expect(page.getByRole("region", { name: "Latest rate" })).toBeVisible();
+    await expect(page.getByTestId("latest-rate")).toHaveText(formatRate(latest.rates.USD, "en"));
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe("/?range=90d");
+    expect((await context.cookies()).find((cookie) => cookie.name === "lang")?.value).toBe("en");
+
+    // Kept: a reload, or any page, comes in English although the browser asks for Spanish.
+    await page.reload();
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+    await page.goto("/docs");
+    await expect(page.locator("html")).toHaveAttribute("lang", "en");
+    await page.goto("/");
+    await page.getByRole("banner").getByRole("button", { name: "Español" }).click();
+    await expect(page.getByRole("region", { name: "Tasa del día" })).toBeVisible();
+    await expect(page.getByRole("banner").getByRole("button", { name: "English" })).toBeVisible();
+  });
+});
+
+/** WCAG 2.1 A and AA violations on what is on screen now, each named with the elements it concerns. */
+async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .analyze();
+  return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
+}
+
+for (const [locale, language] of [
+  ["es-VE", "es"],
+  ["en-US", "en"],
+] as const satisfies readonly (readonly [string, Locale])[]) {
+  for (const width of [390, 1440]) {
+    test(`axe finds nothing on the dashboard in ${locale} at ${width} px, light and dark`, async ({ browser }) => {
+      test.setTimeout(300_000);
+      const context = await browser.newContext({ locale, viewport: { width, height: width === 390 ? 844 : 960 } });
+      const page = await context.newPage();
+      await page.goto(process.env.E2E_BASE_URL!);
+      await expect(page.getByRole("region", { name: words[language].latest })).toBeVisible();
+      await expect(
+        page.getByRole("region", { name: words[language].converter }).getByRole("combobox").first(),
+      ).toBeVisible();
+      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+      // Spanish words are longer: nothing may stick out of a phone's screen (the header did).
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await inEachScheme(page, async (scheme) => {
+        expect(await axeViolations(page), `${locale}, ${width} px, ${scheme}`).toEqual([]);
+        await screenshotToLookAt(page, `dashboard-${locale}-${width}-${scheme}`, { fullPage: width === 390 });
+      });
+      await context.close();
+    });
+  }
+}
