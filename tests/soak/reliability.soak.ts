@@ -18,6 +18,8 @@ import {
   startBuildsApp,
   tearDownBuilds,
 } from "../support/builds";
+import { queryDatabase } from "../support/database";
+import { startOwnPostgresql, TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 import { seedRates } from "../support/rates";
 import { MB, openStalledStream, residentBytes, type StalledStream } from "../support/sse";
 
@@ -31,11 +33,14 @@ import { MB, openStalledStream, residentBytes, type StalledStream } from "../sup
  *    the previews still serve, PRAGMA integrity_check ok.
  * 3. A stage printing 500 MB with eight clients that do not read its stream and one that does: the server's
  *    memory stays within MEMORY_BOUND_MB of where it was, the log stops at stage_log_limit_mb (50 MB).
+ * 4. A server on PostgreSQL under readers and writers, its PostgreSQL stopped for OUTAGE_SECONDS in the middle:
+ *    every write acknowledged is there afterwards, no answer is a 5xx other than 503, no connection is refused.
  */
 const LOAD_SECONDS = Number(process.env.SOAK_LOAD_SECONDS ?? 30);
 const CONNECTIONS = 200;
 const FLOOD_MB = 500;
 const MEMORY_BOUND_MB = 150;
+const OUTAGE_SECONDS = 8;
 const IN_PROGRESS = ["queued", "checking_out", "installing", "testing", "starting", "destroying"];
 
 // autocannon has no types of its own; it is used through a narrow view of what this suite reads.
@@ -433,5 +438,97 @@ describe("soak", () => {
     expect(logSize).toBeLessThanOrEqual(50 * MB + 1_000);
     expect(ended).toBe(true);
     expect(growthMb).toBeLessThan(MEMORY_BOUND_MB);
+  });
+
+  it(`keeps every acknowledged write through a PostgreSQL outage of ${OUTAGE_SECONDS} s under load, answering 503 meanwhile`, {
+    timeout: 180_000,
+  }, async () => {
+    const database = await startOwnPostgresql();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "soak-postgresql-"));
+    const app = await startAppServer({
+      DATABASE_URL: database.databaseUrl,
+      NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET,
+      DATA_DIR: dataDir,
+      BUILDS_CONFIG: fixture.configFile,
+    });
+    try {
+      seedRates(app, [{ date: "2026-03-02", dollar: "410" }]);
+      const statuses = new Map<number, number>();
+      let refused = 0;
+      const acknowledged: string[] = [];
+      let running = true;
+      const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      const reader = async () => {
+        while (running) {
+          for (const pathname of ["/rates/", "/builds", "/rates/status", "/readyz"]) {
+            try {
+              const response = await app.fetch(pathname);
+              await response.arrayBuffer();
+              count(response.status);
+            } catch {
+              refused++;
+            }
+          }
+        }
+      };
+      const writer = async (index: number) => {
+        for (let n = 0; running; n++) {
+          const email = `soak-${index}-${n}@example.com`;
+          try {
+            const response = await app.fetch("/users/", {
+              method: "POST",
+              headers: { "Content-Type": "application/json" },
+              body: JSON.stringify({ email, password: "correct horse battery" }),
+            });
+            await response.arrayBuffer();
+            count(response.status);
+            if (response.status === 201) acknowledged.push(email);
+          } catch {
+            refused++;
+          }
+        }
+      };
+      const load = Promise.all([...Array.from({ length: 16 }, reader), writer(0), writer(1)]);
+      await sleep(8_000);
+      const stoppedAt = Date.now();
+      database.stopServer();
+      await sleep(OUTAGE_SECONDS * 1000);
+      database.startServer();
+      const backAt = Date.now();
+      await sleep(10_000);
+      running = false;
+      await load;
+
+      const present = new Set(
+        queryDatabase<{ email: string }>(app, `SELECT "email" FROM "User" WHERE "email" LIKE 'soak-%'`).map(
+          (row) => row.email,
+        ),
+      );
+      const lost = acknowledged.filter((email) => !present.has(email));
+      const fiveHundreds = [...statuses].filter(([status]) => status >= 500 && status !== 503);
+      const summary = [...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([status, times]) => `${status}: ${times}`)
+        .join(", ");
+      record("postgresql", "answers by status", summary, "no 5xx but 503", fiveHundreds.length === 0);
+      record("postgresql", "outage", `${((backAt - stoppedAt) / 1000).toFixed(1)} s`, "-", true);
+      record(
+        "postgresql",
+        "writes acknowledged / lost",
+        `${acknowledged.length} / ${lost.length}`,
+        "0 lost",
+        lost.length === 0,
+      );
+      record("postgresql", "connections refused", refused, "0", refused === 0);
+      expect(fiveHundreds).toEqual([]);
+      expect(statuses.get(503) ?? 0).toBeGreaterThan(0);
+      expect(lost).toEqual([]);
+      expect(refused).toBe(0);
+      expect((await app.fetch("/readyz")).status).toBe(200);
+    } finally {
+      await app.stop();
+      database.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,12 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { inject } from "vitest";
 import { startThrowawayPostgresql } from "../../tools/throwaway-postgresql";
+
+const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
 /** The secret every test server on PostgreSQL shares (required there: lib/env.ts). */
 export const TEST_NEXTAUTH_SECRET = "test-secret-shared-by-the-postgresql-test-servers";
@@ -55,14 +60,33 @@ export async function startOwnPostgresql(): Promise<OwnPostgresql> {
   const cluster = await startThrowawayPostgresql();
   try {
     psql(cluster.url, `CREATE DATABASE "app"`);
-    // The template's schema and rows, copied across clusters: cheaper than running the migrations again.
-    const dump = execFileSync("pg_dump", ["--no-owner", "--no-privileges", adminUrlOf(inject("templateDatabase"))], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", cluster.urlOf("app")], {
-      input: dump,
-      stdio: ["pipe", "ignore", "pipe"],
-    });
+    if (inject("testDatabase") === "postgresql") {
+      // The template's schema and rows, copied across clusters: cheaper than running the migrations again.
+      const dump = execFileSync("pg_dump", ["--no-owner", "--no-privileges", adminUrlOf(inject("templateDatabase"))], {
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", cluster.urlOf("app")], {
+        input: dump,
+        stdio: ["pipe", "ignore", "pipe"],
+      });
+    } else {
+      // A suite on SQLite (the soak) has no PostgreSQL template: the migration step makes the schema.
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "own-postgresql-migrate-"));
+      try {
+        execFileSync(path.join(projectRoot, "node_modules", ".bin", "tsx"), ["scripts/prepare-start.ts"], {
+          cwd: projectRoot,
+          env: {
+            ...process.env,
+            DATABASE_URL: cluster.urlOf("app"),
+            NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET,
+            DATA_DIR: dataDir,
+          },
+          stdio: ["ignore", "ignore", "pipe"],
+        });
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
   } catch (error) {
     cluster.stop();
     throw error;
