@@ -118,7 +118,7 @@ async function main() {
     cluster?.stop();
   }
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
-  if (!file) throw new Error(`no profile was written:\n${app.output.join("")}`);
+  if (!file) throw new Error(`no profile was written:\n${app.output()}`);
   const kept = path.join(projectRoot, "bench", "results", "profile.cpuprofile");
   fs.copyFileSync(path.join(profileDir, file), kept);
   console.log(`\n${SEEDED_DAYS} rates seeded; profile: ${path.relative(projectRoot, kept)}\n`);

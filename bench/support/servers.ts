@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawnBuiltServer, waitUntilAnswering } from "../../tools/built-server";
 import { freePort, stopProcessGroup } from "../../tools/processes";
 
 /** Processes the benchmark starts on loopback: the built app, a bare node:http server. Each one its own process group. */
@@ -11,7 +12,7 @@ export interface Server {
   baseUrl: string;
   port: number;
   child: ChildProcess;
-  output: string[];
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -38,35 +39,28 @@ export function assertBuilt(): void {
   }
 }
 
-/** `next start` of the built app; `nodeOptions` e.g. `--cpu-prof` for a profile. */
+/** `next start` of the built app (tools/built-server.ts); `nodeArgs` e.g. `--cpu-prof` for a profile. */
 export async function startApp(options: {
   databaseUrl: string;
   env?: Record<string, string>;
   nodeArgs?: string[];
 }): Promise<Server> {
-  const port = await freePort();
-  const next = path.join(projectRoot, "node_modules", "next", "dist", "bin", "next");
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), next, "start", "-p", String(port), "-H", "127.0.0.1"],
-    {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        NEXT_MANUAL_SIG_HANDLE: "true",
-        DATABASE_URL: options.databaseUrl,
-        NEXTAUTH_URL: undefined,
-        NEXTAUTH_SECRET: undefined,
-        PORT: String(port),
-        ...options.env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    },
-  );
-  return watch(child, port, "/users/me");
+  const server = spawnBuiltServer({
+    port: await freePort(),
+    host: "127.0.0.1",
+    nodeArgs: options.nodeArgs,
+    env: { DATABASE_URL: options.databaseUrl, NEXTAUTH_URL: undefined, NEXTAUTH_SECRET: undefined, ...options.env },
+  });
+  runningServers.add(server.child);
+  server.child.once("exit", () => runningServers.delete(server.child));
+  await waitUntilAnswering(server, server.output, "/users/me", 90_000);
+  return {
+    baseUrl: server.baseUrl,
+    port: server.port,
+    child: server.child,
+    output: server.output,
+    stop: () => server.stop(),
+  };
 }
 
 /** The machine's limit for an HTTP server in Node: node:http answering constant JSON. */
@@ -108,5 +102,5 @@ async function watch(child: ChildProcess, port: number, probe: string): Promise<
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
-  return { baseUrl, port, child, output, stop: () => stopProcessGroup(child) };
+  return { baseUrl, port, child, output: () => output.join(""), stop: () => stopProcessGroup(child) };
 }

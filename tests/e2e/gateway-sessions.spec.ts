@@ -1,8 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { spawnBuiltServer } from "../../tools/built-server";
 import { freePort, stopProcessGroup } from "../../tools/processes";
 import { type Gateway, ODOO_LIKE_PREVIEW, startGateway } from "../support/gateway";
 
@@ -82,12 +83,7 @@ repositories:
   };
   execFileSync(bin("tsx"), ["scripts/prepare-start.ts"], { cwd: projectRoot, env, stdio: "ignore" });
   const appPort = await freePort();
-  app = spawn(bin("next"), ["start", "-p", String(appPort)], {
-    cwd: projectRoot,
-    env: { ...env, PORT: String(appPort) },
-    stdio: "ignore",
-    detached: true,
-  });
+  app = spawnBuiltServer({ port: appPort, env }).child;
   baseUrl = `http://127.0.0.1:${appPort}`;
   await expect
     .poll(

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FullConfig } from "@playwright/test";
+import { spawnBuiltServer, waitUntilAnswering } from "../../tools/built-server";
 import { freePort, stopProcessGroup } from "../../tools/processes";
 
 /** The password of every account the specs make (fixtures.ts PASSWORD): kept here, since setup imports no spec code. */
@@ -54,25 +55,26 @@ export default async function globalSetup(_config: FullConfig) {
       stdio: ["ignore", "ignore", "inherit"],
     });
 
-    const appPort = await freePort();
-    // Idle connections kept as `npm start` keeps them (65 s): with Node's 5 s, a spec's request on a loaded machine
-    // could reuse a connection the app was closing meanwhile (read ECONNRESET, seen on a CSV download).
-    const app = startProcess(bin("next"), ["start", "-p", String(appPort), "--keepAliveTimeout", "65000"], {
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      NEXT_MANUAL_SIG_HANDLE: "true",
-      DATABASE_URL: databaseUrl,
-      PORT: String(appPort),
-      BCV_URL: bcvUrl,
-      BCV_RETRIES: "0",
-      BCV_TIMEOUT_MS: "3000",
-      // Scheduled fetches are on by default; the specs decide when the rate is fetched.
-      RATES_FETCH_INTERVAL_SECONDS: "0",
-      BUILDS_CONFIG: buildsConfig,
+    // Idle connections kept as `npm start` keeps them (65 s, tools/built-server.ts): with Node's 5 s, a spec's
+    // request on a loaded machine could reuse a connection the app was closing meanwhile (read ECONNRESET).
+    const app = spawnBuiltServer({
+      port: await freePort(),
+      env: {
+        DATABASE_URL: databaseUrl,
+        BCV_URL: bcvUrl,
+        BCV_RETRIES: "0",
+        BCV_TIMEOUT_MS: "3000",
+        // Scheduled fetches are on by default; the specs decide when the rate is fetched.
+        RATES_FETCH_INTERVAL_SECONDS: "0",
+        BUILDS_CONFIG: buildsConfig,
+      },
+      onOutput: (chunk) => {
+        if (process.env.E2E_DEBUG) process.stderr.write(`[next] ${chunk}`);
+      },
     });
     children.push(app.child);
-    const baseUrl = `http://127.0.0.1:${appPort}`;
-    await waitFor(`${baseUrl}/users/me`, app);
+    const baseUrl = app.baseUrl;
+    await waitUntilAnswering(app, app.output);
     // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
     const adminEmail = "e2e-admin@example.com";
     const registered = await fetch(`${baseUrl}/users/`, {

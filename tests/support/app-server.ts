@@ -1,16 +1,15 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { inject } from "vitest";
+import { spawnBuiltServer, startBuiltServer, waitUntilAnswering } from "../../tools/built-server";
 import { freePort, type SharedServerRecord, stopProcessGroup, stopSharedServer } from "../../tools/processes";
 import type { BcvRate, BcvScenario } from "./bcv-server";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "./postgresql";
 
 export { freePort, stopProcessGroup };
-
-const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
 export interface AppServer {
   baseUrl: string;
@@ -61,26 +60,22 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
   const database = freshDatabase(dataDir, env.DATABASE_URL);
   // A PORT given (a test that must know it before the start, for INSTANCE_URL) is used; else a free one.
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const output: string[] = [];
-  const child = spawnServer(port, dataDir, database.databaseUrl, env, "pipe");
-  child.stdout?.on("data", (chunk) => output.push(String(chunk)));
-  child.stderr?.on("data", (chunk) => output.push(String(chunk)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitUntilServing(baseUrl, child, () => output.join(""));
+  const server = await startBuiltServer({ port, env: serverEnv(dataDir, database.databaseUrl, env) });
+  const baseUrl = server.baseUrl;
   return {
     baseUrl,
     dataDir,
     databaseFile: database.databaseFile,
     databaseUrl: database.databaseUrl,
-    pid: child.pid!,
-    output: () => output.join(""),
+    pid: server.child.pid!,
+    output: server.output,
     fetch: (pathname, init) => fetch(new URL(pathname, baseUrl), init),
     stop: async () => {
-      await stopProcessGroup(child);
+      await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
       if (database.own) dropTestDatabase(database.databaseUrl);
     },
-    stopProcess: (signal = "SIGTERM") => stopProcessGroup(child, signal),
+    stopProcess: (signal = "SIGTERM") => server.stop(signal),
   };
 }
 
@@ -146,12 +141,12 @@ export async function sharedAppServer(): Promise<AppServer> {
     const logFile = path.join(dataDir, "server.log");
     const log = fs.openSync(logFile, "a");
     const env = { ...SHARED_SERVER_ENV, BCV_URL: inject("sharedBankUrls")[slot - 1] };
-    const child = spawnServer(port, dataDir, fresh.databaseUrl, env, log);
+    const server = spawnBuiltServer({ port, env: serverEnv(dataDir, fresh.databaseUrl, env), outputFd: log });
     fs.closeSync(log);
-    child.unref();
-    record = { pid: child.pid!, port, dataDir, ...fresh, logFile };
+    server.child.unref();
+    record = { pid: server.child.pid!, port, dataDir, ...fresh, logFile };
     fs.writeFileSync(recordFile, JSON.stringify(record));
-    await waitUntilServing(baseUrlOf(port), child, () => fs.readFileSync(logFile, "utf8"));
+    await waitUntilAnswering(server, () => fs.readFileSync(logFile, "utf8"));
   } else {
     emptySharedData(record.databaseUrl);
   }
@@ -236,38 +231,24 @@ function freshDatabase(
   return { databaseFile, databaseUrl: givenUrl ?? `file:${databaseFile}`, own: false };
 }
 
-function spawnServer(
-  port: number,
+/** The environment of a test server: its database, and what the tests expect of every server unless they say. */
+function serverEnv(
   dataDir: string,
   databaseUrl: string,
   env: Record<string, string>,
-  output: "pipe" | number,
-): ChildProcess {
+): Record<string, string | undefined> {
   const onPostgresql = inject("testDatabase") === "postgresql";
-  // The keep-alive timeout of `npm start` (package.json): see the README.
-  const args = ["start", "-p", String(port), "--keepAliveTimeout", "65000"];
-  return spawn(path.join(projectRoot, "node_modules", ".bin", "next"), args, {
-    cwd: projectRoot,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      NEXT_TELEMETRY_DISABLED: "1",
-      // As `npm start` (package.json): the app's own SIGTERM handler stops its jobs before the process ends.
-      NEXT_MANUAL_SIG_HANDLE: "true",
-      DATABASE_URL: databaseUrl,
-      // SQLite: the secret generated in the data folder. PostgreSQL requires one, shared by every instance.
-      NEXTAUTH_SECRET: onPostgresql ? TEST_NEXTAUTH_SECRET : undefined,
-      // SQLite: the database file's folder (the default). PostgreSQL has no such folder.
-      DATA_DIR: onPostgresql ? dataDir : undefined,
-      NEXTAUTH_URL: undefined,
-      PORT: String(port),
-      // No scheduled fetches (on by default) unless a test asks: they would reach BCV_URL on their own.
-      RATES_FETCH_INTERVAL_SECONDS: "0",
-      ...env,
-    },
-    stdio: ["ignore", output, output],
-    detached: true,
-  });
+  return {
+    DATABASE_URL: databaseUrl,
+    // SQLite: the secret generated in the data folder. PostgreSQL requires one, shared by every instance.
+    NEXTAUTH_SECRET: onPostgresql ? TEST_NEXTAUTH_SECRET : undefined,
+    // SQLite: the database file's folder (the default). PostgreSQL has no such folder.
+    DATA_DIR: onPostgresql ? dataDir : undefined,
+    NEXTAUTH_URL: undefined,
+    // No scheduled fetches (on by default) unless a test asks: they would reach BCV_URL on their own.
+    RATES_FETCH_INTERVAL_SECONDS: "0",
+    ...env,
+  };
 }
 
 async function isServing(baseUrl: string, pid: number): Promise<boolean> {
@@ -278,20 +259,4 @@ async function isServing(baseUrl: string, pid: number): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function waitUntilServing(baseUrl: string, child: ChildProcess, output: () => string) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`The app exited with code ${child.exitCode}:\n${output()}`);
-    }
-    try {
-      await fetch(`${baseUrl}/users/me`);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  throw new Error(`The app did not answer within 60 s:\n${output()}`);
 }
