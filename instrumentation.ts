@@ -7,8 +7,7 @@ export async function register() {
   const { dropOutputWithoutReader } = await import("./lib/log-pipes");
   dropOutputWithoutReader();
   const { getEnv } = await import("./lib/env");
-  const { DATA_DIR, BENCH_ROUTES } = getEnv();
-  if (BENCH_ROUTES === "1") (await import("./lib/http/bench-gc")).countGarbageCollections();
+  const { DATA_DIR } = getEnv();
   const { claimDataFolder } = await import("./lib/server-pid");
   claimDataFolder(DATA_DIR);
   const { installSocketAddressStamp } = await import("./lib/http/client-address");

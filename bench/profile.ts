@@ -78,7 +78,7 @@ async function main() {
   const { dataDir, databaseFile } = makeDatabase();
   let cluster: ThrowawayPostgresql | undefined;
   let databaseUrl = `file:${databaseFile}`;
-  const env: Record<string, string> = { BENCH_ROUTES: "1" };
+  const env: Record<string, string> = {};
   if (process.argv.includes("--postgresql")) {
     cluster = await startThrowawayPostgresql();
     execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);

@@ -1,10 +1,10 @@
 /**
  * `npm run bench` (after `npm run build`; builds nothing itself): measures in one run, on loopback,
- * - the machine's limit (node:http answering constant JSON) and the framework's floor (the app's bench-only
- *   constant route, /bench/floor, served only under BENCH_ROUTES=1), each also with a body the size of the
- *   10-year history, which is that read's floor and limit: writing 155 KB costs the server and the client
- *   (on the same cores) more than 40 bytes do, whatever the app does; and from a route with a path parameter
- *   (/bench/{name}), the floor of /rates/{date}: Next matches and parses a dynamic segment on every request;
+ * - the machine's limit (node:http answering constant JSON) and the framework's floor (a bare Next.js app,
+ *   bench/baselines/next, built and started as the product is, answering the same constant from a route), each
+ *   also with a body the size of the 10-year history, which is that read's floor and limit: writing 155 KB costs
+ *   the server and the client (on the same cores) more than 40 bytes do, whatever the app does; and from a route
+ *   with a path parameter, the floor of /rates/{date}: Next matches and parses a dynamic segment on every request;
  * - the app's four rate reads on a database of 3,700 daily rates, straight and through nginx
  *   (deploy/nginx/bcv-rates.conf, cache hits), and the 10-year history again while another connection writes a
  *   table other than the rates every 10 ms (as running builds do), which must not empty the read cache;
@@ -40,11 +40,13 @@ import { type LoadResult, measureLoad } from "./support/load";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
 import {
   assertBuilt,
+  buildBareNext,
   makeDatabase,
   migrateDatabase,
   projectRoot,
   type Server,
   startApp,
+  startBareNext,
   startNodeHttp,
   stopEveryServer,
 } from "./support/servers";
@@ -69,7 +71,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 const settings = {
-  // 8 s: long enough that every round of the app holds full garbage collections (lib/http/bench-gc.ts), which
+  // 8 s: long enough that every round of the app holds full garbage collections (support/gc-counter.mjs), which
   // set its p99; with 4 s, a round's p99 depended on whether one fell into it.
   durationSeconds: Number(process.env.BENCH_SECONDS ?? 8),
   rounds: Number(process.env.BENCH_ROUNDS ?? 5),
@@ -110,10 +112,10 @@ interface ReadRow extends LoadResult {
 
 type GcCounts = { full: number; fullPauseMs: number };
 
-/** The app's garbage collections so far (GET /bench/gc). */
-async function gcCounts(baseUrl: string): Promise<GcCounts> {
-  const response = await fetch(`${baseUrl}/bench/gc`);
-  if (!response.ok) throw new Error(`/bench/gc answered ${response.status}`);
+/** A server's garbage collections so far (bench/support/gc-counter.mjs). */
+async function gcCounts(gcUrl: string): Promise<GcCounts> {
+  const response = await fetch(gcUrl);
+  if (!response.ok) throw new Error(`${gcUrl} answered ${response.status}`);
   return (await response.json()) as GcCounts;
 }
 
@@ -145,6 +147,7 @@ async function measureReads(
   const longHistory = `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`;
   const longHistoryBytes = (await (await fetch(app.baseUrl + longHistory)).arrayBuffer()).byteLength;
   const limitServer = await startNodeHttp(FLOOR_BODY);
+  const floorServer = await startBareNext();
   const sizedLimitServer = await startNodeHttp(`--bytes=${longHistoryBytes}`);
   const load = (url: string, warmupSeconds: number, serverProcessGroup: number) =>
     measureLoad(url, {
@@ -172,8 +175,8 @@ async function measureReads(
       segment?: boolean;
       pgid: number;
       rounds: (LoadResult & { fullGcs?: number })[];
-      /** The app's, for its garbage collections during each round. */
-      appUrl?: string;
+      /** Where the server's garbage collections are counted, for each round's. */
+      gcUrl?: string;
       /** Started before each round of this target, stopped after it. */
       during?: () => () => void;
       /** On PostgreSQL: the name of the same read on SQLite. */
@@ -187,7 +190,15 @@ async function measureReads(
       segment: pathname === dateRead,
       pgid: app.child.pid!,
       rounds: [],
-      appUrl: app.baseUrl,
+      gcUrl: app.gcUrl,
+    });
+    const floorTarget = (name: string, pathname: string): Target => ({
+      name,
+      url: floorServer.baseUrl + pathname,
+      kind: "floor",
+      pgid: floorServer.child.pid!,
+      rounds: [],
+      gcUrl: floorServer.gcUrl,
     });
     const targets: Target[] = [
       {
@@ -205,18 +216,13 @@ async function measureReads(
         pgid: sizedLimitServer.child.pid!,
         rounds: [],
       },
-      appTarget("Next.js route, constant JSON (the floor)", "/bench/floor", "floor"),
+      floorTarget("Next.js route, constant JSON (the floor)", "/floor"),
+      { ...floorTarget(`Next.js route, ${sizedName} (its floor)`, `/floor?bytes=${longHistoryBytes}`), sized: true },
+      // The same constant from a route with a path parameter: what Next's matching of a dynamic segment adds,
+      // which /rates/{date} pays too. /rates/{date} is compared with it, as the 10-year history is with the floor
+      // of its size.
       {
-        ...appTarget(`Next.js route, ${sizedName} (its floor)`, `/bench/floor?bytes=${longHistoryBytes}`, "floor"),
-        sized: true,
-      },
-      // The same constant through proxy.ts, which runs only on paths with a percent sign: what the proxy costs.
-      appTarget("the floor through proxy.ts", "/bench/%66loor"),
-      // The same constant from a route with a path parameter (app/bench/[name]): what Next's matching of a dynamic
-      // segment adds, which /rates/{date} pays too. /rates/{date} is compared with it, as the 10-year history is
-      // with the floor of its size.
-      {
-        ...appTarget("Next.js route with a path parameter, constant JSON (its floor)", "/bench/segment", "floor"),
+        ...floorTarget("Next.js route with a path parameter, constant JSON (its floor)", "/segment"),
         segment: true,
       },
       ...reads.map(([name, pathname]) => appTarget(`app ${name}`, pathname)),
@@ -230,7 +236,7 @@ async function measureReads(
               ...appTarget(`app on PostgreSQL ${name}`, pathname),
               url: postgresqlApp.baseUrl + pathname,
               pgid: postgresqlApp.child.pid!,
-              appUrl: postgresqlApp.baseUrl,
+              gcUrl: postgresqlApp.gcUrl,
               sqliteTwin: `app ${name}`,
             }),
           )
@@ -257,7 +263,7 @@ async function measureReads(
     let previousServer: number | undefined;
     // The app's targets take turns in an order that moves round by round, so that none is always the first to run
     // after the app sat idle or always the one after the 10-year history's garbage.
-    const onApp = targets.filter((target) => target.appUrl && !target.sqliteTwin);
+    const onApp = targets.filter((target) => target.gcUrl && !target.sqliteTwin);
     // Each read on PostgreSQL runs right beside its SQLite twin, first in one round and second in the next. When
     // they took turns with the others, up to a minute apart, the pair measured its place in the order as much as
     // the database: PostgreSQL's 10-year history came out at 0.58-0.90x of SQLite's in the rounds where it ran
@@ -291,10 +297,10 @@ async function measureReads(
           });
         }
         previousServer = target.pgid;
-        const gcBefore = target.appUrl ? await gcCounts(target.appUrl) : undefined;
+        const gcBefore = target.gcUrl ? await gcCounts(target.gcUrl) : undefined;
         const stopDuring = target.during?.();
         const result = await load(target.url, 0, target.pgid).finally(stopDuring);
-        const fullGcs = gcBefore ? (await gcCounts(target.appUrl!)).full - gcBefore.full : undefined;
+        const fullGcs = gcBefore ? (await gcCounts(target.gcUrl!)).full - gcBefore.full : undefined;
         target.rounds.push({ ...result, fullGcs });
         console.error(
           `  round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.latencyP99Ms} ms, ${result.cpuMicrosPerRequest} µs CPU/request` +
@@ -373,6 +379,7 @@ async function measureReads(
   } finally {
     await limitServer.stop();
     await sizedLimitServer.stop();
+    await floorServer.stop();
   }
 }
 
@@ -591,6 +598,7 @@ function printTable(
 
 async function main() {
   assertBuilt();
+  buildBareNext();
   const started = new Date();
   const host = machine();
   const today = started.toISOString().slice(0, 10);
@@ -609,8 +617,9 @@ async function main() {
   ];
   const app = await startApp({
     databaseUrl: `file:${databaseFile}`,
-    env: { BENCH_ROUTES: "1", BUILDS_CONFIG: configFile },
+    env: { BUILDS_CONFIG: configFile },
     nodeArgs,
+    countGcs: true,
   });
   let nginx: NginxServer | undefined;
   let cluster: ThrowawayPostgresql | undefined;
@@ -643,10 +652,9 @@ async function main() {
         const env = {
           NEXTAUTH_SECRET: POSTGRESQL_SECRET,
           DATA_DIR: path.join(dataDir, name),
-          BENCH_ROUTES: "1",
           BUILDS_CONFIG: builderConfig,
         };
-        postgresqlApps.push(await startApp({ databaseUrl, env, nodeArgs }));
+        postgresqlApps.push(await startApp({ databaseUrl, env, nodeArgs, countGcs: true }));
       }
     }
     const [postgresqlApp] = postgresqlApps;

@@ -186,8 +186,6 @@ const envSchema = z.object({
   BACKUP_KEEP: z.coerce.number().int().min(1).max(1000).default(7),
   // The bearer token a Prometheus scraper sends to GET /metrics; unset, /metrics answers 404.
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  // "1" serves the benchmark's constant route (/bench/floor, the framework's floor); never set in production.
-  BENCH_ROUTES: z.enum(["0", "1"]).default("0"),
 });
 
 export type Env = Omit<z.infer<typeof envSchema>, "DATA_DIR" | "INSTANCE_NAME"> & {

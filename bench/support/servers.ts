@@ -2,10 +2,13 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawnBuiltServer, waitUntilAnswering } from "../../tools/built-server";
+import { type BuiltServer, spawnBuiltServer, waitUntilAnswering } from "../../tools/built-server";
 import { freePort, stopProcessGroup } from "../../tools/processes";
 
-/** Processes the benchmark starts on loopback: the built app, a bare node:http server. Each one its own process group. */
+/**
+ * Processes the benchmark starts on loopback: the built app, and its baselines, a bare Next.js app
+ * (bench/baselines/next) and a bare node:http server. Each one its own process group.
+ */
 export const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
 export interface Server {
@@ -14,6 +17,45 @@ export interface Server {
   child: ChildProcess;
   output(): string;
   stop(): Promise<void>;
+  /** Where its garbage collections are counted (bench/support/gc-counter.mjs), when they are. */
+  gcUrl?: string;
+}
+
+const BARE_NEXT = path.join(projectRoot, "bench", "baselines", "next");
+
+/** Builds the bare Next.js baseline when it has no build yet or its sources changed since (a few seconds). */
+export function buildBareNext(): void {
+  const built = path.join(BARE_NEXT, ".next", "BUILD_ID");
+  const sources = fs
+    .readdirSync(BARE_NEXT, { recursive: true, encoding: "utf8" })
+    .filter((file) => !file.startsWith(".next"));
+  const newest = Math.max(...sources.map((file) => fs.statSync(path.join(BARE_NEXT, file)).mtimeMs));
+  if (fs.existsSync(built) && fs.statSync(built).mtimeMs > newest) return;
+  execFileSync(path.join(projectRoot, "node_modules", ".bin", "next"), ["build", BARE_NEXT], {
+    cwd: projectRoot,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/** Node's options that load the garbage collection counter, and where it answers. */
+async function gcCounter(): Promise<{ nodeArgs: string[]; env: Record<string, string>; url: string }> {
+  const port = await freePort();
+  return {
+    nodeArgs: ["--import", path.join(projectRoot, "bench", "support", "gc-counter.mjs")],
+    env: { BENCH_GC_PORT: String(port) },
+    url: `http://127.0.0.1:${port}/`,
+  };
+}
+
+/** The framework's floor: `next start` of the bare baseline (built by buildBareNext), its collections counted. */
+export async function startBareNext(): Promise<Server> {
+  const gc = await gcCounter();
+  const server = spawnBuiltServer({ port: await freePort(), host: "127.0.0.1", dir: BARE_NEXT, ...gc });
+  runningServers.add(server.child);
+  server.child.once("exit", () => runningServers.delete(server.child));
+  await waitUntilAnswering(server, server.output, "/floor", 90_000);
+  return { ...serverOf(server), gcUrl: gc.url };
 }
 
 /** Applies the migrations `npm start` applies to the database `env` names. */
@@ -39,21 +81,36 @@ export function assertBuilt(): void {
   }
 }
 
-/** `next start` of the built app (tools/built-server.ts); `nodeArgs` e.g. `--cpu-prof` for a profile. */
+/**
+ * `next start` of the built app (tools/built-server.ts); `nodeArgs` e.g. `--cpu-prof` for a profile. With
+ * `countGcs`, its garbage collections are counted (bench/support/gc-counter.mjs).
+ */
 export async function startApp(options: {
   databaseUrl: string;
   env?: Record<string, string>;
   nodeArgs?: string[];
+  countGcs?: boolean;
 }): Promise<Server> {
+  const gc = options.countGcs ? await gcCounter() : undefined;
   const server = spawnBuiltServer({
     port: await freePort(),
     host: "127.0.0.1",
-    nodeArgs: options.nodeArgs,
-    env: { DATABASE_URL: options.databaseUrl, NEXTAUTH_URL: undefined, NEXTAUTH_SECRET: undefined, ...options.env },
+    nodeArgs: [...(gc?.nodeArgs ?? []), ...(options.nodeArgs ?? [])],
+    env: {
+      DATABASE_URL: options.databaseUrl,
+      NEXTAUTH_URL: undefined,
+      NEXTAUTH_SECRET: undefined,
+      ...gc?.env,
+      ...options.env,
+    },
   });
   runningServers.add(server.child);
   server.child.once("exit", () => runningServers.delete(server.child));
   await waitUntilAnswering(server, server.output, "/users/me", 90_000);
+  return { ...serverOf(server), gcUrl: gc?.url };
+}
+
+function serverOf(server: BuiltServer): Server {
   return {
     baseUrl: server.baseUrl,
     port: server.port,

@@ -7,6 +7,7 @@ import { getEnv } from "../env";
 import { queryAll } from "../hot-sql";
 import { notFound, unauthorized } from "../http/problem";
 import { findLastFetches } from "../rates/fetch-log";
+import { rateReadCacheStats } from "../rates/read-cache";
 import { instanceMetrics } from "./registry";
 
 /**
@@ -30,6 +31,13 @@ export async function scrapeMetrics(request: Request): Promise<{ contentType: st
   slotGauge.set({ state: "used" }, slots.used);
   slotGauge.set({ state: "free" }, Math.max(0, slots.total - slots.used));
   gauge("build_log_streams_open", "Build log streams this instance serves now.").set(openLogStreams());
+  const readCache = rateReadCacheStats();
+  gauge("rates_read_cache_entries", "Rate reads this instance's cache holds now.").set(readCache.entries);
+  gauge("rates_read_cache_bytes", "Bytes of the answers this instance's rate read cache holds.").set(readCache.bytes);
+  gauge(
+    "rates_read_cache_invalidations",
+    "Times this instance's rate read cache was emptied since it started: once per change to the stored rates seen.",
+  ).set(readCache.epoch);
 
   const databaseUp = gauge("metrics_database_up", "1 when the database answered this scrape's questions.");
   const reporterGauge = gauge(

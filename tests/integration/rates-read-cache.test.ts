@@ -10,6 +10,7 @@ import { registerAndGetToken } from "../support/users";
  * to "correctness first": a read after a write sees the write, whether the write came through the API (same
  * process) or straight into the database file (another connection: an import, a script).
  */
+const METRICS_TOKEN = "metrics-token-of-the-read-cache-test";
 let bcv: BcvServer;
 let app: AppServer;
 let authorization: Record<string, string>;
@@ -18,8 +19,8 @@ const yesterday = shiftDate(today, -1);
 
 beforeAll(async () => {
   bcv = await startBcvServer();
-  // BENCH_ROUTES: /bench/read-cache tells what the cache holds.
-  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0", BENCH_ROUTES: "1" });
+  // GET /metrics tells what the cache holds.
+  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0", METRICS_TOKEN });
   ({ authorization } = await registerAndGetToken(app));
 });
 afterAll(async () => {
@@ -67,8 +68,13 @@ describe("rate reads after writes", () => {
   });
 
   it("stay cached through writes to other tables (a registration and sign-in, a signed-out session), not through a rate's", async () => {
-    const stats = async () =>
-      (await (await app.fetch("/bench/read-cache")).json()) as { entries: number; epoch: number };
+    const stats = async () => {
+      const metrics = await (
+        await app.fetch("/metrics", { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+      ).text();
+      const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, "m").exec(metrics)?.[1]);
+      return { entries: value("rates_read_cache_entries"), epoch: value("rates_read_cache_invalidations") };
+    };
     seedRates(app, [{ date: yesterday, dollar: "101.00000000" }]);
     await readJson(`/rates/${yesterday}`);
     const before = await stats();
