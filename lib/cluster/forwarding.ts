@@ -7,7 +7,7 @@ import { clientAddress } from "../http/client-address";
 import { serviceUnavailable, unauthorized } from "../http/problem";
 import { type PublicUser, withEffectiveRole } from "../users/roles";
 import { databaseNow, lostAfterMs } from "./instances";
-import { type PeerIdentity, signPeerRequest, verifyPeerRequest } from "./peer-auth";
+import { type PeerIdentity, peerAddressee, signPeerRequest, verifyPeerRequest } from "./peer-auth";
 
 /**
  * A build's logs live on the disk of the instance that ran it (its `host`), and its runtime (processes, a
@@ -109,8 +109,8 @@ export async function forwardToBuildHost(
   const self = getEnv().INSTANCE_NAME;
   if (!build?.host || build.host === self) return null;
   const host = build.host;
-  const instance = await queryOne<{ url: string | null; heartbeatAt: Date | string }>(
-    `SELECT "url", "heartbeatAt" FROM "Instance" WHERE "name" = ?`,
+  const instance = await queryOne<{ url: string | null; heartbeatAt: Date | string; processId: string }>(
+    `SELECT "url", "heartbeatAt", "processId" FROM "Instance" WHERE "name" = ?`,
     [host],
   );
   if (instance) {
@@ -139,7 +139,14 @@ export async function forwardToBuildHost(
   const url = new URL(request.url);
   const pathAndQuery = url.pathname + url.search;
   const headers = new Headers(
-    signPeerRequest(request.method, pathAndQuery, self, caller.identity ?? null, caller.client),
+    signPeerRequest(
+      request.method,
+      pathAndQuery,
+      self,
+      peerAddressee(host, instance.processId),
+      caller.identity ?? null,
+      caller.client,
+    ),
   );
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers.get(name);

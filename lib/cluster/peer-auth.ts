@@ -1,18 +1,21 @@
 import crypto from "node:crypto";
 import { getEnv } from "../env";
 import { unauthorized } from "../http/problem";
+import { thisInstanceName, thisProcess } from "./instances";
 
 /**
  * Instance-to-instance requests (lib/cluster/forwarding.ts): an instance that forwards a request to the build's
  * host signs it with a key derived from NEXTAUTH_SECRET, which every instance shares and no client knows. The
  * signature covers the method, the path with its query, the SHA-256 of the body, the time, a random nonce, the
- * sending instance, the user it verified (user id and session id, or none for a public read) and the client's
- * address; it holds for PEER_SIGNATURE_VALIDITY_S either side of the receiver's clock, and once: the receiver
- * refuses a nonce it has already accepted. A request that carries any of these headers and fails the check is
- * refused with 401, never served as an ordinary one.
+ * sending instance, the receiving one (its name and the id of the process that holds it, as registered in the
+ * Instance table), the user it verified (user id and session id, or none for a public read) and the client's
+ * address; it holds for PEER_SIGNATURE_VALIDITY_S either side of the receiver's clock, for that receiver only, and
+ * once: the receiver refuses a nonce it has already accepted. The nonces it remembers are in its memory, which a
+ * restart empties; a restarted instance is another process, for which no earlier signature was made. A request
+ * that carries any of these headers and fails the check is refused with 401, never served as an ordinary one.
  */
 const PEER_SIGNATURE_VALIDITY_S = 30;
-const VERSION = "v2";
+const VERSION = "v3";
 /** A forwarded request carries no body today; a signed one may carry this much, hashed before it is served. */
 const MAX_SIGNED_BODY_BYTES = 1024 * 1024;
 /** The nonces accepted within the validity window that one instance keeps (see acceptNonce). */
@@ -20,6 +23,7 @@ const MAX_REMEMBERED_NONCES = 100_000;
 
 export const PEER_HEADERS = {
   from: "x-instance-from",
+  to: "x-instance-to",
   timestamp: "x-instance-timestamp",
   nonce: "x-instance-nonce",
   bodyDigest: "x-instance-body-sha256",
@@ -64,13 +68,14 @@ interface SignedFields {
   timestamp: string;
   nonce: string;
   from: string;
+  to: string;
   user: string;
   client: string;
 }
 
 function signatureOf(fields: SignedFields): string {
-  const { method, pathAndQuery, bodyDigest, timestamp, nonce, from, user, client } = fields;
-  const text = [VERSION, method.toUpperCase(), pathAndQuery, bodyDigest, timestamp, nonce, from, user, client].join(
+  const { method, pathAndQuery, bodyDigest, timestamp, nonce, from, to, user, client } = fields;
+  const text = [VERSION, method.toUpperCase(), pathAndQuery, bodyDigest, timestamp, nonce, from, to, user, client].join(
     "\n",
   );
   return `${VERSION}=${crypto.createHmac("sha256", peerKey()).update(text).digest("hex")}`;
@@ -85,11 +90,20 @@ function userField(identity: PeerIdentity | null): string {
   return identity ? `${identity.userId} ${identity.sid}` : "";
 }
 
-/** The headers that make a forwarded request a signed one; `body` is what it sends (nothing, today). */
+/** Who a signed request is for: an instance's name and the id of the process holding it (Instance.processId). */
+export function peerAddressee(name: string, processId: string): string {
+  return `${name} ${processId}`;
+}
+
+/**
+ * The headers that make a forwarded request a signed one, for the instance `to` (peerAddressee); `body` is what
+ * it sends (nothing, today).
+ */
 export function signPeerRequest(
   method: string,
   pathAndQuery: string,
   from: string,
+  to: string,
   identity: PeerIdentity | null,
   client: string,
   now = Date.now(),
@@ -102,11 +116,13 @@ export function signPeerRequest(
     timestamp: String(Math.floor(now / 1000)),
     nonce: crypto.randomBytes(16).toString("hex"),
     from,
+    to,
     user: userField(identity),
     client,
   };
   return {
     [PEER_HEADERS.from]: fields.from,
+    [PEER_HEADERS.to]: fields.to,
     [PEER_HEADERS.timestamp]: fields.timestamp,
     [PEER_HEADERS.nonce]: fields.nonce,
     [PEER_HEADERS.bodyDigest]: fields.bodyDigest,
@@ -180,15 +196,17 @@ async function verifyOnce(request: Request, now: number): Promise<PeerRequest | 
   if (present.length === 0) return null;
   const refuse = (why: string) => unauthorized(`The instance-to-instance request is refused: ${why}.`);
   const from = headers.get(PEER_HEADERS.from);
+  const to = headers.get(PEER_HEADERS.to);
   const timestamp = headers.get(PEER_HEADERS.timestamp);
   const nonce = headers.get(PEER_HEADERS.nonce);
   const bodyDigest = headers.get(PEER_HEADERS.bodyDigest);
   const user = headers.get(PEER_HEADERS.user) ?? "";
   const client = headers.get(PEER_HEADERS.client) ?? "";
   const signature = headers.get(PEER_HEADERS.signature);
-  if (!from || !timestamp || !nonce || !bodyDigest || !signature) {
+  if (!from || !to || !timestamp || !nonce || !bodyDigest || !signature) {
     const required = [
       PEER_HEADERS.from,
+      PEER_HEADERS.to,
       PEER_HEADERS.timestamp,
       PEER_HEADERS.nonce,
       PEER_HEADERS.bodyDigest,
@@ -211,6 +229,7 @@ async function verifyOnce(request: Request, now: number): Promise<PeerRequest | 
     timestamp,
     nonce,
     from,
+    to,
     user,
     client,
   };
@@ -218,6 +237,10 @@ async function verifyOnce(request: Request, now: number): Promise<PeerRequest | 
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected))
     throw refuse("the signature does not match");
+  // Signed for this instance as it runs now: not for another, nor for the process it was before a restart.
+  if (to !== peerAddressee(thisInstanceName(), thisProcess().id)) {
+    throw refuse("it was signed for another instance, or for this one before it restarted");
+  }
   // The digest is signed; the body must be the one it was made from.
   const body = await bodyOf(request);
   if (body === null) throw refuse(`the body is larger than ${MAX_SIGNED_BODY_BYTES} bytes`);

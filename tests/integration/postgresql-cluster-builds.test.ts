@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bodyDigestOf, signPeerRequest } from "@/lib/cluster/peer-auth";
+import { bodyDigestOf, peerAddressee, signPeerRequest } from "@/lib/cluster/peer-auth";
 import { resetEnvCache } from "@/lib/env";
 import { type BuildJson, type BuildsApp, expectAllDead, pidsOfBuild } from "../support/builds";
 import { type BuilderPair, readUntil, startBuilderPair } from "../support/cluster";
+import { queryDatabase } from "../support/database";
 import { TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 
 /**
@@ -93,12 +94,13 @@ describe("a build on alpha, through beta", () => {
     const forged = await alpha.get(`/builds/${installing.build_id}/logs`, {
       headers: {
         "x-instance-from": "beta",
+        "x-instance-to": "alpha 000000000000000000000000",
         "x-instance-timestamp": String(Math.floor(Date.now() / 1000)),
         "x-instance-nonce": "0".repeat(32),
         "x-instance-body-sha256": bodyDigestOf(),
         "x-instance-user": "",
         "x-instance-client": "127.0.0.1",
-        "x-instance-signature": `v2=${"0".repeat(64)}`,
+        "x-instance-signature": `v3=${"0".repeat(64)}`,
       },
     });
     expect(forged.status).toBe(401);
@@ -110,15 +112,31 @@ describe("a build on alpha, through beta", () => {
     const path = `/builds/${installing.build_id}/logs?stage=install`;
     process.env.NEXTAUTH_SECRET = TEST_NEXTAUTH_SECRET;
     resetEnvCache();
-    const headers = signPeerRequest("GET", path, "beta", null, "127.0.0.1");
+    const [{ processId }] = queryDatabase<{ processId: string }>(
+      alpha.app,
+      `SELECT "processId" FROM "Instance" WHERE "name" = 'alpha'`,
+    );
+    const toAlpha = peerAddressee("alpha", processId);
+    const headers = signPeerRequest("GET", path, "beta", toAlpha, null, "127.0.0.1");
     expect((await alpha.app.fetch(path, { headers })).status).toBe(200);
     const replayed = await alpha.app.fetch(path, { headers });
     expect(replayed.status).toBe(401);
     expect((await replayed.json()).detail).toMatch(/nonce was already used/);
     // A fresh signature of the same request is served: only the copy is refused.
     expect(
-      (await alpha.app.fetch(path, { headers: signPeerRequest("GET", path, "beta", null, "127.0.0.1") })).status,
+      (await alpha.app.fetch(path, { headers: signPeerRequest("GET", path, "beta", toAlpha, null, "127.0.0.1") }))
+        .status,
     ).toBe(200);
+    // Signed for another instance (beta itself), or for alpha's process before a restart: refused by alpha.
+    for (const to of [peerAddressee("beta", processId), peerAddressee("alpha", "0".repeat(24))]) {
+      const elsewhere = await alpha.app.fetch(path, {
+        headers: signPeerRequest("GET", path, "beta", to, null, "127.0.0.1"),
+      });
+      expect(elsewhere.status).toBe(401);
+      expect((await elsewhere.json()).detail).toMatch(
+        /signed for another instance, or for this one before it restarted/,
+      );
+    }
   });
 
   it("answers 503 naming the host when alpha is down", async () => {
