@@ -10,7 +10,13 @@ import {
   tearDownBuilds,
 } from "../support/builds";
 import { type ForgeServer, startForgeServer } from "../support/forge-server";
-import { giteaPullRequest, githubPullRequest, gitlabMergeRequest, pushPullRequestHead } from "../support/pull-requests";
+import {
+  giteaPullRequest,
+  githubPullRequest,
+  gitlabMergeRequest,
+  listedPullRequest,
+  pushPullRequestHead,
+} from "../support/pull-requests";
 
 // POST /hooks/{alias} with pull and merge request events (issue 21), signed as each host signs them. Each
 // repository is a bare repository that publishes its pull requests' heads the way its host does
@@ -24,9 +30,16 @@ let lab: Remote;
 let tea: Remote;
 let forks: Remote;
 let github: ForgeServer;
+/** The pull requests of acme/hub that the GitHub stand-in lists as open. */
+let hubOpen: { number: number; sha: string }[] = [];
 
 beforeAll(async () => {
   github = await startForgeServer();
+  github.serve("/repos/acme/hub/pulls", () => ({
+    status: 200,
+    body: hubOpen.map((pull) => listedPullRequest("github", pull.number, pull.sha)),
+  }));
+  github.serve("/repos/acme/forks/pulls", () => ({ status: 200, body: [] }));
   const repository = (alias: string, extra = "") => `
   - alias: ${alias}
     url: ./${alias}.git
@@ -134,6 +147,24 @@ function followsPullRequests(
     expect(live.map((build) => build.build_id)).toEqual([body.build.build_id]);
     first = body.build;
   });
+
+  if (host === "github") {
+    it("github: a close the host does not confirm (it still lists the pull request open) destroys nothing", async () => {
+      const sha = (first.repositories as { commit_sha: string }[])[0].commit_sha;
+      hubOpen = [{ number: 7, sha }];
+      try {
+        // Closed, not merged: another body than the real close's below (the same body twice is one delivery).
+        const response = await deliver(alias, host, githubPullRequest("closed", 7, sha));
+        const body = await response.json();
+        expect(response.status, JSON.stringify(body)).toBe(200);
+        expect(body).toMatchObject({ result: "nothing_to_do", pull_request: 7, build_ids: [] });
+        expect(body.detail).toMatch(/still open on the host/);
+        expect((await (await builds.get(`/builds/${first.build_id}`)).json()).status).toBe("running");
+      } finally {
+        hubOpen = [];
+      }
+    });
+  }
 
   it(`${host}: closing the pull request destroys its preview`, async () => {
     const response = await deliver(

@@ -1,7 +1,7 @@
 import { badRequest, serviceUnavailable } from "../../http/problem";
 import { getBuildsConfig, type RepositoryConfig } from "../config";
 import { closePullRequestComment, type PullRequestEnd } from "../forge/comments";
-import { isForkHead } from "../forge/pull-requests";
+import { isForkHead, listOpenPullRequests } from "../forge/pull-requests";
 import { reportsSettled } from "../forge/statuses";
 import { fetchPullRef } from "../git/mirrors";
 import type { HookResultView } from "../schemas";
@@ -13,7 +13,8 @@ import { forgetBranch, noticeBranchHead } from "./service";
  * Pull and merge request events (issue 21): GitHub `pull_request`, GitLab `Merge Request Hook`, Gitea and
  * Forgejo `pull_request`. Opening, reopening and new commits build the request's head, fetched from the host's
  * pull ref (refs/pull/<n>/head, GitLab refs/merge-requests/<iid>/head), with auto_build.modules: one live
- * preview per request, the newer replacing the older as for branches. Closing or merging destroys it.
+ * preview per request, the newer replacing the older as for branches. Closing or merging destroys it; where the
+ * host's API is configured (`forge`), only once the host no longer lists the request as open.
  * A request from a fork runs anyone's code: it is built only with forge.build_forks.
  */
 export type Host = "github" | "gitlab" | "gitea";
@@ -63,6 +64,20 @@ export async function receivePullRequest(
   if (event.intent === "ignore") return nothing(`The pull request action "${event.action}" changes no code; ignored.`);
 
   if (event.intent === "close") {
+    // Believed only from the host itself, as a branch deletion is from the repository: a replayed or forged close
+    // must not destroy the preview of a pull request that is open.
+    const forge = repository.forge;
+    if (forge) {
+      const listed = await listOpenPullRequests(forge);
+      if (!listed.ok) {
+        throw serviceUnavailable(
+          `The close of pull request #${event.number} could not be checked with the host (${listed.error}); deliver the event again later.`,
+          RETRY_AFTER_SECONDS,
+        );
+      }
+      if (listed.pulls.some((pull) => pull.number === event.number))
+        return nothing(`Pull request #${event.number} is still open on the host; its preview stays.`);
+    }
     const { buildIds, done } = await closePullRequest(repository, host, event.number, event.closedAs);
     void done.catch((error: unknown) =>
       console.error(`builds: closing pull request #${event.number} of "${repository.alias}" failed:`, error),
