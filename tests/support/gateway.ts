@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { stopProcessGroup } from "../../tools/processes";
 
@@ -10,8 +11,22 @@ import { stopProcessGroup } from "../../tools/processes";
 // spec and the benchmark; loads no vitest.
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+
+/**
+ * The stand-in Odoo and the one package it imports, copied where a build's own uid can read them: a preview runs as
+ * an unprivileged uid, which cannot enter a checkout under a private folder (CI clones into `mktemp -d`, mode 0700).
+ */
+function readableOdooLikePreview(): string {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "odoo-like-preview-"));
+  fs.chmodSync(folder, 0o755);
+  fs.cpSync(path.join(projectRoot, "tests", "support", "odoo-like-preview.mjs"), path.join(folder, "preview.mjs"));
+  fs.cpSync(path.join(projectRoot, "node_modules", "ws"), path.join(folder, "node_modules", "ws"), { recursive: true });
+  process.once("exit", () => fs.rmSync(folder, { recursive: true, force: true }));
+  return path.join(folder, "preview.mjs");
+}
+
 /** A build's `start` command running the stand-in Odoo preview. */
-export const ODOO_LIKE_PREVIEW = `node ${path.join(projectRoot, "tests", "support", "odoo-like-preview.mjs")}`;
+export const ODOO_LIKE_PREVIEW = `node ${readableOdooLikePreview()}`;
 
 export interface Gateway {
   port: number;
