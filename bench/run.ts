@@ -23,7 +23,9 @@
  * BENCH_SECONDS (8), the targets taking turns (the app's in an order that moves each round), and each figure is
  * the median of its rounds, each ratio the median of the ratios within a round: load from other processes then
  * weighs on every target alike instead of on whichever ran during a spike.
- * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds,
+ * - the previews' gateway (bench/gateway.ts): a preview's small page through it against a plain nginx proxy_pass,
+ *   and what each adds to the preview reached directly.
+ * Other settings: BENCH_CONNECTIONS (64), BENCH_BUILDS (100), BENCH_BURST (40), BENCH_ONLY=reads|builds|gateway,
  * BENCH_CPU_PROF=<folder> (each instance of the app runs under `node --cpu-prof` and writes its profile there when stopped;
  * summarise it with `npm run bench:profile -- --summarise <file>`), BENCH_NODE_ARGS (more options for the
  * app's node, e.g. "--max-semi-space-size=32").
@@ -35,6 +37,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { type NginxServer, startNginx } from "../tests/support/nginx";
 import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../tools/throwaway-postgresql";
+import { type GatewayResult, measureGateway } from "./gateway";
 import { makeBuildsBench } from "./support/builds";
 import { type LoadResult, measureLoad } from "./support/load";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
@@ -79,7 +82,7 @@ const settings = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
   builds: Number(process.env.BENCH_BUILDS ?? 100),
   burst: Number(process.env.BENCH_BURST ?? 40),
-  only: process.env.BENCH_ONLY as "reads" | "builds" | undefined,
+  only: process.env.BENCH_ONLY as "reads" | "builds" | "gateway" | undefined,
   postgresql: process.env.BENCH_POSTGRESQL !== "0",
 };
 const POSTGRESQL_SECRET = "bench-secret-bench-secret-bench-secret-1234";
@@ -596,6 +599,28 @@ function printTable(
   return lines.join("\n");
 }
 
+function gatewayTable(result: GatewayResult, { connections }: { connections: number }): string {
+  const row = (name: string, r: LoadResult, added = "") =>
+    `| ${name} | ${r.requestsPerSecond.toLocaleString("en")} | ${r.latencyP50Ms} | ${r.latencyP99Ms} | ${added} |`;
+  return [
+    `| a preview's small page, ${connections} connections | req/s | p50 ms | p99 ms | added over direct (p50 / p99 ms) |`,
+    "|---|---:|---:|---:|---:|",
+    row("direct, on its port", result.direct),
+    row(
+      "plain nginx proxy_pass (the engine's floor)",
+      result.plainNginx,
+      `${result.plainAddedLatencyP50Ms} / ${result.plainAddedLatencyP99Ms}`,
+    ),
+    row(
+      "the gateway (auth_request, answer kept 1 s)",
+      result.gateway,
+      `${result.addedLatencyP50Ms} / ${result.addedLatencyP99Ms}`,
+    ),
+    "",
+    `The gateway against plain nginx, the same round: ${result.ratioToPlainNginx}x in req/s (median of ${result.rounds} rounds).`,
+  ].join("\n");
+}
+
 async function main() {
   assertBuilt();
   buildBareNext();
@@ -634,7 +659,7 @@ async function main() {
     let reads: ReadRow[] | undefined;
     let builds: BuildsResult | undefined;
     let buildsOnPostgresql: BuildsResult | undefined;
-    if (settings.postgresql) {
+    if (settings.postgresql && settings.only !== "gateway") {
       cluster = await startThrowawayPostgresql();
       execFileSync("psql", ["-X", "-q", "-c", 'CREATE DATABASE "bench"', cluster.url]);
       const databaseUrl = cluster.urlOf("bench");
@@ -658,7 +683,7 @@ async function main() {
       }
     }
     const [postgresqlApp] = postgresqlApps;
-    if (settings.only !== "builds") {
+    if (settings.only === undefined || settings.only === "reads") {
       nginx = await startNginx({ appPort: app.port, workers: "auto" });
       console.error(
         `reads: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured each`,
@@ -667,12 +692,19 @@ async function main() {
       await nginx.stop();
       nginx = undefined;
     }
-    if (settings.only !== "reads") {
+    let gateway: GatewayResult | undefined;
+    if (settings.only === undefined || settings.only === "gateway") {
+      console.error("previews' gateway...");
+      gateway = await measureGateway(settings);
+    }
+    if (settings.only !== "reads" && settings.only !== "gateway") {
       console.error("build service...");
       builds = await measureBuilds([app], { sseLines: true });
       if (postgresqlApps.length > 0) buildsOnPostgresql = await measureBuilds(postgresqlApps, { sseLines: false });
     }
-    const table = printTable(reads, builds, buildsOnPostgresql);
+    const table = [printTable(reads, builds, buildsOnPostgresql), gateway && gatewayTable(gateway, settings)]
+      .filter(Boolean)
+      .join("\n\n");
     console.log(
       `\nnpm run bench, ${started.toISOString()}, ${host.cores} cores (${host.cpuModel}), Node ${process.version}, ${SEEDED_DAYS} daily rates\n`,
     );
@@ -684,9 +716,11 @@ async function main() {
       reads,
       builds,
       buildsOnPostgresql,
+      gateway,
       table,
     };
-    const file = path.join(projectRoot, "bench", "results", "latest.json");
+    // A partial run (BENCH_ONLY) is written apart: latest.json stays the last full run.
+    const file = path.join(projectRoot, "bench", "results", `latest${settings.only ? `-${settings.only}` : ""}.json`);
     fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`\nwritten: ${path.relative(projectRoot, file)}`);
   } finally {

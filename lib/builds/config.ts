@@ -131,6 +131,8 @@ const gatewaySchema = z
     scheme: z.enum(["http", "https"], { error: 'must be "http" or "https"' }).default("http"),
     // The port people reach the gateway at; by default the scheme's (80 or 443), left out of the links.
     port: z.number().int("must be an integer").min(1).max(65535).optional(),
+    // How many sleeping previews one client address may wake by visiting them, per hour (lib/gateway/wake-on-visit.ts).
+    wakes_per_hour: z.number().int("must be a whole number").min(0).max(1000).default(6),
   })
   .transform((gateway) => ({ ...gateway, port: gateway.port ?? (gateway.scheme === "https" ? 443 : 80) }));
 

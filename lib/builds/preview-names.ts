@@ -16,6 +16,8 @@ import { type BuildsConfig, type GatewayConfig, InvalidBuildsConfigError } from 
  * end that way, so a kept part never equals a hashed one, and `feature/x` and `feature-x` get two names.
  */
 export const LABEL_MAX_LENGTH = 63;
+/** What the names need of the gateway's settings. */
+type GatewayAddress = Pick<GatewayConfig, "domain" | "scheme" | "port">;
 const ALIAS_PART_MAX_LENGTH = 24;
 const HASH_LENGTH = 6;
 const PLAIN_PART = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -69,7 +71,7 @@ export function refLabel(alias: string, ref: string): string {
 }
 
 /** A name's URL: the gateway's scheme, and its port unless it is the scheme's own. */
-export function nameUrl(gateway: GatewayConfig, host: string): string {
+export function nameUrl(gateway: GatewayAddress, host: string): string {
   const defaultPort = gateway.scheme === "https" ? 443 : 80;
   return `${gateway.scheme}://${host}${gateway.port === defaultPort ? "" : `:${gateway.port}`}/`;
 }
@@ -83,7 +85,7 @@ export interface PreviewName {
 
 /** A build's names: its own, and its first repository's branch or pull request's. */
 export function previewNamesOf(
-  gateway: GatewayConfig,
+  gateway: GatewayAddress,
   build: { id: string; repositories: { alias: string; ref: string }[] },
 ): PreviewName[] {
   const named = (kind: PreviewName["kind"], label: string): PreviewName => {
@@ -110,7 +112,7 @@ export type HostRequest =
  * dot, another port or characters no host name holds is invalid, with the reason; a name under the domain that
  * is not one label of a preview's name's shape is unknown.
  */
-export function readHost(gateway: GatewayConfig, host: string): HostRequest {
+export function readHost(gateway: GatewayAddress, host: string): HostRequest {
   if (host.length > 255) return { kind: "invalid", reason: "The Host header is longer than a host name can be." };
   const match = /^([a-zA-Z0-9.-]+)(?::(\d{1,5}))?$/.exec(host);
   if (!match)
@@ -137,7 +139,7 @@ export function readHost(gateway: GatewayConfig, host: string): HostRequest {
  * Why the dashboard at `dashboardUrl` may not run with this gateway, or null: a host at or under the preview
  * domain would let a preview's code set cookies the dashboard receives.
  */
-export function dashboardUnderPreviewDomain(gateway: GatewayConfig, dashboardUrl: string): string | null {
+export function dashboardUnderPreviewDomain(gateway: GatewayAddress, dashboardUrl: string): string | null {
   const host = new URL(dashboardUrl).hostname.toLowerCase().replace(/\.$/, "");
   if (host !== gateway.domain && !host.endsWith(`.${gateway.domain}`)) return null;
   return (

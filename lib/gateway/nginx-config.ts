@@ -11,8 +11,8 @@
  *    name however busy a preview is, and a new or moved preview is reached within 2 s, with no reload of nginx.
  * 3. 200: the request is proxied to exactly that address. nginx has no `resolver`, so an upstream can only be an IP
  *    literal, and it only ever comes from the app's answer, never from the request.
- *    403: GET /gateway/page shows the app's 404, 410 or 503 page under the name. A preview that does not answer:
- *    the same page route, which says so (502).
+ *    403: GET /gateway/page shows the app's 404, 410 or 503 page under the name; for a sleeping preview the visit
+ *    wakes it (lib/gateway/wake-on-visit.ts). A preview that does not answer: the same page route, which says so (502).
  * The previews' WebSocket (Odoo 16's /websocket) and long polling (/longpolling) pass with long read timeouts, and
  * every preview receives X-Forwarded-For, -Proto and -Host as the gateway saw them (Odoo's proxy_mode).
  */
@@ -181,6 +181,8 @@ ${tlsLines}
         proxy_pass_request_body off;
         proxy_set_header Content-Length "";
         proxy_set_header Host $http_host;
+        # The visitor, for the wakes a client address may start (the app believes it from TRUSTED_PROXIES only).
+        proxy_set_header X-Forwarded-For $remote_addr;
         proxy_set_header Cookie "";
         proxy_set_header Authorization "";
         proxy_http_version 1.1;
@@ -195,6 +197,8 @@ ${tlsLines}
         proxy_pass_request_body off;
         proxy_set_header Content-Length "";
         proxy_set_header Host $http_host;
+        # The visitor, for the wakes a client address may start (the app believes it from TRUSTED_PROXIES only).
+        proxy_set_header X-Forwarded-For $remote_addr;
         proxy_set_header Cookie "";
         proxy_set_header Authorization "";
         proxy_http_version 1.1;

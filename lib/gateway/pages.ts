@@ -8,30 +8,37 @@ import type { Verdict } from "./resolve";
  * 503 with Retry-After: its build is being built or asleep; 400: a Host no preview can have. Never another
  * preview's content, and never anything of the request echoed but the name, escaped.
  */
-type PageVerdict = Exclude<Verdict, { status: 200 }> | { status: 502; detail: string; buildId: string };
+export type PageVerdict =
+  | Exclude<Verdict, { status: 200 }>
+  | { status: 502; detail: string; buildId: string }
+  | { status: 429; detail: string; buildId: string; retryAfterSeconds: number }
+  | { status: 503; detail: string; buildId: string; retryAfterSeconds: number; waking: true };
 
 const TITLES: Record<PageVerdict["status"], string> = {
   400: "Bad Request",
   404: "No preview here",
   410: "This preview is gone",
+  429: "Too many wakes",
   502: "This preview does not answer",
   503: "This preview is not up",
 };
+
+const titleOf = (verdict: PageVerdict) => ("waking" in verdict ? "Waking this preview up" : TITLES[verdict.status]);
 
 export function gatewayPage(verdict: PageVerdict, html: boolean): Response {
   const buildId = "buildId" in verdict ? verdict.buildId : null;
   const link = buildId ? buildPageUrl(buildId) : null;
   const headers: Record<string, string> = { "Cache-Control": "no-store" };
-  if (verdict.status === 503) headers["Retry-After"] = String(verdict.retryAfterSeconds);
+  if ("retryAfterSeconds" in verdict) headers["Retry-After"] = String(verdict.retryAfterSeconds);
   if (!html) {
-    const title = verdict.status === 400 ? "Bad Request" : TITLES[verdict.status];
+    const title = titleOf(verdict);
     const detail = link ? `${verdict.detail} Its page: ${link}` : verdict.detail;
     return problemResponse(new HttpProblem(verdict.status, title, detail, { headers }));
   }
   const body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">${verdict.status === 503 ? `\n<meta http-equiv="refresh" content="${verdict.retryAfterSeconds}">` : ""}
-<title>${verdict.status} ${escapeHtml(TITLES[verdict.status])}</title>
+<title>${verdict.status} ${escapeHtml(titleOf(verdict))}</title>
 <style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
   body { margin: 0; display: grid; min-height: 100vh; place-items: center; background: #f8fafc; color: #0f172a; }
@@ -42,7 +49,7 @@ export function gatewayPage(verdict: PageVerdict, html: boolean): Response {
 </style></head>
 <body><main>
 <p class="code">${verdict.status}</p>
-<h1>${escapeHtml(TITLES[verdict.status])}</h1>
+<h1>${escapeHtml(titleOf(verdict))}</h1>
 <p>${escapeHtml(verdict.detail)}</p>
 ${link ? `<p><a href="${escapeHtml(link)}">Build ${escapeHtml(buildId!)} on the dashboard</a></p>` : ""}
 </main></body></html>

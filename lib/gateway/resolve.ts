@@ -18,7 +18,14 @@ export type Verdict =
   | { status: 200; upstream: string; buildId: string }
   | { status: 400 | 404; detail: string }
   | { status: 410; detail: string; buildId: string }
-  | { status: 503; detail: string; buildId: string; retryAfterSeconds: number };
+  | {
+      status: 503;
+      detail: string;
+      buildId: string;
+      retryAfterSeconds: number;
+      /** Set for a sleeping build: the host that would wake it (a visit does, lib/gateway/wake-on-visit.ts). */
+      asleep?: { host: string | null };
+    };
 
 interface BuildRow {
   id: string;
@@ -96,6 +103,7 @@ function verdictOf(row: BuildRow): Verdict {
       buildId,
       detail: `Build ${buildId} is asleep: wake it from its page on the dashboard.`,
       retryAfterSeconds: 30,
+      asleep: { host: row.host },
     };
   if (row.status !== "running" || row.port === null || row.runtimeHandle === null)
     return {

@@ -20,6 +20,9 @@ const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", name);
 const DOMAIN = "preview.localhost";
 
+// One app, gateway and pair of builds for both tests: a worker each would build them twice.
+test.describe.configure({ mode: "serial" });
+
 test.use({
   launchOptions: {
     executablePath: process.env.CHROMIUM_PATH ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined),
@@ -167,4 +170,31 @@ test("two previews open in one browser keep their own sessions", async ({ page, 
   const nowhere = await page.goto(`http://nothing.${DOMAIN}:${gatewayPort}/web`);
   expect(nowhere?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "No preview here" })).toBeVisible();
+});
+
+test("a build's drawer lists its preview names with their links", async ({ page }, testInfo) => {
+  const [id] = buildIds;
+  for (const [width, scheme] of [
+    [1440, "light"],
+    [390, "dark"],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(`${baseUrl}/builds/${id}`);
+    const drawer = page.getByRole("dialog", { name: `Build ${id.slice(0, 8)}` });
+    const names = drawer.getByTestId("preview-names");
+    await expect(names.getByRole("link", { name: `${id}.${DOMAIN}` })).toHaveAttribute(
+      "href",
+      `http://${id}.${DOMAIN}:${gatewayPort}/`,
+    );
+    await expect(names.getByRole("link", { name: `main--demo.${DOMAIN}` })).toHaveAttribute(
+      "href",
+      `http://main--demo.${DOMAIN}:${gatewayPort}/`,
+    );
+    await expect(drawer.getByTestId("preview-url").getByRole("link")).toHaveAttribute(
+      "href",
+      `http://${id}.${DOMAIN}:${gatewayPort}/`,
+    );
+    await page.screenshot({ path: testInfo.outputPath(`drawer-${width}-${scheme}.png`) });
+  }
 });

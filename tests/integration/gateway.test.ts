@@ -39,7 +39,7 @@ builds_root: ${f.buildsRoot}
 max_concurrent_builds: 3
 ports: { start: ${f.ports.start}, end: ${f.ports.end} }
 reaper_interval_seconds: 0.5
-gateway: { domain: ${DOMAIN}, port: ${port} }
+gateway: { domain: ${DOMAIN}, port: ${port}, wakes_per_hour: 1 }
 runtime:
   driver: process
   run_as_uids: ${JSON.stringify(fixtureUids(f.ports))}
@@ -58,7 +58,11 @@ repositories:
   remote = makeRemote(fixture, "demo");
   pushCommit(remote, "topic/x", "a topic with a slash");
   pushCommit(remote, "topic-x", "a topic with a dash");
-  builds = await startBuildsApp(fixture, { PUBLIC_URL: "http://runbot.example.test", GATEWAY_TEST_TOKEN: "ghp_test" });
+  builds = await startBuildsApp(fixture, {
+    PUBLIC_URL: "http://runbot.example.test",
+    GATEWAY_TEST_TOKEN: "ghp_test",
+    TRUSTED_PROXIES: "127.0.0.1",
+  });
   gateway = await startGateway({
     port,
     appUrl: builds.app.baseUrl,
@@ -373,5 +377,83 @@ describe("hostile requests at the gateway", () => {
     const response = await through(`${started["topic/x"].build_id}.${DOMAIN}`, "/__gateway/resolve");
     expect(response.status).toBe(404);
     expect(response.headers["x-gateway-upstream"]).toBeUndefined();
+  });
+});
+
+describe("wake on visit", () => {
+  const sleep = async (buildId: string) => {
+    const response = await builds.app.fetch(`/builds/${buildId}/sleep`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as BuildJson).status).toBe("sleeping");
+  };
+  const startsOf = async (buildId: string) => {
+    const log = (await (await builds.get(`/builds/${buildId}/logs?stage=start`)).json()) as { content: string };
+    return log.content.split(`odoo-like preview of ${buildId} on`).length - 1;
+  };
+
+  it("wakes a sleeping preview once for a hundred visits at once, then serves it at the same URL", async () => {
+    const build = started["topic/x"];
+    await sleep(build.build_id);
+    expect(await startsOf(build.build_id)).toBe(1);
+    const name = `${build.build_id}.${DOMAIN}`;
+    await waitFor("the gateway to see it asleep", async () => (await through(name)).status === 503, 3_000);
+    const visits = await Promise.all(
+      Array.from({ length: 100 }, () => through(name, "/web", { host: "", headers: { Accept: "text/html" } })),
+    );
+    const waiting = visits.filter((visit) => visit.status === 503);
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting.filter((visit) => visit.body.includes("Waking this preview up")).length).toBeGreaterThan(0);
+    for (const visit of waiting) {
+      // Waking; or, once it woke, "starting" for the second nginx keeps the answer it had.
+      expect(visit.body).toMatch(/Waking this preview up|is starting/);
+      expect(visit.body).toMatch(/<meta http-equiv="refresh" content="[12]">/);
+      expect(visit.headers["retry-after"]).toMatch(/^[12]$/);
+    }
+    // Every other visit came once it answered again: its preview, not a page.
+    for (const visit of visits.filter((v) => v.status !== 503)) expect(visit.status).toBe(303);
+    // A program gets the problem.
+    const program = await through(name, "/");
+    if (program.status === 503) expect(jsonOf(program)).toMatchObject({ status: 503, title: "Waking this preview up" });
+    await waitFor(
+      "the preview to answer again",
+      async () => jsonOf(await through(name)).build_id === build.build_id,
+      60_000,
+    );
+    expect((await builds.waitForStatus(build.build_id, ["running"])).status).toBe("running");
+    expect(await startsOf(build.build_id)).toBe(2);
+  });
+
+  it("lets one client address wake gateway.wakes_per_hour previews an hour, then answers 429 and wakes nothing", async () => {
+    const build = started["topic/x"];
+    await sleep(build.build_id);
+    const name = `${build.build_id}.${DOMAIN}`;
+    const refused = await waitFor(
+      "the limit",
+      async () => {
+        const visit = await through(name, "/", { host: "", headers: { Accept: "text/html" } });
+        return visit.status === 429 && visit;
+      },
+      3_000,
+    );
+    expect(refused.body).toContain("Too many wakes");
+    expect(refused.body).toContain(`href="http://runbot.example.test/builds/${build.build_id}"`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(((await (await builds.get(`/builds/${build.build_id}`)).json()) as BuildJson).status).toBe("sleeping");
+    expect(await startsOf(build.build_id)).toBe(2);
+  });
+
+  it("never wakes a destroyed build", async () => {
+    const { build_id } = started["topic-x"];
+    await builds.app.fetch(`/builds/${build_id}`, { method: "DELETE", headers: builds.authorization });
+    await builds.waitForStatus(build_id, ["destroyed"]);
+    await waitFor(
+      "the gateway to notice",
+      async () => (await through(`${build_id}.${DOMAIN}`, "/")).status === 410,
+      3_000,
+    );
+    expect(await startsOf(build_id)).toBe(1);
   });
 });

@@ -36,6 +36,7 @@ describe("gateway: and preview_address in the builds configuration", () => {
       domain: "preview.example.com",
       scheme: "http",
       port: 80,
+      wakes_per_hour: 6,
     });
     expect(load("gateway: { domain: preview.example.com, scheme: https }\n").gateway).toMatchObject({ port: 443 });
     expect(load("gateway: { domain: preview.localhost, port: 8080 }\npreview_address: 10.0.0.11\n")).toMatchObject({

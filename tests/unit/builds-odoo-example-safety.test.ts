@@ -82,7 +82,7 @@ describe("examples/odoo16: behind the gateway", () => {
   });
 
   it("publishes the preview on the host's preview address only, behind the gateway's names", () => {
-    expect(config.gateway).toEqual({ domain: "preview.localhost", scheme: "http", port: 8080 });
+    expect(config.gateway).toMatchObject({ domain: "preview.localhost", scheme: "http", port: 8080 });
     expect(web.ports).toEqual([`${config.preview_address}:18042:8069`]);
     expect(config.preview_address).toBe("127.0.0.1");
   });

@@ -1,5 +1,7 @@
-import { gatewayPage } from "@/lib/gateway/pages";
-import { resolveHost } from "@/lib/gateway/resolve";
+import { gatewayPage, type PageVerdict } from "@/lib/gateway/pages";
+import { resolveHost, type Verdict } from "@/lib/gateway/resolve";
+import { wakeOnVisit } from "@/lib/gateway/wake-on-visit";
+import { clientAddress } from "@/lib/http/client-address";
 import { prefersHtml } from "@/lib/http/negotiate";
 import { route } from "@/lib/http/route";
 
@@ -15,7 +17,9 @@ export const dynamic = "force-dynamic";
  *       What the gateway shows, under the preview's own name (its Host), when GET /gateway/resolve said not to
  *       proxy: a small HTML page for a browser, a problem otherwise. 404 no preview has the name; 410 its build
  *       expired, failed or was destroyed (with a link to the build's page on the dashboard); 503 with Retry-After
- *       while it is built or asleep; 400 for a Host no preview can have; 502 when the gateway found a running
+ *       while it is built; for a sleeping build, the visit wakes it (a page that reloads until the preview
+ *       answers, 503 with Retry-After), unless the visitor's address has woken gateway.wakes_per_hour previews
+ *       this hour (429); 400 for a Host no preview can have; 502 when the gateway found a running
  *       build's preview not answering (`unreachable`). Never a preview's content.
  *     parameters:
  *       - { in: query, name: unreachable, schema: { type: string }, description: "Set by the gateway when the preview did not answer" }
@@ -29,12 +33,14 @@ export const dynamic = "force-dynamic";
  *             schema: { $ref: "#/components/schemas/Problem" }
  *           text/html:
  *             schema: { type: string }
+ *       429: { $ref: "#/components/responses/TooManyRequests" }
  *       502: { $ref: "#/components/responses/BadGateway" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route(async (request) => {
   const verdict = await resolveHost(request.headers.get("host") ?? "");
   const html = prefersHtml(request);
+  if (verdict.status === 503 && verdict.asleep) return gatewayPage(await visitAsleep(verdict, request), html);
   if (verdict.status !== 200) return gatewayPage(verdict, html);
   // A name that leads to a running build: its preview did not answer the gateway, or it started meanwhile.
   if (new URL(request.url).searchParams.has("unreachable"))
@@ -47,3 +53,27 @@ export const GET = route(async (request) => {
     html,
   );
 });
+
+/** A visit to a sleeping preview wakes it, within the visitor's wakes an hour. */
+async function visitAsleep(verdict: Verdict & { status: 503 }, request: Request): Promise<PageVerdict> {
+  const { buildId } = verdict;
+  switch (await wakeOnVisit({ id: buildId, host: verdict.asleep?.host ?? null }, clientAddress(request.headers))) {
+    case "waking":
+      return {
+        status: 503,
+        buildId,
+        waking: true,
+        retryAfterSeconds: 2,
+        detail: `Build ${buildId} was asleep and is starting again; this page reloads until its preview answers.`,
+      };
+    case "limited":
+      return {
+        status: 429,
+        buildId,
+        retryAfterSeconds: 3600,
+        detail: `Build ${buildId} is asleep, and your address has woken all the previews it may this hour: wake it from its page on the dashboard.`,
+      };
+    case "unreachable":
+      return { ...verdict, detail: `Build ${buildId} is asleep and its host did not take the wake: try again soon.` };
+  }
+}

@@ -70,6 +70,26 @@ export async function wakeBuild(user: Actor, buildId: string): Promise<BuildView
   return getBuild(buildId, user);
 }
 
+/**
+ * A visit through the gateway to a sleeping preview (lib/gateway/wake-on-visit.ts), on the build's host: wakes it
+ * as POST /wake does, without a user. Resolves once the wake ended; false when nothing was started (the build is
+ * not asleep, or is waking already).
+ */
+export async function wakeForVisit(buildId: string): Promise<boolean> {
+  const build = await requireBuild(buildId);
+  if (build.status !== "sleeping") return false;
+  const waking = (globalForSleep.buildsWaking ??= new Set());
+  if (waking.has(buildId)) return false;
+  waking.add(buildId);
+  try {
+    await wake(build);
+  } finally {
+    waking.delete(buildId);
+  }
+  await putExcessBuildsToSleep();
+  return true;
+}
+
 async function wake(build: BuildRecord): Promise<void> {
   const config = getBuildsConfig();
   const driver = getDriver(build.driver);
