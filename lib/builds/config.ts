@@ -199,6 +199,9 @@ const configSchema = z
     // At most this many previews run at once: past it, the one awake longest without a wake or an extension
     // is put to sleep (lib/builds/runtime/sleep.ts). Unset: no limit.
     max_awake_builds: z.number().int("must be an integer").min(1, "must be at least 1").optional(),
+    // A preview nobody started, woke or visited through the gateway for this long is put to sleep (each host's
+    // own, as max_awake_builds; a visit wakes it again). Unset: previews sleep only by hand or max_awake_builds.
+    sleep_after_idle_seconds: z.number().int("must be a whole number of seconds").min(2).optional(),
     ttl: z
       .strictObject({
         default_seconds: wholeSeconds.default(14400),

@@ -1,4 +1,5 @@
 import { resolveHost } from "@/lib/gateway/resolve";
+import { noteVisit } from "@/lib/gateway/visits";
 import { json, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -15,8 +16,8 @@ export const dynamic = "force-dynamic";
  *       `X-Gateway-Upstream` (the `ip:port` of the build's preview, on the host that runs it) when the request is
  *       to be proxied there; 403 when it is not, with `X-Gateway-Status` saying why (404 no such name, 410 the
  *       build ended, 503 being built or asleep, 400 a Host no preview has), and nginx then shows
- *       GET /gateway/page. The name is the request's Host as nginx received it, in `X-Gateway-Host`. Public:
- *       every build's address is in its view already.
+ *       GET /gateway/page. The name is the request's Host as nginx received it, in `X-Gateway-Host`. A 200 counts
+ *       as a visit of the build (the sleep policy's activity). Public: every build's address is in its view already.
  *     parameters:
  *       - { in: header, name: X-Gateway-Host, required: true, schema: { type: string }, example: "feature-x--demo.preview.example.com" }
  *     responses:
@@ -38,7 +39,10 @@ export const dynamic = "force-dynamic";
 export const GET = route(async (request) => {
   const verdict = await resolveHost(request.headers.get("x-gateway-host") ?? "");
   const headers: Record<string, string> = { "Cache-Control": "no-store", "X-Gateway-Status": String(verdict.status) };
-  if (verdict.status === 200) headers["X-Gateway-Upstream"] = verdict.upstream;
+  if (verdict.status === 200) {
+    headers["X-Gateway-Upstream"] = verdict.upstream;
+    noteVisit(verdict.buildId);
+  }
   return json(
     {
       status: verdict.status,

@@ -139,9 +139,28 @@ async function wake(build: BuildRecord): Promise<void> {
   }
 }
 
-/** When did a running build last start, wake or get extended: the policy puts the oldest to sleep first. */
+/**
+ * When a running build last started, woke, got extended or was visited through the gateway: the policy puts the
+ * oldest to sleep first, and sleep_after_idle_seconds the ones idle that long.
+ */
 function awakeSince(build: BuildRecord): number {
-  return (build.awakeSince ?? build.finishedAt ?? build.createdAt).getTime();
+  const since = (build.awakeSince ?? build.finishedAt ?? build.createdAt).getTime();
+  return Math.max(since, build.visitedAt?.getTime() ?? 0);
+}
+
+/** sleep_after_idle_seconds: puts this host's previews that nobody started, woke or visited for that long to sleep. */
+export async function putIdleBuildsToSleep(now = Date.now()): Promise<void> {
+  const idleSeconds = getBuildsConfig().sleep_after_idle_seconds;
+  if (idleSeconds === undefined) return;
+  const awake = await listBuildsWithStatus(["running"], buildsOfThisHost());
+  for (const build of awake) {
+    if (build.runtimeHandle === null || now - awakeSince(build) < idleSeconds * 1000) continue;
+    try {
+      await putToSleep(build);
+    } catch (error) {
+      console.error(`builds: build ${build.id} could not be put to sleep (sleep_after_idle_seconds):`, error);
+    }
+  }
 }
 
 /** max_awake_builds: puts the builds awake longest to sleep until no more than that many run. */
@@ -164,7 +183,7 @@ export async function putExcessBuildsToSleep(): Promise<void> {
 }
 
 /** The policy follows builds reaching running (lib/builds/jobs.ts): a new preview may put an older one to sleep. */
-const globalForPolicy = globalThis as unknown as { sleepPolicyListener?: () => void };
+const globalForPolicy = globalThis as unknown as { sleepPolicyListener?: () => void; idleTimer?: NodeJS.Timeout };
 
 export function startSleepPolicy(): void {
   if (globalForPolicy.sleepPolicyListener) return;
@@ -174,9 +193,21 @@ export function startSleepPolicy(): void {
   buildEvents().on("running", listener);
   // Builds that ran past the limit while the server was down.
   listener();
+  const idleSeconds = getBuildsConfig().sleep_after_idle_seconds;
+  if (idleSeconds !== undefined) {
+    // A preview sleeps within a quarter of the idle time after it is due (every 30 s at most).
+    globalForPolicy.idleTimer = setInterval(
+      () =>
+        void putIdleBuildsToSleep().catch((error) => console.error("builds: sleep_after_idle_seconds failed:", error)),
+      Math.min(30_000, (idleSeconds * 1000) / 4),
+    );
+    globalForPolicy.idleTimer.unref();
+  }
 }
 
 export function stopSleepPolicy(): void {
+  clearInterval(globalForPolicy.idleTimer);
+  globalForPolicy.idleTimer = undefined;
   if (!globalForPolicy.sleepPolicyListener) return;
   buildEvents().off("running", globalForPolicy.sleepPolicyListener);
   globalForPolicy.sleepPolicyListener = undefined;
