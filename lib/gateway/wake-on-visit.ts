@@ -1,7 +1,7 @@
 import { getBuildsConfig } from "../builds/config";
 import { wakeForVisit } from "../builds/runtime/sleep";
 import { thisInstanceName } from "../cluster/instances";
-import { signPeerRequest } from "../cluster/peer-auth";
+import { peerAddressee, signPeerRequest } from "../cluster/peer-auth";
 import { queryOne } from "../hot-sql";
 
 /**
@@ -50,7 +50,10 @@ export async function wakeOnVisit(build: { id: string; host: string | null }, cl
       .finally(forget);
     return "waking";
   }
-  const host = await queryOne<{ url: string | null }>(`SELECT "url" FROM "Instance" WHERE "name" = ?`, [build.host]);
+  const host = await queryOne<{ url: string | null; processId: string }>(
+    `SELECT "url", "processId" FROM "Instance" WHERE "name" = ?`,
+    [build.host],
+  );
   if (!host?.url) {
     forget();
     return "unreachable";
@@ -59,7 +62,14 @@ export async function wakeOnVisit(build: { id: string; host: string | null }, cl
   try {
     const answer = await fetch(new URL(path, host.url), {
       method: "POST",
-      headers: signPeerRequest("POST", path, thisInstanceName(), null, client),
+      headers: signPeerRequest(
+        "POST",
+        path,
+        thisInstanceName(),
+        peerAddressee(build.host, host.processId),
+        null,
+        client,
+      ),
       signal: AbortSignal.timeout(5_000),
     });
     await answer.body?.cancel();
