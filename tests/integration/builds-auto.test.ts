@@ -98,14 +98,10 @@ describe("POST /hooks/{alias}", () => {
   });
 
   it("the same delivery twice starts one build", async () => {
+    // The same signed body is the same delivery, whatever its delivery id: answered, not acted on again.
     const again = await deliverGitHub(builds, "hooked", githubPush("main", firstSha), SECRET);
     expect(again.status).toBe(200);
-    expect(await again.json()).toMatchObject({
-      result: "nothing_to_do",
-      commit_sha: firstSha,
-      build: null,
-      build_ids: [first.build_id],
-    });
+    expect(await again.json()).toMatchObject({ result: "already_processed", build: null, build_ids: [] });
     expect(await automatic("hooked")).toHaveLength(1);
   });
 
