@@ -528,7 +528,7 @@ export async function setRunningBuildExpiry(
 export async function findAutomaticBuildOfCommit(alias: string, commitSha: string, triggers: readonly string[]) {
   return getDb().build.findFirst({
     where: { trigger: { in: [...triggers] }, repositories: { some: { alias, commitSha } } },
-    select: { id: true },
+    select: { id: true, status: true },
     orderBy: { seq: "desc" },
   });
 }

@@ -260,6 +260,32 @@ describe("POST /hooks/{alias} with pull request events", () => {
     expect(github.requests.some((r) => r.path.startsWith("/repos/acme/hub/statuses/"))).toBe(true);
   });
 
+  it("github: a pull request reopened while its close destroys the preview has a preview again", {
+    timeout: 60_000,
+  }, async () => {
+    const sha = pushPullRequestHead(hub, "refs/pull/8/head", "reports: totals per month");
+    const opened = await deliver("hub", "github", githubPullRequest("opened", 8, sha));
+    expect(opened.status).toBe(202);
+    const first = (await opened.json()).build as BuildJson;
+    await builds.waitForStatus(first.build_id, ["running"]);
+    // Closed (the host lists it no more), and reopened before its preview is gone.
+    const closed = await deliver("hub", "github", githubPullRequest("closed", 8, sha));
+    expect((await closed.json()).result).toBe("destroying");
+    hubOpen = [{ number: 8, sha }];
+    try {
+      const reopened = await deliver("hub", "github", githubPullRequest("reopened", 8, sha));
+      const body = await reopened.json();
+      expect(reopened.status, JSON.stringify(body)).toBe(202);
+      expect(body).toMatchObject({ result: "started", pull_request: 8, commit_sha: sha });
+      await builds.waitForStatus(body.build.build_id, ["running"]);
+      await waitFor("the closed preview destroyed", () => isDestroyed(first.build_id));
+      const live = (await buildsOf("hub", "refs/pull/8/head")).filter((build) => build.status === "running");
+      expect(live.map((build) => build.build_id)).toEqual([body.build.build_id]);
+    } finally {
+      hubOpen = [];
+    }
+  });
+
   it("a fork's pull request is built where build_forks is true", async () => {
     const sha = pushPullRequestHead(forks, "refs/pull/3/head", "a contributor's change");
     const response = await deliver("forks", "github", forkOf("github", githubPullRequest("opened", 3, sha)));

@@ -12,6 +12,7 @@ import {
   findBuild,
   insertQueuedBuild,
   listAutomaticBuildsOfBranch,
+  moveBuild,
 } from "../repository";
 import { configuredDriver } from "../runtime/drivers";
 import { AUTOMATIC_TRIGGERS } from "../schemas";
@@ -101,7 +102,10 @@ export function noticeBranchHead(
       };
     }
     const existing = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
-    if (existing) {
+    // A branch forgotten (deleted, its pull request closed) and noticed again (re-created, reopened, maybe while
+    // its preview is being destroyed) gets a preview again: only a live build of the commit stands for it then.
+    const standsFor = existing && (head !== null || LIVE_STATUSES.includes(existing.status as BuildStatus));
+    if (existing && standsFor) {
       await saveHead(repository.alias, branch, { commitSha, pending: false, trigger, triggeredBy });
       return {
         result: "nothing_to_do",
@@ -135,8 +139,10 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
     await markHeadBuilt(head.id, head.commitSha);
     return { kind: "skipped", detail: `The branch "${head.branch}" is no longer followed.` };
   }
-  // A crash between making the build and clearing `pending` must not build the commit twice.
-  if (await findAutomaticBuildOfCommit(head.alias, head.commitSha, AUTOMATIC_TRIGGERS)) {
+  // A crash between making the build and clearing `pending` must not build the commit twice. A build of the
+  // commit that ended before is no reason: the head was noticed again after its branch was forgotten.
+  const prior = await findAutomaticBuildOfCommit(head.alias, head.commitSha, AUTOMATIC_TRIGGERS);
+  if (prior && LIVE_STATUSES.includes(prior.status as BuildStatus)) {
     await markHeadBuilt(head.id, head.commitSha);
     return { kind: "skipped", detail: `${short(head.commitSha)} already has an automatic build.` };
   }
@@ -210,7 +216,14 @@ export async function forgetBranch(
 ): Promise<{ buildIds: string[]; done: Promise<void> }> {
   const builds = await serialized(async () => {
     await deleteHead(repository.alias, branch);
-    return listAutomaticBuildsOfBranch(repository.alias, branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
+    const live = await listAutomaticBuildsOfBranch(repository.alias, branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
+    // Previews leave the live ones before the lock is let go: a notice of the branch right after (a pull request
+    // reopened during the destroy) must not take a preview on its way out for its own.
+    for (const build of live) {
+      if (build.status === "running" || build.status === "sleeping")
+        await moveBuild(build.id, build.status as BuildStatus, "destroying");
+    }
+    return live;
   });
   const done = Promise.all(builds.map((build) => retire(build.id))).then(() => undefined);
   return { buildIds: builds.map((build) => build.id), done };
