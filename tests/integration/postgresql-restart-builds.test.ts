@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AppServer, startAppServer } from "../support/app-server";
 import {
   type BuildJson,
   type BuildsApp,
+  connectBuildsApp,
   fixtureConfig,
   isProcessAlive,
   makeBuildsFixture,
@@ -22,14 +24,18 @@ import { type OwnPostgresql, startOwnPostgresql } from "../support/postgresql";
  */
 let database: OwnPostgresql;
 let builds: BuildsApp;
+/** The server before the restart of the last test: stopped there, its folder removed at the end. */
+let earlier: AppServer | undefined;
 
 beforeAll(async () => {
   database = await startOwnPostgresql();
   const fixture = makeBuildsFixture((partial) => fixtureConfig(partial), ["pausing_install", "pausing_start"]);
-  builds = await startBuildsApp(fixture, { DATABASE_URL: database.databaseUrl });
+  // A name of its own, kept across the restart below: on PostgreSQL an instance recovers the builds of its name.
+  builds = await startBuildsApp(fixture, { DATABASE_URL: database.databaseUrl, INSTANCE_NAME: "solo" });
 });
 afterAll(async () => {
   await tearDownBuilds(builds);
+  await earlier?.stop();
   database?.stop();
 });
 
@@ -153,6 +159,31 @@ describe("a stage that ends while PostgreSQL is stopped", () => {
       ["start", "skipped"],
       ["healthcheck", "skipped"],
     ]);
+    expect((await pidsOfBuild(builds, buildId)).filter(isProcessAlive)).toEqual([]);
+  });
+
+  it("what is left unwritten when the server stops meanwhile is found by its recovery at the next start", {
+    timeout: 90_000,
+  }, async () => {
+    const buildId = await createBuild(["base_mod", "pausing_install"]);
+    await waitForRunningStage(buildId, "install");
+    database.stopServer();
+    try {
+      await waitForLog(buildId, "install", "install over");
+      earlier = builds.app;
+      await earlier.stopProcess("SIGTERM");
+    } finally {
+      database.startServer();
+    }
+    const restarted = await startAppServer({
+      DATABASE_URL: database.databaseUrl,
+      INSTANCE_NAME: "solo",
+      BUILDS_CONFIG: builds.fixture.configFile,
+    });
+    builds = connectBuildsApp(restarted, builds.fixture, builds.authorization);
+    const failed = await builds.waitForStatus(buildId, ["failed"], 30_000);
+    expect(failed.failure_stage).toBe("recovery");
+    expect(failed.failure_message).toBe("The server stopped while the build was installing; it was not resumed.");
     expect((await pidsOfBuild(builds, buildId)).filter(isProcessAlive)).toEqual([]);
   });
 });
