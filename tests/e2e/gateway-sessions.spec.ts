@@ -198,3 +198,22 @@ test("a build's drawer lists its preview names with their links", async ({ page 
     await page.screenshot({ path: testInfo.outputPath(`drawer-${width}-${scheme}.png`) });
   }
 });
+
+test("a visit to a sleeping preview wakes it: the waiting page turns into the preview", async ({ page }) => {
+  const id = buildIds[1];
+  const slept = await fetch(`${baseUrl}/builds/${id}/sleep`, {
+    method: "POST",
+    headers: { Authorization: authorization },
+  });
+  expect(slept.status).toBe(200);
+  const origin = `http://${id}.${DOMAIN}:${gatewayPort}`;
+  // The gateway keeps its answer for a second: the first visits after that see it asleep.
+  await expect.poll(async () => (await fetch(`${baseUrl}/builds/${id}`).then((r) => r.json())).status).toBe("sleeping");
+  await page.waitForTimeout(1_500);
+  const first = await page.goto(`${origin}/web/login`);
+  expect(first?.status()).toBe(503);
+  await expect(page.getByRole("heading", { name: "Waking this preview up" })).toBeVisible();
+  // It reloads by itself until the preview answers, at the same address.
+  await expect(page.getByRole("heading", { name: `Log in to build ${id}` })).toBeVisible({ timeout: 60_000 });
+  expect(page.url()).toBe(`${origin}/web/login`);
+});

@@ -126,6 +126,36 @@ describe("two builder hosts behind one gateway", () => {
     }
   });
 
+  it("wakes a build of the other host on a visit, through the instance the gateway asks", async () => {
+    const { builds: list } = (await (await alpha.fetch("/builds?limit=10")).json()) as { builds: BuildJson[] };
+    const onBeta = list.find((build) => build.host === "beta" && build.status === "running")!;
+    // Put to sleep through alpha, which forwards to beta.
+    const slept = await alpha.fetch(`/builds/${onBeta.build_id}/sleep`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
+    expect(slept.status).toBe(200);
+    const name = `${onBeta.build_id}.${DOMAIN}:${port}`;
+    const visit = await waitFor(
+      "a visit to see it asleep",
+      async () => {
+        const answer = await requestThrough(port, { host: name, headers: { Accept: "text/html" } });
+        return answer.status === 503 && answer.body.includes("Waking this preview up") && answer;
+      },
+      5_000,
+    );
+    expect(visit.headers["retry-after"]).toBe("2");
+    const answer = await waitFor(
+      "the woken preview",
+      async () => {
+        const response = await requestThrough(port, { host: name });
+        return response.status === 200 && response;
+      },
+      60_000,
+    );
+    expect(JSON.parse(answer.body)).toMatchObject({ build_id: onBeta.build_id, listening: "127.0.0.2" });
+  });
+
   it("lets an instance without the gateway start beside them: turning it on goes one instance at a time", async () => {
     const config = path.join(fixture.root, "gamma.config.yaml");
     const ports = { start: fixture.ports.end + 11, end: fixture.ports.end + 15 };
