@@ -9,7 +9,7 @@ import { hrefWith } from "@/components/ui/query-string";
 import { useFormat } from "@/components/ui/use-format";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { type DateRange, useRates } from "@/lib/swr/use-rates";
-import { DownloadCsvButton } from "./download-csv-button";
+import { DownloadButtons } from "./download-buttons";
 import {
   checkCustomRange,
   type RangeSelection,
@@ -147,7 +147,7 @@ export function RateHistoryPanel() {
                     })
                   : " "}
               </span>
-              <DownloadCsvButton history={data} />
+              <DownloadButtons history={data} />
             </div>
           </div>
         )}

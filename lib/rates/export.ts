@@ -1,3 +1,5 @@
+import path from "node:path";
+import { Worker } from "node:worker_threads";
 import { getEnv } from "../env";
 import { badRequest, serviceUnavailable } from "../http/problem";
 import { streamPulledText } from "../http/pulled-stream";
@@ -10,7 +12,7 @@ import { resolveHistoryRange } from "./service";
 import { RATE_SOURCE_HEADERS } from "./source";
 
 /**
- * The history as a file: CSV for spreadsheets, NDJSON for programs. Streamed: rows are read about PAGE_ROWS at a
+ * The history as a file: CSV for spreadsheets, NDJSON for programs, XLSX for a spreadsheet set to any language. Streamed: rows are read about PAGE_ROWS at a
  * time and written a page of lines at a time as the client takes them (a ReadableStream pulled by the
  * response), so ten years of every currency cost the server a page of rows, not the file.
  *
@@ -20,6 +22,12 @@ import { RATE_SOURCE_HEADERS } from "./source";
  * a quote or a line end is quoted, its quotes doubled (the header and values never do, but the rule is kept).
  * NDJSON: one JSON object per line, each exactly an item of the JSON history's `rates`.
  *
+ * XLSX: the CSV's layout in a workbook of one sheet, with dates as date cells and values as number cells, so a
+ * spreadsheet set to Spanish (which expects `;` and decimal commas, and puts every CSV row in column A) reads
+ * it as one set to English does. A workbook is written whole, not streamed: its rows are read a page at a time
+ * as for the CSV, then SheetJS writes the file on a worker thread (lib/rates/xlsx-worker.mjs), off the event
+ * loop (ten years of every currency take it a few seconds), holding an export slot meanwhile.
+ *
  * At most RATES_EXPORT_MAX_STREAMS exports stream at once, in the whole server; one more is answered 503 with
  * Retry-After before it reads anything. A stream holds its slot until it ends: read to the end, cut off by
  * RATES_EXPORT_IDLE_SECONDS, or its client gone. This is what bounds a client that pipelines many exports on
@@ -27,7 +35,7 @@ import { RATE_SOURCE_HEADERS } from "./source";
  * connection its request came on) or opens many connections: each export costs a page and its response's
  * buffer, and there are at most that many.
  */
-export type ExportFormat = "csv" | "ndjson";
+export type ExportFormat = "csv" | "ndjson" | "xlsx";
 
 // Rows read per page, all currencies together: a page of every currency is ~50 value dates.
 const PAGE_ROWS = 1000;
@@ -38,6 +46,7 @@ const exportSlots = slotsOf("rates-export", () => getEnv().RATES_EXPORT_MAX_STRE
 const MEDIA_TYPES: Record<ExportFormat, string> = {
   csv: "text/csv; charset=utf-8; header=present",
   ndjson: "application/x-ndjson",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };
 
 /**
@@ -49,7 +58,7 @@ export function requestedExportFormat(request: Request): ExportFormat | undefine
   const accept = request.headers.get("accept") ?? "";
   if (!request.url.includes("format=") && !accept.includes("text/csv") && !accept.includes("ndjson")) return undefined;
   const format = new URL(request.url).searchParams.get("format");
-  if (format === "csv" || format === "ndjson") return format;
+  if (format === "csv" || format === "ndjson" || format === "xlsx") return format;
   if (format !== null) return undefined; // json, or a value the schema refuses on the JSON path
   return preferredByAccept(accept);
 }
@@ -88,7 +97,7 @@ function preferredByAccept(accept: string): ExportFormat | undefined {
   return undefined;
 }
 
-/** A streamed CSV or NDJSON answer of the history the query asks for; 400 for include=change with it. */
+/** A CSV, NDJSON or XLSX answer of the history the query asks for; 400 for include=change with it. */
 export async function exportRateHistory(query: RateHistoryQuery, format: ExportFormat): Promise<Response> {
   const asked = parseCurrencyList(query.currencies);
   if (query.include !== undefined) {
@@ -106,12 +115,20 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
       RETRY_AFTER_SECONDS,
     );
   }
-  let stream: ReadableStream<Uint8Array>;
+  let stream: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>;
   let fileName: string;
   try {
     const columns = asked === undefined ? [] : asked === "all" ? await storedCurrencies() : asked;
     const bounds = await findDateBounds(start, end);
     fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
+    if (format === "xlsx") {
+      try {
+        stream = await xlsxWorkbook(start, end, columns);
+      } finally {
+        release();
+      }
+      return exportResponse(stream, format, fileName);
+    }
     const lines =
       format === "csv"
         ? csvLines(start, end, columns)
@@ -121,7 +138,11 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
     release();
     throw error;
   }
-  return new Response(stream, {
+  return exportResponse(stream, format, fileName);
+}
+
+function exportResponse(body: BodyInit, format: ExportFormat, fileName: string): Response {
+  return new Response(body, {
     headers: {
       ...RATE_SOURCE_HEADERS,
       "Content-Type": MEDIA_TYPES[format],
@@ -215,4 +236,37 @@ async function* ndjsonLines(
     }
     yield text;
   }
+}
+
+/** The worker's file, by path: it runs as it is in the repository (see its header), from the app's folder. */
+const XLSX_WORKER_FILE = path.join(process.cwd(), "lib", "rates", "xlsx-worker.mjs");
+
+/** The range's rows as the CSV lays them out, written as an .xlsx workbook by the worker. */
+async function xlsxWorkbook(start: string, end: string, currencies: string[]): Promise<Uint8Array<ArrayBuffer>> {
+  const columns = [DOLLAR, ...currencies.filter((code) => code !== DOLLAR)];
+  const rows: string[][] = [];
+  for await (const page of pagesOfDates(start, end, columns)) {
+    for (const row of page) rows.push([row.date, ...columns.map((code) => row.values.get(code) ?? "")]);
+  }
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(XLSX_WORKER_FILE, { workerData: { columns, rows }, stdout: false, stderr: false });
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      outcome();
+    };
+    worker.once("message", (message: { bytes?: ArrayBuffer; failed?: string }) =>
+      settle(() =>
+        message.bytes
+          ? resolve(new Uint8Array(message.bytes))
+          : reject(new Error(`The workbook could not be written: ${message.failed}`)),
+      ),
+    );
+    worker.once("error", (error) => settle(() => reject(error)));
+    worker.once("exit", (code) =>
+      settle(() => reject(new Error(`The workbook writer stopped (exit code ${code}) before it answered`))),
+    );
+  });
 }

@@ -56,11 +56,11 @@ export const rateHistoryQuerySchema = z
       .describe(`First date of the range; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`),
     end_date: isoDateSchema.optional().describe("Last date of the range; default today in RATES_TIMEZONE"),
     format: z
-      .enum(["json", "csv", "ndjson"], { error: 'must be "json", "csv" or "ndjson"' })
+      .enum(["json", "csv", "ndjson", "xlsx"], { error: 'must be "json", "csv", "ndjson" or "xlsx"' })
       .optional()
       .describe(
-        "csv or ndjson: the history as a streamed file (text/csv, application/x-ndjson); without it the Accept " +
-          "header chooses, JSON by default",
+        "csv, ndjson or xlsx: the history as a file (text/csv and application/x-ndjson streamed, an Excel " +
+          "workbook); without it the Accept header chooses between JSON, CSV and NDJSON, JSON by default",
       ),
   })
   .meta({ id: "RateHistoryQuery" });

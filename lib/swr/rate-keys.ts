@@ -40,8 +40,13 @@ export function ratesHistoryKey(range: DateRange, currency = "USD"): string {
  * the currency's after it. Without include=change, which the CSV export refuses (400).
  */
 export function ratesCsvUrl(range: DateRange, currency = "USD"): string {
+  return ratesFileUrl(range, currency, "csv");
+}
+
+/** The history as a file: `csv` for programs and English spreadsheets, `xlsx` for a spreadsheet in any language. */
+export function ratesFileUrl(range: DateRange, currency: string, format: "csv" | "xlsx"): string {
   const query = ratesHistoryQuery(range, currency);
-  query.set("format", "csv");
+  query.set("format", format);
   return `/rates/history?${query}`;
 }
 

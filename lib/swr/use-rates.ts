@@ -1,10 +1,10 @@
 import useSWR from "swr";
 import { type ApiError, request } from "./fetcher";
-import { type DateRange, ratesCsvUrl, ratesHistoryKey, valueIn } from "./rate-keys";
+import { type DateRange, ratesCsvUrl, ratesFileUrl, ratesHistoryKey, valueIn } from "./rate-keys";
 import type { RateHistory } from "./types";
 
 // The server names the CSV file after the currency and its first and last dates.
-export { type DateRange, ratesCsvUrl, ratesHistoryKey, valueIn };
+export { type DateRange, ratesCsvUrl, ratesFileUrl, ratesHistoryKey, valueIn };
 
 /**
  * The stored rates of a date range, newest first, in bolívares per unit of `currency` (the dollar by

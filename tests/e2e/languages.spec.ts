@@ -1,5 +1,9 @@
+import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
+import * as XLSX from "@e965/xlsx";
 import type { Page } from "@playwright/test";
+import Database from "better-sqlite3";
+import { todayInCaracas } from "@/components/rates/rate-range";
 import { formatDay, formatRate } from "@/components/ui/format";
 import type { Locale } from "@/i18n/locale";
 import { apiUser, storeRates } from "./api";
@@ -26,6 +30,16 @@ test.beforeAll(async ({ request }) => {
   // A fetch from the bank's stand-in: every currency of its home page, and a "Last updated" moment to show.
   const { headers } = await apiUser(request, "languages");
   expect((await request.post("/rates/", { headers })).ok()).toBe(true);
+});
+
+// The specs after these store older dates and expect them to be the latest (as first-paint.spec does).
+test.afterAll(() => {
+  const database = new Database(process.env.E2E_DATABASE_FILE!);
+  try {
+    database.prepare("DELETE FROM CurrencyRate WHERE date = ?").run(todayInCaracas());
+  } finally {
+    database.close();
+  }
 });
 
 for (const [locale, language] of [
@@ -90,6 +104,32 @@ for (const [locale, language] of [
   });
 }
 
+test.describe("The history's files", { tag: "@rates" }, () => {
+  test.use({ locale: "es-VE" });
+
+  test("in Spanish the workbook comes first, and opens with dates as dates and rates as numbers", async ({ page }) => {
+    await page.goto("/?from=2025-10-01&to=2025-10-31");
+    const history = page.getByRole("region", { name: "Histórico de tasas" });
+    const links = history.getByRole("link", { name: /^Descargar/ });
+    await expect(links).toHaveText(["Descargar Excel", "Descargar CSV"]);
+    const [download] = await Promise.all([page.waitForEvent("download"), links.first().click()]);
+    expect(download.suggestedFilename()).toMatch(/^bcv-rates_USD_2025-10-\d\d_2025-10-\d\d\.xlsx$/);
+    const book = XLSX.read(fs.readFileSync(await download.path()), { cellDates: true });
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets.rates, { header: 1, raw: true });
+    expect(rows[0]).toEqual(["date", "USD"]);
+    expect(rows).toContainEqual([new Date("2025-10-14T00:00:00Z"), 197.2456]);
+  });
+
+  test.describe("in English", () => {
+    test.use({ locale: "en-US" });
+    test("the CSV comes first", async ({ page }) => {
+      await page.goto("/?from=2025-10-01&to=2025-10-31");
+      const history = page.getByRole("region", { name: "Rate history" });
+      await expect(history.getByRole("link", { name: /^Download/ })).toHaveText(["Download CSV", "Download Excel"]);
+    });
+  });
+});
+
 test.describe("The language switch", { tag: "@rates" }, () => {
   test.use({ locale: "es-VE" });
 
@@ -132,7 +172,10 @@ for (const [locale, language] of [
   ["en-US", "en"],
 ] as const satisfies readonly (readonly [string, Locale])[]) {
   for (const width of [390, 1440]) {
-    test(`axe finds nothing on the dashboard in ${locale} at ${width} px, light and dark`, async ({ browser }) => {
+    // Tagged with the rate specs: they run one at a time, never while this file's setup stores or removes a rate.
+    test(`axe finds nothing on the dashboard in ${locale} at ${width} px, light and dark`, {
+      tag: "@rates",
+    }, async ({ browser }) => {
       test.setTimeout(300_000);
       const context = await browser.newContext({ locale, viewport: { width, height: width === 390 ? 844 : 960 } });
       const page = await context.newPage();

@@ -203,7 +203,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
       return response.json();
     };
     expect((await problem("format=xml", 422)).errors).toEqual([
-      { field: "query.format", message: 'must be "json", "csv" or "ndjson"' },
+      { field: "query.format", message: 'must be "json", "csv", "ndjson" or "xlsx"' },
     ]);
     expect((await problem("format=csv&include=change", 400)).detail).toBe(
       "include=change is served with the JSON history only, not with csv.",

@@ -55,12 +55,15 @@ import { getRateHistory } from "@/lib/rates/service";
  *         name: format
  *         required: false
  *         description: >
- *           csv or ndjson: the range as a streamed file instead of JSON (also chosen by an Accept header that
- *           prefers text/csv or application/x-ndjson to application/json). CSV: a header `date,USD,<asked codes>`,
- *           one row per value date, newest first, values as stored (every digit, a decimal point, an empty cell
- *           for a currency without a rate that date), CRLF, RFC 4180 quoting. NDJSON: one object per line, each
- *           exactly an item of the JSON `rates`. Without `currencies` the dollar only; `currencies=all` every
- *           stored currency. Not with include.
+ *           csv, ndjson or xlsx: the range as a file instead of JSON (csv and ndjson also chosen by an Accept
+ *           header that prefers text/csv or application/x-ndjson to application/json). CSV: a header
+ *           `date,USD,<asked codes>`, one row per value date, newest first, values as stored (every digit, a
+ *           decimal point, an empty cell for a currency without a rate that date), CRLF, RFC 4180 quoting. NDJSON:
+ *           one object per line, each exactly an item of the JSON `rates`. XLSX: an Excel workbook of one sheet,
+ *           `rates`, laid out as the CSV (the same header, rows and empty cells), with each date a date cell
+ *           (shown YYYY-MM-DD) and each value a number cell (up to 8 decimals), so that a spreadsheet set to any
+ *           language reads it; written whole, not streamed. Without `currencies` the dollar only;
+ *           `currencies=all` every stored currency. Not with include.
  *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/format" }
  *     responses:
  *       200:
@@ -71,9 +74,9 @@ import { getRateHistory } from "@/lib/rates/service";
  *           Vary: { schema: { type: string } }
  *           Content-Disposition:
  *             description: >
- *               csv and ndjson: attachment; filename="bcv-rates_<asked>_<first>_<last>.csv": what was asked (USD, the
- *               codes joined by "-", or all) and the first and last value dates in the file (the range asked when it
- *               holds none)
+ *               csv, ndjson and xlsx: attachment; filename="bcv-rates_<asked>_<first>_<last>.<format>": what was asked
+ *               (USD, the codes joined by "-", or all) and the first and last value dates in the file (the range asked
+ *               when it holds none)
  *             schema: { type: string }
  *         content:
  *           application/json:
@@ -84,12 +87,14 @@ import { getRateHistory } from "@/lib/rates/service";
  *           application/x-ndjson:
  *             schema: { type: string, description: "One Rate object per line" }
  *             example: "{\"dollar\":197.2456,\"date\":\"2025-10-14\",\"rates\":{\"EUR\":228.09086692}}\n"
+ *           application/vnd.openxmlformats-officedocument.spreadsheetml.sheet:
+ *             schema: { type: string, format: binary, description: "An Excel workbook laid out as the CSV" }
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       422: { $ref: "#/components/responses/ValidationError" }
  *       503:
  *         description: >
- *           csv and ndjson only: as many exports are streaming as the server streams at once
+ *           csv, ndjson and xlsx only: as many exports are under way as the server serves at once
  *           (RATES_EXPORT_MAX_STREAMS, default 8); try again after Retry-After seconds. The JSON history is not limited.
  *         headers:
  *           Retry-After: { schema: { type: integer } }
