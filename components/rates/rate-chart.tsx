@@ -5,6 +5,7 @@ import {
   CartesianGrid,
   Line,
   LineChart,
+  ReferenceDot,
   ResponsiveContainer,
   Tooltip,
   type TooltipContentProps,
@@ -16,7 +17,8 @@ import { numberFormat } from "@/components/ui/format";
 import { useFormat } from "@/components/ui/use-format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
-import { GAP_DAYS, isGap } from "./gaps";
+import { chartPoints, markedPoints, type Point } from "./chart-points";
+import { GAP_DAYS } from "./gaps";
 import { useSelectedCurrency } from "./selected-currency";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "./time-axis";
 
@@ -25,26 +27,6 @@ const palettes = {
   light: { line: "#4f46e5", text: "#475569", grid: "#e2e8f0" },
   dark: { line: "#818cf8", text: "#94a3b8", grid: "#1e293b" },
 };
-
-interface Point {
-  date: string;
-  /** Null at a gap's middle: the line stops there and starts again after it. */
-  dollar: number | null;
-  t: number;
-}
-
-/** Oldest first, with a null point in the middle of every gap (gaps.ts), so the line is not drawn across it. */
-function chartPoints(rates: Rate[]): Point[] {
-  const points: Point[] = [];
-  for (const rate of [...rates].reverse()) {
-    const previous = points[points.length - 1];
-    if (previous && isGap(previous.date, rate.date)) {
-      points.push({ date: "", dollar: null, t: (previous.t + dayToMs(rate.date)) / 2 });
-    }
-    points.push({ date: rate.date, dollar: rate.dollar, t: dayToMs(rate.date) });
-  }
-  return points;
-}
 
 /**
  * The rate history as a line over a true time axis from `start` to `end` (YYYY-MM-DD): gaps between stored
@@ -103,12 +85,26 @@ export function RateChart({ rates, start, end }: { rates: Rate[]; start: string;
             stroke={colors.line}
             strokeWidth={2}
             // Dots help on short ranges; on years of data they would only be noise.
-            dot={rates.length <= 45 ? { r: 3, fill: colors.line, stroke: colors.line } : false}
+            // Not clipped at the plot's edge: the newest rate sits on it and was drawn cut in half.
+            dot={rates.length <= 45 ? { r: 3, fill: colors.line, stroke: colors.line, clipDot: false } : false}
             activeDot={{ r: 5, fill: colors.line, stroke: colors.line }}
             isAnimationActive={false}
             // A gap's null point ends the line: no trend is drawn across missing months.
             connectNulls={false}
           />
+          {/* The newest rate, and a rate alone between gaps (no line reaches it), always have a dot. */}
+          {markedPoints(data).map((point) => (
+            <ReferenceDot
+              key={point.date}
+              x={point.t}
+              y={point.dollar!}
+              r={3.5}
+              fill={colors.line}
+              stroke={colors.line}
+              ifOverflow="visible"
+              data-testid="marked-point"
+            />
+          ))}
         </LineChart>
       </ResponsiveContainer>
     </figure>

@@ -63,3 +63,27 @@ test("the oldest row of a range has its change from the rate before the range, a
   expect(csv.status()).toBe(200);
   expect(await csv.text()).toContain("2022-11-15");
 });
+
+// March 2022: apart from the dates above and from those other specs store.
+test("the newest rate is drawn whole at the chart's right edge, also when a gap leaves it alone", {
+  tag: "@rates",
+}, async ({ page }) => {
+  await storeRates(page.request, [
+    { date: "2022-03-01", dollar: "4,30" },
+    { date: "2022-03-02", dollar: "4,31" },
+    // Seventeen days missing: no line reaches the newest rate, which is also the range's last day.
+    { date: "2022-03-20", dollar: "4,40" },
+  ]);
+  await page.goto("/?from=2022-03-01&to=2022-03-20");
+  const history = page.getByRole("region", { name: "Rate history" });
+  const chart = history.locator("figure");
+  await expect(chart).toHaveAttribute("data-gaps", "1", { timeout: 60_000 });
+  const newest = history.locator(".recharts-reference-dot circle");
+  await expect(newest).toHaveCount(1);
+  // Whole: no clip path cuts it at the plot's edge, and it lies inside the chart.
+  expect(await newest.evaluate((circle) => circle.closest("[clip-path]") === null)).toBe(true);
+  const dot = (await newest.boundingBox())!;
+  const figure = (await chart.boundingBox())!;
+  expect(dot.width).toBeGreaterThanOrEqual(6);
+  expect(dot.x + dot.width).toBeLessThanOrEqual(figure.x + figure.width);
+});

@@ -1,5 +1,6 @@
 import { createTranslator } from "next-intl";
 import { describe, expect, it } from "vitest";
+import { chartPoints, markedPoints } from "@/components/rates/chart-points";
 import { classifyFetchFailure, wordFetchFailure } from "@/components/rates/fetch-failure";
 import { earlierParts, isGap } from "@/components/rates/gaps";
 import { checkCustomRange, selectionFromQuery, selectionToQuery } from "@/components/rates/rate-range";
@@ -223,5 +224,23 @@ describe("what the history panel asks the API for", () => {
         "EUR",
       ),
     ).toMatchObject({ previous: null });
+  });
+});
+
+describe("the chart's newest rate and lone rates", () => {
+  const rate = (date: string, dollar: number) => ({ date, dollar });
+  it("marks the newest point, and a point with a gap on each side that no line can reach", () => {
+    // Newest first, as the API answers: a lone rate in June between gaps, then two in December.
+    const points = chartPoints([
+      rate("2025-12-02", 40),
+      rate("2025-12-01", 39),
+      rate("2025-06-02", 30),
+      rate("2025-01-03", 20),
+      rate("2025-01-02", 19),
+    ]);
+    expect(markedPoints(points).map((point) => point.date)).toEqual(["2025-06-02", "2025-12-02"]);
+  });
+  it("marks a history of a single rate once", () => {
+    expect(markedPoints(chartPoints([rate("2025-12-02", 40)])).map((point) => point.date)).toEqual(["2025-12-02"]);
   });
 });
