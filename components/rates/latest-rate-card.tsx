@@ -54,10 +54,14 @@ export function LatestRateCard() {
         <div>
           <p className="text-sm text-slate-600 dark:text-slate-400">
             {t("perCurrency", { currency: currency.name })} · <time dateTime={rate.date}>{format.day(rate.date)}</time>
-            {status.data?.stale && (
-              <StaleBadge missed={status.data.business_days_missed} expected={status.data.expected_value_date} />
-            )}
+            {status.data?.stale && <StaleBadge missed={status.data.business_days_missed} />}
           </p>
+          {/* The reason in words, not in a tooltip a phone cannot show. */}
+          {status.data?.stale && (
+            <p className="mt-1 text-xs text-amber-900 dark:text-amber-200" data-testid="stale-reason">
+              {t("staleTitle", { date: format.day(status.data.expected_value_date) })}
+            </p>
+          )}
           <p
             className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"
             data-testid="latest-rate"
@@ -115,15 +119,16 @@ export function LatestRateCard() {
   );
 }
 
-/** The newest value date is older than the bank's habit says it should be (GET /rates/status). */
-function StaleBadge({ missed, expected }: { missed: number | null; expected: string }) {
+/**
+ * The newest value date is older than the bank's habit says it should be (GET /rates/status). Never broken
+ * across two lines: it moves to the next one whole.
+ */
+function StaleBadge({ missed }: { missed: number | null }) {
   const t = useTranslations("latestRate");
-  const format = useFormat();
   return (
     <span
-      className="ml-2 rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"
+      className="ml-2 inline-block rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium whitespace-nowrap text-amber-900 dark:bg-amber-900/40 dark:text-amber-200"
       data-testid="stale-badge"
-      title={t("staleTitle", { date: format.day(expected) })}
     >
       {t("stale")}
       {missed ? ` · ${t("staleMissed", { count: missed })}` : ""}

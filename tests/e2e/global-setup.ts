@@ -36,7 +36,11 @@ export default async function globalSetup(_config: FullConfig) {
     const bcvPort = await freePort();
     const bcvUrl = `http://127.0.0.1:${bcvPort}/`;
     if (fs.existsSync(path.join(projectRoot, "tests/support/bcv-server-cli.ts"))) {
-      const bcv = startProcess(bin("tsx"), ["tests/support/bcv-server-cli.ts", "--port", String(bcvPort)], {});
+      const bcv = startProcess(
+        bin("tsx"),
+        ["tests/support/bcv-server-cli.ts", "--port", String(bcvPort), "--value-dates", "today"],
+        {},
+      );
       children.push(bcv.child);
       await waitFor(`${bcvUrl}__control`, bcv);
       process.env.E2E_BCV_URL = bcvUrl;

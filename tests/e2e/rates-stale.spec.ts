@@ -31,6 +31,20 @@ test.describe("The latest rate's freshness on the dashboard", { tag: "@rates" },
     const badge = page.getByRole("region", { name: "Latest rate" }).getByTestId("stale-badge");
     const days = stale.business_days_missed === 1 ? "1 business day" : `${stale.business_days_missed} business days`;
     await expect(badge).toHaveText(`Stale · ${days} missed`);
+    // Why, in words on the card rather than a tooltip a phone cannot show; the badge on one line.
+    const due = new Date(`${stale.expected_value_date}T00:00:00Z`).toLocaleDateString("en-US", {
+      timeZone: "UTC",
+      month: "short",
+      day: "numeric",
+      year: "numeric",
+    });
+    await expect(page.getByTestId("stale-reason")).toHaveText(
+      `The central bank's rate for ${due} is due and not stored yet.`,
+    );
+    await page.setViewportSize({ width: 390, height: 844 });
+    const box = (await badge.boundingBox())!;
+    expect(box.height).toBeLessThan(30);
+    await page.setViewportSize({ width: 1440, height: 960 });
 
     // The bank publishes the value date due: the badge goes once the fetch stores it.
     await bcv.set({ dollar: "242,5", date: stale.expected_value_date });
@@ -39,6 +53,7 @@ test.describe("The latest rate's freshness on the dashboard", { tag: "@rates" },
       await page.reload();
       await expect(page.getByTestId("latest-rate")).toHaveText("242.50");
       await expect(badge).toHaveCount(0);
+      await expect(page.getByTestId("stale-reason")).toHaveCount(0);
     } finally {
       // Both value dates are recent: left behind, they would be the latest for the specs that follow, which
       // store earlier ones (rates.spec's "two days ago" then "yesterday").

@@ -1,6 +1,8 @@
 /**
  * Runs the central bank stand-in on its own: `npm run bcv:serve -- --port 4010`, then start the app with
- * BCV_URL=http://127.0.0.1:4010/ to get rates on a machine that cannot reach www.bcv.org.ve.
+ * BCV_URL=http://127.0.0.1:4010/ to get rates on a machine that cannot reach www.bcv.org.ve. It shows the
+ * value date the bank would show now (the next business day's from 17:00 in Caracas); `--value-dates today`
+ * shows today's, which the end-to-end tests pin their dates to.
  * Prints the page's URL on stdout. Change what it serves with
  *   curl -X PUT http://127.0.0.1:4010/__control -d '{"scenario":"ok","dollar":"240,12345678","date":"2026-11-24"}'
  * GET /__control always answers 200 with the state, so it also serves as a readiness check.
@@ -14,6 +16,7 @@ const { values } = parseArgs({
     host: { type: "string", default: "127.0.0.1" },
     scenario: { type: "string", default: "ok" },
     "slow-ms": { type: "string" },
+    "value-dates": { type: "string", default: "bank" },
   },
 });
 
@@ -32,7 +35,19 @@ if (slowMs !== undefined && !(slowMs >= 0)) {
   process.exit(2);
 }
 
-const server = await startBcvServer({ port, host: values.host, scenario: values.scenario as BcvScenario, slowMs });
+const valueDates = values["value-dates"];
+if (valueDates !== "bank" && valueDates !== "today") {
+  console.error(`--value-dates must be bank or today, got "${valueDates}"`);
+  process.exit(2);
+}
+
+const server = await startBcvServer({
+  port,
+  host: values.host,
+  scenario: values.scenario as BcvScenario,
+  slowMs,
+  valueDates,
+});
 console.log(server.url);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -31,8 +31,9 @@ export type BcvScenario = (typeof BCV_SCENARIOS)[number];
 
 /**
  * A rate to publish instead of the fixture's: the value as the page writes it ("240,12345678"). Without one,
- * the page shows the fixture's values under today's date in Caracas, as the real page always shows a recent
- * value date (the app refuses one far from today).
+ * the page shows the fixture's values under a recent value date, as the real page always does (the app
+ * refuses one far from today): today's in Caracas, or with `valueDates: "bank"` the one the bank would show
+ * now (bankValueDate).
  */
 export interface BcvRate {
   dollar: string;
@@ -45,6 +46,12 @@ export interface BcvServerOptions {
   scenario?: BcvScenario;
   /** How long the `slow` scenario waits before answering: longer than the app's timeout. */
   slowMs?: number;
+  /**
+   * The value date shown without a published rate: "today" in Caracas, which tests pin their dates to, or
+   * "bank", the date the bank's page shows at this hour (what `npm run bcv:serve` serves, so an app fetching
+   * from it is not told its rate is stale right after a good fetch).
+   */
+  valueDates?: "today" | "bank";
   fixturePath?: string;
 }
 
@@ -68,9 +75,10 @@ const DEFAULT_SLOW_MS = 15_000;
 export async function startBcvServer(options: BcvServerOptions = {}): Promise<BcvServer> {
   const fixture = fs.readFileSync(options.fixturePath ?? FIXTURE_PAGE, "utf8");
   const slowMs = options.slowMs ?? DEFAULT_SLOW_MS;
-  const state: { scenario: BcvScenario; dollar?: string; date?: string; requests: number } = {
+  const state: { scenario: BcvScenario; dollar?: string; date?: string; requests: number; bankDates: boolean } = {
     scenario: options.scenario ?? "ok",
     requests: 0,
+    bankDates: options.valueDates === "bank",
   };
   let lastUserAgent: string | undefined;
 
@@ -135,10 +143,13 @@ export async function startBcvServer(options: BcvServerOptions = {}): Promise<Bc
 }
 
 /** The fixture page with the published rate and the scenario's damage applied. */
-function renderPage(fixture: string, state: { scenario: BcvScenario; dollar?: string; date?: string }): string {
+function renderPage(
+  fixture: string,
+  state: { scenario: BcvScenario; dollar?: string; date?: string; bankDates: boolean },
+): string {
   const $ = cheerio.load(fixture);
   if (state.dollar !== undefined) $("#dolar strong").text(` ${state.dollar} `);
-  const date = state.date ?? todayInCaracas();
+  const date = state.date ?? (state.bankDates ? bankValueDate() : todayInCaracas());
   $(".date-display-single").attr("content", `${date}T00:00:00-04:00`).text(date);
   if (state.scenario === "partial-currencies") {
     $("#euro").remove();
@@ -153,6 +164,24 @@ function renderPage(fixture: string, state: { scenario: BcvScenario; dollar?: st
 /** Today's date in Caracas (UTC-4 all year), computed without the app's helpers. */
 function todayInCaracas(): string {
   return new Date(Date.now() - 4 * 3_600_000).toISOString().slice(0, 10);
+}
+
+/** The hour (Caracas) from which the bank's page shows the next business day's rate. */
+const BANK_PUBLISHES_AT_HOUR = 17;
+
+/**
+ * The value date the bank's page shows at `now`: on a business day it publishes, late in the afternoon, the
+ * rate of the next business day; so until 17:00 it shows today's, from 17:00 the next business day's, and over
+ * a weekend Monday's. Holidays are not known here (the bank skips them too). Without the app's helpers.
+ */
+export function bankValueDate(now = new Date()): string {
+  const caracas = new Date(now.getTime() - 4 * 3_600_000);
+  const day = new Date(Date.UTC(caracas.getUTCFullYear(), caracas.getUTCMonth(), caracas.getUTCDate()));
+  const isBusinessDay = (date: Date) => date.getUTCDay() !== 0 && date.getUTCDay() !== 6;
+  if (isBusinessDay(day) && caracas.getUTCHours() < BANK_PUBLISHES_AT_HOUR) return day.toISOString().slice(0, 10);
+  do day.setUTCDate(day.getUTCDate() + 1);
+  while (!isBusinessDay(day));
+  return day.toISOString().slice(0, 10);
 }
 
 /**
