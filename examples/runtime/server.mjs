@@ -1,4 +1,4 @@
-// The demo's runtime: a page listing the build's modules, on 127.0.0.1:$PORT.
+// The demo's runtime: a page listing the build's modules, on $PREVIEW_ADDRESS:$PORT.
 import fs from "node:fs";
 import http from "node:http";
 import { installedFile } from "./modules.mjs";
@@ -17,7 +17,8 @@ const server = http.createServer((request, response) => {
   response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
   response.end(page);
 });
-server.listen(Number(process.env.PORT), "127.0.0.1", () =>
+// On the host's preview_address only (loopback unless set): the gateway, or this machine's browser, reaches it there.
+server.listen(Number(process.env.PORT), process.env.PREVIEW_ADDRESS ?? "127.0.0.1", () =>
   console.log(`serving build ${buildId} on port ${process.env.PORT}`),
 );
 for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => server.close(() => process.exit(0)));
