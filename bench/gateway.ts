@@ -30,6 +30,8 @@ export interface GatewayResult {
   /** What plain nginx adds, for comparison. */
   plainAddedLatencyP50Ms: number;
   plainAddedLatencyP99Ms: number;
+  /** From the first visit of the sleeping preview (answered by the waking page) to its first 200 through the gateway. */
+  wakeToFirstByteMs: number[];
 }
 
 const DOMAIN = "preview.localhost";
@@ -62,7 +64,7 @@ export async function measureGateway(settings: {
     configFile,
     `builds_root: ${path.join(root, "builds")}
 ports: { start: ${ports}, end: ${ports + 19} }
-gateway: { domain: ${DOMAIN}, port: ${gatewayPort} }
+gateway: { domain: ${DOMAIN}, port: ${gatewayPort}, wakes_per_hour: 100 }
 runtime:
   driver: process
   run_as_uids: { start: ${1_940_000_000 + ports}, end: ${1_940_000_000 + ports + 19} }
@@ -75,7 +77,7 @@ repositories:
   let gateway: Gateway | undefined;
   let plain: { port: number; stop(): Promise<void> } | undefined;
   try {
-    const buildId = await runOneBuild(app.baseUrl);
+    const { buildId, authorization } = await runOneBuild(app.baseUrl);
     const resolved = await fetch(`${app.baseUrl}/gateway/resolve`, {
       headers: { "X-Gateway-Host": `${buildId}.${DOMAIN}:${gatewayPort}` },
     });
@@ -122,6 +124,10 @@ repositories:
         );
       }
     }
+    const wakeToFirstByteMs: number[] = [];
+    for (let sample = 0; sample < 3; sample++)
+      wakeToFirstByteMs.push(await measureWake(app.baseUrl, authorization, buildId, gatewayPort, host));
+    console.error(`  wake on visit, visit to first byte: ${wakeToFirstByteMs.join(", ")} ms`);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
     const summary = (rounds: LoadResult[]): LoadResult => ({
       ...rounds[0],
@@ -142,6 +148,7 @@ repositories:
       ratioToPlainNginx: round2(
         median(results.gateway.map((r, index) => r.requestsPerSecond / results.plain[index].requestsPerSecond)),
       ),
+      wakeToFirstByteMs,
       addedLatencyP50Ms: added(results.gateway, (r) => r.latencyP50Ms),
       addedLatencyP99Ms: added(results.gateway, (r) => r.latencyP99Ms),
       plainAddedLatencyP50Ms: added(results.plain, (r) => r.latencyP50Ms),
@@ -156,8 +163,36 @@ repositories:
   }
 }
 
+/**
+ * Puts the build to sleep, waits out the gateway's kept answer, then visits it: the time from that first visit
+ * (answered at once by the waking page) to the first answer of the preview itself at the same name.
+ */
+async function measureWake(
+  baseUrl: string,
+  authorization: string,
+  buildId: string,
+  gatewayPort: number,
+  host: string,
+): Promise<number> {
+  const slept = await fetch(`${baseUrl}/builds/${buildId}/sleep`, {
+    method: "POST",
+    headers: { Authorization: authorization },
+  });
+  if (slept.status !== 200) throw new Error(`sleep answered ${slept.status}: ${await slept.text()}`);
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const visited = Date.now();
+  const first = await requestThrough(gatewayPort, { host });
+  if (first.status !== 503) throw new Error(`the first visit of the sleeping preview answered ${first.status}`);
+  for (;;) {
+    const answer = await requestThrough(gatewayPort, { host });
+    if (answer.status === 200) return Date.now() - visited;
+    if (Date.now() - visited > 120_000) throw new Error("the preview did not wake within 2 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Registers a user, starts one build of module hello and waits until its preview runs; returns its id. */
-async function runOneBuild(baseUrl: string): Promise<string> {
+async function runOneBuild(baseUrl: string): Promise<{ buildId: string; authorization: string }> {
   const email = `gateway-bench-${Date.now()}@example.com`;
   const password = "a long bench password";
   await fetch(`${baseUrl}/users/`, {
@@ -183,7 +218,7 @@ async function runOneBuild(baseUrl: string): Promise<string> {
       status: string;
       failure_message: string | null;
     };
-    if (build.status === "running") return build_id;
+    if (build.status === "running") return { buildId: build_id, authorization: `Bearer ${access_token}` };
     if (
       !["queued", "checking_out", "installing", "testing", "starting"].includes(build.status) ||
       Date.now() > deadline

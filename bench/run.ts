@@ -618,6 +618,7 @@ function gatewayTable(result: GatewayResult, { connections }: { connections: num
     ),
     "",
     `The gateway against plain nginx, the same round: ${result.ratioToPlainNginx}x in req/s (median of ${result.rounds} rounds).`,
+    `Wake on visit, from the first visit of a sleeping preview to its first byte: ${result.wakeToFirstByteMs.join(", ")} ms.`,
   ].join("\n");
 }
 
