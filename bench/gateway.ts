@@ -76,8 +76,10 @@ repositories:
   const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BUILDS_CONFIG: configFile } });
   let gateway: Gateway | undefined;
   let plain: { port: number; stop(): Promise<void> } | undefined;
+  let build: { buildId: string; authorization: string } | undefined;
   try {
-    const { buildId, authorization } = await runOneBuild(app.baseUrl);
+    build = await runOneBuild(app.baseUrl);
+    const { buildId, authorization } = build;
     const resolved = await fetch(`${app.baseUrl}/gateway/resolve`, {
       headers: { "X-Gateway-Host": `${buildId}.${DOMAIN}:${gatewayPort}` },
     });
@@ -157,6 +159,8 @@ repositories:
   } finally {
     await gateway?.stop();
     await plain?.stop();
+    // The preview runs as a build user in a process group of its own: it ends with its build, not with the app.
+    if (build) await destroyBuild(app.baseUrl, build).catch((error) => console.error("gateway bench:", error));
     await app.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(root, { recursive: true, force: true });
@@ -189,6 +193,20 @@ async function measureWake(
     if (Date.now() - visited > 120_000) throw new Error("the preview did not wake within 2 minutes");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+async function destroyBuild(baseUrl: string, build: { buildId: string; authorization: string }): Promise<void> {
+  await fetch(`${baseUrl}/builds/${build.buildId}`, {
+    method: "DELETE",
+    headers: { Authorization: build.authorization },
+  });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { status } = (await (await fetch(`${baseUrl}/builds/${build.buildId}`)).json()) as { status: string };
+    if (status === "destroyed") return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`build ${build.buildId} was not destroyed within 30 s`);
 }
 
 /** Registers a user, starts one build of module hello and waits until its preview runs; returns its id. */
