@@ -4,6 +4,7 @@ import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
 import { Field, inputClass } from "@/components/ui/field";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
@@ -22,6 +23,8 @@ import {
 } from "./amount";
 import { CurrencyCombobox, type CurrencyOption } from "./currency-combobox";
 import { FetchRateButton } from "./fetch-rate-button";
+import { daysFrom } from "./rate-range";
+import { useSelectedCurrency } from "./selected-currency";
 
 const BOLIVAR: CurrencyOption = { code: "VES", name: "Venezuelan bolívar" };
 
@@ -73,7 +76,14 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const codes = options.map((option) => option.code);
   const [amountText, setAmountText] = useState("100");
   const [settledText, setSettledText] = useState(amountText);
-  const [pickedFrom, setFrom] = useState("USD");
+  // The currency chosen in the rate card is the one converted from, and follows it when it changes there.
+  const selected = useSelectedCurrency();
+  const [pickedFrom, setFrom] = useState(selected.code);
+  const [followed, setFollowed] = useState(selected.code);
+  if (followed !== selected.code) {
+    setFollowed(selected.code);
+    setFrom(selected.code);
+  }
   const [pickedTo, setTo] = useState("VES");
   const [date, setDate] = useState("");
   // A pick that is not (or no longer) among the stored currencies falls back to the first that is: the
@@ -126,6 +136,17 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
             />
           )}
         </Field>
+        {/* Right under the amount: on a phone it stays in sight with the keyboard up, above the pickers. */}
+        <div aria-live="polite" className="@lg:col-span-3" aria-busy={conversion.isValidating || undefined}>
+          {result && (
+            <ConversionResult
+              result={result}
+              // Said only while the reading is of the text that was converted, never of a newer one still unsent.
+              read={parsed?.value === result.amount ? { text: settledText.trim(), parsed, language } : undefined}
+            />
+          )}
+          {otherError && <Alert tone="error">{otherError}</Alert>}
+        </div>
         <Field label={t("from")} error={fieldError("from")}>
           {(control) => <CurrencyCombobox {...control} value={from} options={options} onChange={setFrom} />}
         </Field>
@@ -157,16 +178,6 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
           )}
         </Field>
       </form>
-      <div aria-live="polite" className="mt-3" aria-busy={conversion.isValidating || undefined}>
-        {result && (
-          <ConversionResult
-            result={result}
-            // Said only while the reading is of the text that was converted, never of a newer one still unsent.
-            read={parsed?.value === result.amount ? { text: settledText.trim(), parsed, language } : undefined}
-          />
-        )}
-        {otherError && <Alert tone="error">{otherError}</Alert>}
-      </div>
     </div>
   );
 }
@@ -206,8 +217,25 @@ function ConversionResult({
           date: format.day(result.date),
           time: (chunks) => <time dateTime={result.date}>{chunks}</time>,
         })}
-        {result.requested_date && <> {t("nearestEarlier", { date: format.day(result.requested_date) })}</>}
+        {result.requested_date && (
+          <>
+            {" "}
+            {t("nearestEarlier", {
+              date: format.day(result.requested_date),
+              days: daysFrom(result.date, result.requested_date),
+            })}
+          </>
+        )}
       </p>
+      <ShareResult
+        text={t("shareText", {
+          amount: groupDigits(result.amount, language),
+          from: result.from,
+          result: groupDigits(money, language),
+          to: result.to,
+          date: format.day(result.date),
+        })}
+      />
     </div>
   );
 }
@@ -240,4 +268,25 @@ interface ParsedAmountNote {
   text: string;
   parsed: ParsedAmount;
   language: AmountLanguage;
+}
+
+/**
+ * Copy the result as a line of text ("100 USD = 23.645,87 VES · BCV, 26 nov 2026"), and share it where the
+ * browser can (phones: the system's share sheet). The share button appears once the page runs in a browser
+ * that offers it; the first HTML has the copy alone.
+ */
+function ShareResult({ text }: { text: string }) {
+  const t = useTranslations("converter");
+  const [canShare, setCanShare] = useState(false);
+  useEffect(() => setCanShare(typeof navigator.share === "function"), []);
+  return (
+    <div className="mt-2 flex flex-wrap items-center gap-2">
+      <CopyButton text={text} label={t("copy")} />
+      {canShare && (
+        <Button size="sm" onClick={() => void navigator.share({ text }).catch(() => {})}>
+          {t("share")}
+        </Button>
+      )}
+    </div>
+  );
 }

@@ -1,6 +1,8 @@
 import type { Locator, Page } from "@playwright/test";
+import { bankDate, makeWorkbook } from "../support/workbooks";
 import { storeRates } from "./api";
 import { expect, test } from "./fixtures";
+import { adminHeaders } from "./workbook-rates";
 
 /**
  * The converter shows what it sends: with rates stored, the currencies on screen are the ones in the request.
@@ -91,6 +93,14 @@ test.describe("The converter", { tag: "@rates" }, () => {
       expect(await convert(page, amount, "35,50")).toBe("35.5");
       await expect(result).toContainText("35,5 USD = 7.002,22 VES");
       await expect(converter.getByTestId("amount-reading")).toHaveCount(0);
+
+      // The result copied as a line to paste in a chat.
+      await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+      await result.getByRole("button", { name: "Copiar" }).click();
+      await expect(result.getByRole("button", { name: "Copiado" })).toBeVisible();
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+        "35,5 USD = 7.002,22 VES · BCV, 14 oct 2025",
+      );
     });
   });
 
@@ -123,5 +133,62 @@ test.describe("The converter", { tag: "@rates" }, () => {
         "“50,000” read as 50000: the comma groups thousands.",
       );
     });
+  });
+
+  test("converts from the currency chosen in the rate card, and follows it", async ({ page, request }) => {
+    // The euro on a date no other spec uses: the converter offers only stored currencies.
+    const workbook = makeWorkbook([
+      {
+        name: "2022-05-10",
+        fechaValor: bankDate("2022-05-10"),
+        rows: [
+          ["USD", 5.05, 5.05],
+          ["EUR", 5.33, 5.33],
+        ],
+      },
+    ]);
+    const imported = await request.post("/rates/import", {
+      headers: await adminHeaders(request),
+      multipart: { file: { name: "eur.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
+    });
+    expect(imported.status(), await imported.text()).toBe(200);
+
+    await page.goto("/");
+    const converter = page.getByRole("region", { name: "Converter" });
+    const from = converter.getByRole("combobox", { name: "From", exact: true });
+    await expect(from).toHaveAttribute("data-value", "USD");
+    const card = page.getByRole("region", { name: "Latest rate" });
+    const asked = page.waitForRequest(
+      (r) => r.url().includes("/convert?") && new URL(r.url()).searchParams.get("from") === "EUR",
+    );
+    await card.getByRole("combobox").click();
+    await card.getByRole("combobox").fill("EUR");
+    await page.keyboard.press("Enter");
+    await asked;
+    await expect(from).toHaveAttribute("data-value", "EUR");
+
+    // A shared link to the euro opens the converter on it too.
+    await page.goto("/?currency=EUR");
+    await expect(converter.getByRole("combobox", { name: "From", exact: true })).toHaveAttribute("data-value", "EUR");
+  });
+
+  test("on a phone the result sits right under the amount, in sight with the keyboard up", async ({
+    page,
+    request,
+  }) => {
+    await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    const converter = page.getByRole("region", { name: "Converter" });
+    const amount = converter.getByLabel("Amount", { exact: true });
+    await amount.fill("250");
+    const result = converter.getByTestId("conversion-result");
+    await expect(result).toContainText("250 USD =");
+    await amount.scrollIntoViewIfNeeded();
+    const field = (await amount.boundingBox())!;
+    const shown = (await result.boundingBox())!;
+    // Under the field and its hint: an on-screen keyboard leaves about the top half of an 844 px screen.
+    expect(shown.y - (field.y + field.height)).toBeLessThan(60);
+    expect(shown.y + 40 - field.y).toBeLessThan(844 / 2);
   });
 });

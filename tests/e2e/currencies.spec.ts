@@ -86,7 +86,7 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await expect(result).toContainText("100 USD = 19,329.96 VES");
     await expect(result).toContainText("1 USD = 193.2996 VES");
     await expect(result).toContainText("1 VES = 0.00517332 USD");
-    await expect(result).toContainText("nearest earlier date");
+    await expect(result).toContainText("Rates of Oct 10, 2025 (no rates on Oct 12, 2025: 2 days earlier)");
 
     // Venezuelan writing: a dot groups thousands, a comma starts the decimals.
     await converter.getByLabel("Amount", { exact: true }).fill("1.234,5");
