@@ -46,13 +46,14 @@ export function RateRangePicker({ value, onChange, problems, current, today }: R
             key={preset.id}
             type="button"
             aria-pressed={pressed(preset.id)}
+            // The full name for a screen reader also on a phone, where "30 d" is shown (it begins the name).
+            aria-label={t(`presets.${preset.id}`)}
             onClick={() => {
               setCustomOpen(false);
               onChange({ preset: preset.id });
             }}
             className={segment}
           >
-            {/* One label shown at a time, so the accessible name is always the visible text. */}
             <span className="sm:hidden">{t(`short.${preset.id}`)}</span>
             <span className="hidden sm:inline">{t(`presets.${preset.id}`)}</span>
           </button>

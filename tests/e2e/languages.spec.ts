@@ -185,6 +185,10 @@ for (const [locale, language] of [
         page.getByRole("region", { name: words[language].converter }).getByRole("combobox").first(),
       ).toBeVisible();
       await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+      // The range buttons show "30 d" on a phone and say their full names.
+      const presets =
+        language === "es" ? ["30 días", "90 días", "1 año", "Todo"] : ["30 days", "90 days", "1 year", "All"];
+      for (const name of presets) await expect(page.getByRole("button", { name, exact: true })).toBeVisible();
       // Spanish words are longer: nothing may stick out of a phone's screen (the header did).
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       await inEachScheme(page, async (scheme) => {
