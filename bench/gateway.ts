@@ -10,7 +10,7 @@ import { type LoadResult, measureLoad } from "./support/load";
 import { makeDatabase, projectRoot, startApp } from "./support/servers";
 
 /**
- * The previews' gateway (`npm run gateway`, issue 30) against the engine's own floor: one small page from a build's
+ * The previews' gateway (`npm run gateway`) against the engine's own floor: one small page from a build's
  * preview, reached (a) directly on its port, (b) through a plain nginx `server` block that proxies every request to
  * that port (no lookup), (c) through the gateway, which asks the app where the name leads (auth_request, each answer
  * kept 1 s) before proxying. Both nginx run with the same main configuration, workers and proxy headers, and neither

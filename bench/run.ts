@@ -10,7 +10,7 @@
  *   table other than the rates every 10 ms (as running builds do), which must not empty the read cache;
  * - the same four reads from a second instance of the app on PostgreSQL (a throwaway local cluster, as the
  *   tests start; Debian's postgresql-15 or later), each measured right beside its SQLite twin, which one first
- *   changing round by round: what the bigger database costs a read (issue 19 asks for 0.9× at least).
+ *   changing round by round: what the bigger database costs a read (0.9× at least is the goal).
  *   BENCH_POSTGRESQL=0 leaves it out;
  * - the build service: POST to first stage with a free slot over 100 builds whose stages take no time, a
  *   burst of 40 POST /builds (answer times and queue drain), and a log line's delay to an SSE client; then the

@@ -7,7 +7,7 @@ type Transaction = Awaited<ReturnType<Adapter["startTransaction"]>>;
 type Query = Parameters<Transaction["executeRaw"]>[0];
 
 /**
- * Prisma's better-sqlite3 adapter, made to survive a failed COMMIT or ROLLBACK (issue 20, item 3).
+ * Prisma's better-sqlite3 adapter, made to survive a failed COMMIT or ROLLBACK.
  *
  * The adapter runs every Prisma transaction on one connection, one at a time behind a mutex that only the
  * transaction's `commit()` or `rollback()` releases. Prisma calls those after its own `COMMIT`/`ROLLBACK`

@@ -20,7 +20,7 @@ import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
 
 /**
- * What the git hosts were last told of each repository (issue 21), one small line: the state sent, or what
+ * What the git hosts were last told of each repository, one small line: the state sent, or what
  * went wrong when a host did not take it.
  */
 function ForgeReportLine({ build }: { build: Build }) {

@@ -5,7 +5,7 @@ import { useCallback } from "react";
 import type { BuildStatus, StageStatus } from "@/lib/swr/types";
 
 const buildTones: Record<BuildStatus, string> = {
-  // Waiting (violet, hollow dot) and gone (no fill, dashed outline) must not look alike: both used to be grey.
+  // Waiting (violet, hollow dot) and gone (no fill, dashed outline) must not look alike.
   queued:
     "bg-violet-50 text-violet-800 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-700",
   checking_out: "ring-1 bg-sky-50 text-sky-800 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800",

@@ -61,7 +61,7 @@ const composeSchema = z.strictObject({
   stop_timeout_seconds: z.number().int().min(0).max(300).default(5),
 });
 
-// The git host the repository lives on (issue 21): build statuses go to its commits, pull request events come
+// The git host the repository lives on: build statuses go to its commits, pull request events come
 // from it. The token is never in this file: token_env names the environment variable that holds it.
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const FORGE_KINDS = ["github", "gitlab", "gitea"] as const;
@@ -158,7 +158,7 @@ const repositorySchema = z.strictObject({
     .string()
     .default("__manifest__.py")
     .refine((name) => /^[^/\\]+$/.test(name) && name !== "." && name !== "..", "must be a file name"),
-  // Automatic builds (issue 12): new heads of branches matching `branches` are built with `modules`.
+  // Automatic builds: new heads of branches matching `branches` are built with `modules`.
   auto_build: z
     .strictObject({
       branches: z
@@ -277,7 +277,7 @@ const configSchema = z
             path: ["end"],
             message: "must not be less than run_as_uids.start",
           }),
-        // One user shared by every build let builds reach each other's processes and files (issue 20).
+        // One user shared by every build would let builds reach each other's processes and files.
         run_as: z
           .never({
             error: "was replaced by run_as_uids: each build runs as a uid of its own from that range; remove run_as",
@@ -292,7 +292,7 @@ const configSchema = z
       })
       .prefault({}),
     repositories: z.array(repositorySchema).default([]),
-    // Per-user bounds (issue 20, item 6), so that one account cannot take every preview port or fill the queue.
+    // Per-user bounds, so that one account cannot take every preview port or fill the queue.
     // A user's live builds are those queued, in progress or running; queued ones count in both. Admins have
     // their own bounds, none unless set; automatic builds belong to the service and count against neither.
     limits: z

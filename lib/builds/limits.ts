@@ -4,8 +4,8 @@ import type { BuildsConfig } from "./config";
 import { countBuildsOfUser, type UserBuildLimits } from "./repository";
 
 /**
- * Per-user limits on builds (issue 20, item 6): one account once started 54 builds with a day's life in a
- * minute and held every preview port, so another user's build failed for want of one. Admins have their own
+ * Per-user limits on builds: without them one account can start dozens of builds with a day's life in a minute
+ * and hold every preview port, so that another user's build fails for want of one. Admins have their own
  * bounds (none unless configured); automatic builds have no creating user and are not counted here.
  */
 const RETRY_AFTER_SECONDS = 60;

@@ -9,7 +9,7 @@ import { getEnv } from "../env";
 import { execute, queryAll, queryOne } from "../hot-sql";
 
 /**
- * The instances sharing one database (issue 19). Each registers itself at start in the Instance table under its
+ * The instances sharing one database. Each registers itself at start in the Instance table under its
  * name (INSTANCE_NAME) and moves its heartbeat every few seconds; a build's `host` is the name of the instance
  * that claimed it. Times are the database's clock on PostgreSQL, where instances run on several machines whose
  * clocks may differ; on SQLite there is one machine.

@@ -5,7 +5,7 @@ import { queryAll } from "../hot-sql";
 import { databaseNow, thisInstanceName } from "./instances";
 
 /**
- * Lost hosts (issue 19): an instance whose heartbeat is older than INSTANCE_LOST_AFTER_SECONDS has died (a
+ * Lost hosts: an instance whose heartbeat is older than INSTANCE_LOST_AFTER_SECONDS has died (a
  * SIGKILL, a power cut, a network cut). Any instance that notices fails the builds it had in progress, naming
  * it, and expires its previews past their time to live; the failing is one conditional UPDATE, so two instances noticing together do not both act, and a host that
  * came back first (its own recovery) leaves nothing to do. Its runtimes, ports and processes stay recorded: they

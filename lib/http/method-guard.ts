@@ -2,7 +2,7 @@ import http from "node:http";
 
 /**
  * The methods this server serves somewhere. Anything else (TRACE, TRACK, PROPFIND, MKCOL, ...) is answered
- * 405 here, before Next.js sees it (issue 20, item 11): Next builds a fetch `Request` for every request, and
+ * 405 here, before Next.js sees it: Next builds a fetch `Request` for every request, and
  * the fetch standard forbids TRACE and TRACK, so those failed in Next's own code with a 500 (and a stack
  * trace in the log) on every path; WebDAV methods reached pages (200) and route handlers (an empty 400).
  * Which of these a given path takes is its own business (its 405, or OPTIONS on the API).

@@ -50,7 +50,7 @@ export interface Problem {
   errors?: { field: string; message: string }[];
 }
 
-// Currencies, conversion and workbook imports (issue 10).
+// Currencies, conversion and workbook imports.
 export type CurrencyList = import("../rates/schemas").CurrencyListView;
 export type Currency = CurrencyList["currencies"][number];
 export type Conversion = import("../rates/schemas").ConversionView;

@@ -5,7 +5,7 @@ import { registerAndGetToken } from "../support/users";
 import { Q1_2025, readWorkbook } from "../support/workbooks";
 
 /**
- * Issue 10's figures, through HTTP to the built app and its SQLite file:
+ * The figures, through HTTP to the built app and its SQLite file:
  * - POST /rates/import of the bank's first-quarter workbook (58 sheets, 21 currencies: 1,218 rates) into an
  *   empty history, and again over itself (every date unchanged);
  * - a one-year history read with currencies=all (366 dates x 21 currencies) against the same read without

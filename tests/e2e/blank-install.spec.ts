@@ -2,9 +2,8 @@ import { expect, registerThroughHeader, test } from "./fixtures";
 
 /**
  * A fresh install, before any rate is stored: the dashboard says so and offers the fetch. The specs share one
- * database per run: this one is a project of its own (playwright.config.ts), which every other waits for. Those
- * tests used to skip themselves once another spec had stored a rate, which, since converter.spec.ts, was on every
- * full run: they now fail, saying why.
+ * database per run: this one is a project of its own (playwright.config.ts), which every other waits for. Its
+ * tests fail, saying why, rather than skip themselves, if another spec has stored a rate before them.
  */
 test.describe("A fresh install without rates", () => {
   test.beforeEach(async ({ request }) => {

@@ -3,7 +3,7 @@ import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
 import { expect, screenshotToLookAt, test } from "./fixtures";
 
 /**
- * A stage's log as a person reads it on a phone (issue 23): numbered lines, a search that counts the lines it
+ * A stage's log as a person reads it on a phone: numbered lines, a search that counts the lines it
  * finds and steps through them, and the whole log to download. The search box keeps room to type in at
  * 320 px (it once shrank to a few letters beside the match count and the download link).
  */

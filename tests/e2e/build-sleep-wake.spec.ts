@@ -2,7 +2,7 @@ import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
 import { expect, signInThroughHeader, test } from "./fixtures";
 
 /**
- * Sleep and Wake from the dashboard (issue 21), with the process driver: Sleep stops the preview (its port stops
+ * Sleep and Wake from the dashboard, with the process driver: Sleep stops the preview (its port stops
  * answering) and the build shows as sleeping, with a Wake button and its time to live still counting; Wake
  * starts it again and the same preview answers.
  */

@@ -8,7 +8,7 @@ import { freePort, stopProcessGroup } from "../../tools/processes";
 import { type Gateway, ODOO_LIKE_PREVIEW, startGateway } from "../support/gateway";
 
 /**
- * Two previews open in one browser keep their own sessions (issue 30): each is a name of its own behind the
+ * Two previews open in one browser keep their own sessions: each is a name of its own behind the
  * gateway, so each gets its own `session_id` cookie, as two Odoo previews would. On two ports of one host they
  * would share one cookie jar (RFC 6265 §8.5) and the second sign-in would sign the first out.
  *

@@ -1,6 +1,6 @@
 import { expect, registerThroughHeader, signOutThroughHeader, test, uniqueEmail } from "./fixtures";
 
-// Issue 8, item 9: the Content-Security-Policy must not break the pages (the dashboard, Swagger UI at /docs),
+// The Content-Security-Policy must not break the pages (the dashboard, Swagger UI at /docs),
 // and the dashboard's Sign out must end the session on the server, not only in the browser.
 
 test.describe("security in the browser", () => {

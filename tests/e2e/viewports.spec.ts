@@ -5,7 +5,7 @@ import { expect, inEachScheme, screenshotToLookAt, signInThroughHeader, test } f
 
 /**
  * Phones and tablets: no page and no dialog may be wider than the screen (the rates table with
- * eight-decimal values used to widen a 390 px page to 417 px, and cut the drawer's Close button off).
+ * eight-decimal values could widen a 390 px page to 417 px, and cut the drawer's Close button off).
  * Every check runs in light and dark, and each state is saved as a screenshot to look at.
  */
 

@@ -12,7 +12,7 @@ import {
 import { type ForgeServer, startForgeServer } from "../support/forge-server";
 import { listedPullRequest, pushPullRequestHead } from "../support/pull-requests";
 
-// Polling (watch_interval_seconds) finds open pull requests too where the host is configured (issue 21). Each
+// Polling (watch_interval_seconds) finds open pull requests too where the host is configured. Each
 // repository is a bare repository that publishes its pull requests' heads where its host does, and its host's
 // API is a loopback stand-in that lists the open pull requests the test says are open, as GitHub, GitLab and
 // Gitea list them. No webhook is delivered in this file.

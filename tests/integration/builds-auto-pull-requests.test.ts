@@ -18,7 +18,7 @@ import {
   pushPullRequestHead,
 } from "../support/pull-requests";
 
-// POST /hooks/{alias} with pull and merge request events (issue 21), signed as each host signs them. Each
+// POST /hooks/{alias} with pull and merge request events, signed as each host signs them. Each
 // repository is a bare repository that publishes its pull requests' heads the way its host does
 // (refs/pull/<n>/head, GitLab refs/merge-requests/<iid>/head). The GitHub one has a forge block with
 // comments on, served by a loopback stand-in of GitHub's API.

@@ -9,7 +9,7 @@ import {
   resourcesOfBuild,
 } from "../support/compose";
 
-// Sleep and wake with the compose driver against the real Docker engine (issue 21; a busy shared machine can
+// Sleep and wake with the compose driver against the real Docker engine (a busy shared machine can
 // take minutes to bring a stack up): sleep is `compose stop`,
 // so the containers stop and the project's volumes stay; wake is the start stage again, then the healthcheck.
 const unavailable = dockerUnavailableReason();

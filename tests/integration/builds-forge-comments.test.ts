@@ -13,7 +13,7 @@ import {
 import { type ForgeRequest, type ForgeServer, startForgeServer } from "../support/forge-server";
 import { githubPullRequest, pushPullRequestHead } from "../support/pull-requests";
 
-// The pull request's one comment tells where its preview is now, through every end of it (issue 21): it is
+// The pull request's one comment tells where its preview is now, through every end of it: it is
 // edited when the preview sleeps and wakes, expires, is destroyed, or its runtime dies; the commit status stays
 // the build's verdict. Two repositories on a loopback stand-in of GitHub's API: "brief" gives its previews four
 // seconds to live, "hub" an hour.

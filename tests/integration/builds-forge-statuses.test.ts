@@ -11,7 +11,7 @@ import {
 } from "../support/builds";
 import { type ForgeRequest, type ForgeServer, startForgeServer } from "../support/forge-server";
 
-// Commit statuses on the git host (issue 21). Three repositories of the same fixture, each on another host's
+// Commit statuses on the git host. Three repositories of the same fixture, each on another host's
 // API: a loopback stand-in for GitHub, GitLab and Gitea that records what it is sent. A fourth host never answers.
 const TOKENS = {
   FORGE_TEST_GITHUB_TOKEN: `ghp_${crypto.randomBytes(12).toString("hex")}`,

@@ -15,7 +15,7 @@ import {
   tearDownBuilds,
 } from "../support/builds";
 
-// Issue 8, item 8: after a restart, a recorded process group id may belong to someone else by now.
+// After a restart, a recorded process group id may belong to someone else by now.
 let before: BuildsApp | undefined;
 let after: BuildsApp | undefined;
 let stranger: ChildProcess | undefined;

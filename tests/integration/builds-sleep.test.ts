@@ -9,7 +9,7 @@ import {
 } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
-// POST /builds/{id}/sleep and /wake with the process driver (issue 21): the runtime's processes end and the
+// POST /builds/{id}/sleep and /wake with the process driver: the runtime's processes end and the
 // workspace stays; a wake starts it again on the same port and waits for its healthcheck. max_awake_builds: 2.
 let builds: BuildsApp;
 let stranger: Record<string, string>;

@@ -18,7 +18,7 @@ import { createTestDatabase, dropTestDatabase } from "../support/postgresql";
 import { registerAndGetToken } from "../support/users";
 
 /**
- * PostgreSQL only (project integration-postgresql): builder hosts sharing one database (issue 19). Two instances
+ * PostgreSQL only (project integration-postgresql): builder hosts sharing one database. Two instances
  * of the built app, one build slot each, each with its own builds_root, ports and build uids, claim the queued
  * builds from the database. A host killed mid-build is noticed by the other once its heartbeat is older than
  * INSTANCE_LOST_AFTER_SECONDS (6 s here, 30 s by default); the builds it had in progress fail naming it, and

@@ -16,7 +16,7 @@ import { type Gateway, ODOO_LIKE_PREVIEW, requestThrough, startGateway } from ".
 import { registerAndGetToken } from "../support/users";
 
 /**
- * PostgreSQL only (project integration-postgresql): two builder hosts of one database behind one gateway (issue 30).
+ * PostgreSQL only (project integration-postgresql): two builder hosts of one database behind one gateway.
  * Each host's previews listen on its own preview_address only, alpha's on 127.0.0.1 and beta's on 127.0.0.2 (two
  * addresses of the loopback, standing for two machines' private addresses), so a preview is reached only if the
  * gateway goes to the host that runs it. The gateway asks alpha alone, which answers for beta's builds too.

@@ -4,7 +4,7 @@ import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { deleteAllRates, readAllStoredRates, readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
-// What the central bank's site says is checked before it is stored (issue 8, item 9): an attack that took
+// What the central bank's site says is checked before it is stored: an attack that took
 // over or imitated the bank's page could otherwise set the rate everyone is served.
 let bcv: BcvServer;
 let app: AppServer;

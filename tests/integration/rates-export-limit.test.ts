@@ -6,7 +6,7 @@ import { seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
 // GET /rates/history?format=csv|ndjson streams at most RATES_EXPORT_MAX_STREAMS exports at once, in the whole
-// server (issue 22): one more is answered 503 with Retry-After before it reads anything, however the exports
+// server: one more is answered 503 with Retry-After before it reads anything, however the exports
 // came (pipelined on one connection, or on many), while the JSON reads go on answering.
 const CODES = [
   "USD",

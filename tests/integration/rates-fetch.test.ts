@@ -9,7 +9,7 @@ import { registerAndGetToken } from "../support/users";
 // two retries make three attempts.
 const TIMEOUT_MS = 500;
 const RETRY_DELAY_MS = 150;
-// The app accepts only value dates near today (issue 8): the stand-in publishes the fixture's values under
+// The app accepts only value dates near today: the stand-in publishes the fixture's values under
 // today's date in Caracas, and the tests move from there.
 const today = todayAtOffset(-4);
 const tomorrow = shiftDate(today, 1);

@@ -3,7 +3,7 @@ import { type AppServer, startAppServer } from "../support/app-server";
 import { type BcvServer, startBcvServer } from "../support/bcv-server";
 import { readStoredRates, shiftDate, todayAtOffset } from "../support/rates";
 
-// Value dates near today, the only ones the app accepts from the home page (issue 8).
+// Value dates near today, the only ones the app accepts from the home page.
 const today = todayAtOffset(-4);
 const [dayOne, dayTwo, dayThree] = [1, 2, 3].map((days) => shiftDate(today, days));
 

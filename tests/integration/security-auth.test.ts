@@ -10,8 +10,8 @@ import { queryDatabase } from "../support/database";
 import { requestFrom, signInWithCookie, signOutWithCookie } from "../support/sessions";
 import { registerAndGetToken, requestToken } from "../support/users";
 
-// Issue 8: item 2 (the login throttle), the auth parts of item 9 (bearer over cookie, lowercase scheme,
-// sign-out revokes, a short secret file stops the start), and what held (forged tokens) as regression cases.
+// The login throttle; a bearer token over a cookie, a lowercase scheme, sign-out revoking, a short secret file
+// stopping the start; forged tokens refused.
 
 let app: AppServer;
 beforeAll(async () => {
@@ -171,7 +171,7 @@ describe("credentials", () => {
   });
 });
 
-describe("an API token cannot be extended (issue 20, item 9)", () => {
+describe("an API token cannot be extended", () => {
   /** The session tokens a response sets (an empty value clears the cookie). */
   const sessionTokensSet = (response: Response) =>
     response.headers

@@ -15,7 +15,7 @@ import {
   tearDownBuilds,
 } from "../support/builds";
 
-// Issue 20, items 1, 4 and 5: a hostile branch's stages (process driver, server as root) try to make root
+// A hostile branch's stages (process driver, server as root) try to make root
 // delete files of their choosing, to outlive their build (cancel, DELETE, expiry, a crash and restart), and to
 // reach other builds and the mirrors.
 const asRoot = process.getuid?.() === 0;
@@ -152,7 +152,7 @@ const cancel = (buildId: string) =>
   builds.app.fetch(`/builds/${buildId}/cancel`, { method: "POST", headers: builds.authorization });
 
 describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () => {
-  it("item 4: cancel ends every process of the build, also those started with setsid, a double fork or env -i setsid", async () => {
+  it("cancel ends every process of the build, also those started with setsid, a double fork or env -i setsid", async () => {
     const build = await startBuild(["base_mod", "detach", "slow_install"]);
     const log = await waitForLog(build.build_id, "install", "waiting");
     const detached = values(log, "detached");
@@ -168,7 +168,7 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     expect(processesOfUid(uid)).toEqual([]);
   });
 
-  it("item 4: DELETE ends every process of a running build, however its stages detached them", async () => {
+  it("DELETE ends every process of a running build, however its stages detached them", async () => {
     const build = await startBuild(["base_mod", "detach"]);
     expect((await builds.waitForStatus(build.build_id, ["running", "failed"])).status).toBe("running");
     const install = await stageLog(build.build_id, "install");
@@ -186,7 +186,7 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     expect(processesOfUid(uid)).toEqual([]);
   });
 
-  it("item 4: expiry ends every process of the build, however its stages detached them", async () => {
+  it("expiry ends every process of the build, however its stages detached them", async () => {
     const build = await startBuild(["base_mod", "detach"], 10);
     expect((await builds.waitForStatus(build.build_id, ["running", "failed"])).status).toBe("running");
     const install = await stageLog(build.build_id, "install");
@@ -203,7 +203,7 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     await expect.poll(() => processesOfUid(uid), { timeout: 15_000 }).toEqual([]);
   });
 
-  it("item 1: DELETE, while the build swaps its folders with symlinks to a root-only folder, deletes nothing of that folder", async () => {
+  it("DELETE, while the build swaps its folders with symlinks to a root-only folder, deletes nothing of that folder", async () => {
     // Two builds: each DELETE is one chance for a removal that follows links to lose the race.
     for (const round of [1, 2]) {
       const build = await startBuild(["base_mod", "swap"]);
@@ -227,7 +227,7 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
     }
   });
 
-  it("item 5: a build cannot write into another build's checkout, signal its preview, or read or change a mirror", async () => {
+  it("a build cannot write into another build's checkout, signal its preview, or read or change a mirror", async () => {
     const other = await startBuild(["base_mod"]);
     const running = await builds.waitForStatus(other.build_id, ["running", "failed"]);
     expect(running.status).toBe("running");
@@ -268,7 +268,7 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
   });
 
   // Last: it crashes the server. Detached processes outlived restarts; the recovery must end them.
-  it("item 4: after a crash, the restarted server's recovery ends every process of the build it interrupted", {
+  it("after a crash, the restarted server's recovery ends every process of the build it interrupted", {
     timeout: 120_000,
   }, async () => {
     const build = await startBuild(["base_mod", "detach", "slow_install"]);

@@ -12,8 +12,8 @@ import {
 } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
-// Issue 20, item 6: one ordinary user started 54 builds with a day's life in 68 s and held every preview port;
-// another user's build then failed for want of one. Here: at most 3 live and 2 queued builds per user.
+// One ordinary user must not be able to hold every preview port, so that another user's build fails for want of
+// one. Here: at most 3 live and 2 queued builds per user.
 let admin: BuildsApp;
 let first: BuildsApp;
 let second: BuildsApp;

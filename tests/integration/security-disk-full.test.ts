@@ -17,8 +17,8 @@ import {
 import { registerAndGetToken, requestToken } from "../support/users";
 import { Q4_2025, readWorkbook } from "../support/workbooks";
 
-// Issue 8, item 9: a full disk answered 500, and a wrong password 500 while the right one signed in (so the
-// throttle, which must write, did not hold). The database lives on a real, tiny tmpfs that is then filled.
+// A full disk is answered with a problem, never 500, and a wrong password stays refused (the throttle, which must
+// write, holds). The database lives on a real, tiny tmpfs that is then filled.
 // Mounting needs root (CI runs as root); elsewhere the file is skipped and says why.
 
 function tryMountTmpfs(mode = "0700"): string | null {
@@ -120,9 +120,9 @@ describe.skipIf(mountPoint === null)("a full disk (database on a filled 16 MB tm
   });
 });
 
-// Issue 20, item 3: after the disk had been full once, every later Prisma transaction (register, POST /rates/,
-// import) waited for ever, and a build whose bookkeeping the full disk refused stayed `installing` with nothing
-// working on it. Here builds and data share the disk, as they do by default, so a stage could fill it too.
+// Once the disk has been full, later Prisma transactions (register, POST /rates/, import) must still complete, and
+// a build whose bookkeeping the full disk refused must not stay `installing` with nothing working on it. Here
+// builds and data share the disk, as they do by default, so a stage could fill it too.
 const sharedMount = tryMountTmpfs("0755");
 
 describe.skipIf(sharedMount === null)(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, sharedAppServer } from "../support/app-server";
 
 /**
- * Security suite, issue 20 item 13: a display name is shown publicly as the creator of builds, so nobody may
+ * Security suite: a display name is shown publicly as the creator of builds, so nobody may
  * take the service's own names or one that reads as another user's (case, spacing, accents, lookalike letters).
  * The endpoint's ordinary behaviour is in users.test.ts.
  */
@@ -18,7 +18,7 @@ afterAll(async () => {
 const postJson = (path: string, body: unknown) =>
   app.fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
-describe("POST /users/ display names (issue 20, item 13)", () => {
+describe("POST /users/ display names", () => {
   const register = (email: string, display_name?: string) =>
     postJson("/users/", { email, password: "long enough", display_name });
 

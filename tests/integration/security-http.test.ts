@@ -7,8 +7,8 @@ import { type BuildsApp, fixtureConfig, makeBuildsFixture, startBuildsApp, tearD
 import { signInWithCookie } from "../support/sessions";
 import { registerAndGetToken } from "../support/users";
 
-// Issue 8: item 3 (CSRF through the session cookie, text/plain parsed as JSON), and the HTTP parts of item 9
-// (security headers, an 8 MB body's 57 MB error reply); plus what held (traversal, injection) as regressions.
+// CSRF through the session cookie and text/plain parsed as JSON refused; security headers; an oversized body
+// answered briefly, not with an error reply many times its size; path traversal and injection refused.
 
 let builds: BuildsApp;
 let cookie: string;
@@ -264,8 +264,8 @@ function rawRequest(
   });
 }
 
-// Issue 20, item 11: TRACE answered 500 on every path (Next.js cannot make a fetch Request of it), and WebDAV
-// methods reached pages (200) and route handlers (an empty 400).
+// TRACE (Next.js cannot make a fetch Request of it) and WebDAV methods are answered 405 before they reach a page
+// or a route handler.
 describe("methods the server does not serve", () => {
   const paths = [
     "/",

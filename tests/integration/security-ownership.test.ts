@@ -12,8 +12,8 @@ import {
 } from "../support/builds";
 import { registerAndGetToken } from "../support/users";
 
-// Issue 8, item 6: roles, ownership of builds, closed registration, display names instead of emails.
-// Issue 20, item 8: ADMIN_EMAILS never makes a self-registered account an admin; the operator's command does.
+// Roles, ownership of builds, closed registration, display names instead of emails.
+// ADMIN_EMAILS never makes a self-registered account an admin; the operator's command does.
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 

@@ -5,7 +5,7 @@ import { readAllStoredRates } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { makeLargeWorkbook, Q4_2025, readWorkbook } from "../support/workbooks";
 
-// Issue 20, item 7: a workbook is decoded on a worker thread, never on the server's event loop, a few at a
+// A workbook is decoded on a worker thread, never on the server's event loop, a few at a
 // time, each within a time bound. No timing here: the checks count what the server answered, in what order.
 
 let app: AppServer;

@@ -3,7 +3,7 @@ import path from "node:path";
 
 /**
  * Finds paths in the project's own files that point outside the repository: a fresh clone has nothing beside
- * it, so such a path works only on the machine where it was written (issue 7). Static on purpose: it checks
+ * it, so such a path works only on the machine where it was written. Static on purpose: it checks
  * every file, including code paths a test run never takes.
  */
 

@@ -48,7 +48,7 @@ export const bankDate = (date: string) => date.split("-").reverse().join("/");
 /**
  * A workbook just under the upload limit (about 4.5 MB: 100 sheets of 125 rows of 12 distinct texts) that
  * costs SheetJS a second or more of CPU to decode, and holds no rates (the import refuses it with 422): the
- * kind of file that used to stall the server's event loop while it was read.
+ * kind of file that would stall the server's event loop if it were read there.
  */
 export function makeLargeWorkbook(): Uint8Array {
   const book = XLSX.utils.book_new();

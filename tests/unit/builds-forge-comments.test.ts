@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type BuildEnding, type CommentSubject, commentStateOf, commentText } from "../../lib/builds/forge/comments";
 import { forgeStateOf } from "../../lib/builds/forge/statuses";
 
-// What the pull request's one comment says at each status of its newest build (issue 21): always where the
+// What the pull request's one comment says at each status of its newest build: always where the
 // preview is now, while the commit status stays the build's verdict on the commit.
 const NOW = new Date("2026-11-24T12:00:00Z");
 const PAST = new Date("2026-11-24T11:00:00Z");

@@ -4,7 +4,7 @@ import { listOpenPullRequests } from "@/lib/builds/forge/pull-requests";
 import { type ForgeServer, startForgeServer } from "../support/forge-server";
 import { listedPullRequest } from "../support/pull-requests";
 
-// Listing a repository's open pull requests page by page (polling, issue 21), against a loopback stand-in of each
+// Listing a repository's open pull requests page by page (polling), against a loopback stand-in of each
 // host's API: every page is read, and a listing that fails or does not end is reported as such, never as a
 // shorter list (which polling would take as pull requests closed).
 const TOKEN_ENV = "FORGE_LIST_TEST_TOKEN";

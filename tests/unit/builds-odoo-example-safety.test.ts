@@ -8,7 +8,7 @@ import { variablesOf } from "@/lib/builds/runtime/drivers/compose";
 import { renderComposeFile } from "@/lib/builds/runtime/drivers/compose-template";
 import { workspacePaths } from "@/lib/builds/runtime/workspace";
 
-// The Odoo example's previews are reachable by whoever has the link (issue 21): this renders the example's
+// The Odoo example's previews are reachable by whoever has the link: this renders the example's
 // template for builds and checks what each preview's Odoo is started with.
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "odoo-safety-"));

@@ -8,7 +8,7 @@ import { processesOfUsers } from "@/lib/builds/runtime/processes";
 import { buildUser, leaseBuildUser, releaseBuildUser } from "@/lib/builds/runtime/run-as";
 import { removeFolders, removeRuntimeFiles, workspacePaths } from "@/lib/builds/runtime/workspace";
 
-// Issue 20, item 1: removing a build's files never follows a path the build (or its containers) can change.
+// Removing a build's files never follows a path the build (or its containers) can change.
 const asRoot = process.getuid?.() === 0;
 const UIDS = { start: 1_900_100_000, end: 1_900_100_002 };
 // Named as a database and a secret would be: a hostile build knows those names.

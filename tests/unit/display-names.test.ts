@@ -6,7 +6,7 @@ import {
   isReservedDisplayName,
 } from "@/lib/users/display-names";
 
-// Issue 20, item 13: display names cannot pass for the service or for another user.
+// Display names cannot pass for the service or for another user.
 
 describe("displayNameKey", () => {
   it("ignores case, spacing, punctuation, accents, compatibility forms and lookalike letters", () => {

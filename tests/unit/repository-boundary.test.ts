@@ -8,7 +8,7 @@ const root = path.resolve(import.meta.dirname, "..", "..");
 describe("the repository stands alone", () => {
   it("no source, test, configuration or documentation file points outside the repository", () => {
     const files = listProjectFiles(root);
-    // The scan must cover the places where such paths were found before (issue 7).
+    // The scan covers the support files and the documentation, where such paths hide.
     expect(files).toContain(path.join(root, "tests", "support", "bcv-server.ts"));
     expect(files).toContain(path.join(root, "README.md"));
     expect(files.length).toBeGreaterThan(100);

@@ -6,7 +6,7 @@ import { prismaErrorCode } from "../../prisma-errors";
  * Webhook deliveries already taken in (WebhookDelivery), by the id the host gives each delivery and keeps when
  * it redelivers: GitHub `X-GitHub-Delivery`, Gitea `X-Gitea-Delivery` (Forgejo `X-Forgejo-Delivery`), GitLab
  * `Idempotency-Key` (the same on retries) or else `X-Gitlab-Event-UUID`. A replayed, validly signed event
- * (issue 20, item 10) is then answered without being acted on again.
+ * is then answered without being acted on again.
  */
 const RETENTION_MS = 30 * 24 * 3600 * 1000;
 

@@ -3,7 +3,7 @@ import { readBody } from "../../http/request";
 import { checkHookBeforeBody, type HookAnswer, MAX_HOOK_BODY_BYTES, receiveHook } from "./webhooks";
 
 /**
- * How POST /hooks/{alias} takes a delivery in (issue 20, item 12). The body cannot be authenticated before it
+ * How POST /hooks/{alias} takes a delivery in. The body cannot be authenticated before it
  * is read (its HMAC is the signature), so whoever can reach the server can make it read bodies. Bounded three
  * ways: nothing is read for an alias that takes no webhooks or a request without a signature (404, 401, at
  * once); at most MAX_HOOK_BODIES_IN_FLIGHT bodies are read at a time, the next sender is told to come back

@@ -7,7 +7,7 @@ import { closePullRequest } from "./pull-requests";
 import { noticeBranchHead } from "./service";
 
 /**
- * Polling's half for pull requests (issue 21), for a repository whose host is configured (`forge`) and that
+ * Polling's half for pull requests, for a repository whose host is configured (`forge`) and that
  * follows pull requests: the host's list of open pull requests is read, each one's head is built as its preview
  * under the same rules as a pull request event (forks only with build_forks, one live preview per request, the
  * newer replacing the older), and a followed pull request no longer in the list has its preview destroyed.

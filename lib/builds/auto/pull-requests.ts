@@ -10,7 +10,7 @@ import { pullRef } from "./pull-refs";
 import { forgetBranch, noticeBranchHead } from "./service";
 
 /**
- * Pull and merge request events (issue 21): GitHub `pull_request`, GitLab `Merge Request Hook`, Gitea and
+ * Pull and merge request events: GitHub `pull_request`, GitLab `Merge Request Hook`, Gitea and
  * Forgejo `pull_request`. Opening, reopening and new commits build the request's head, fetched from the host's
  * pull ref (refs/pull/<n>/head, GitLab refs/merge-requests/<iid>/head), with auto_build.modules: one live
  * preview per request, the newer replacing the older as for branches. Closing or merging destroys it; where the

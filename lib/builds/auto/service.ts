@@ -30,7 +30,7 @@ import {
 import { pullNumberOf } from "./pull-refs";
 
 /**
- * Automatic builds (issue 12): a webhook or a poll notices the head of a followed branch; one build is made
+ * Automatic builds: a webhook or a poll notices the head of a followed branch; one build is made
  * per (repository, commit); notices that find the queue full are remembered (the newest per branch) and
  * built when there is room; once a newer automatic build of a branch runs, the older ones of that branch go.
  * Automatic builds have no creating user: they belong to the service.

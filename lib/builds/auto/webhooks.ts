@@ -35,7 +35,7 @@ function unauthorizedHook(detail: string) {
 }
 
 /**
- * What can be checked before a byte of the body is read (issue 20, item 12): the repository exists and takes
+ * What can be checked before a byte of the body is read: the repository exists and takes
  * webhooks (404), and the request carries a signature or token at all (401); GitLab's token, which does not
  * depend on the body, is checked in full. Returns the repository's secret.
  */

@@ -3,7 +3,7 @@ import { readNamedVariable } from "../../env";
 import type { ForgeConfig, ForgeKind } from "../config";
 
 /**
- * Calls to the git hosts' own APIs (issue 21), each as its documentation gives it:
+ * Calls to the git hosts' own APIs, each as its documentation gives it:
  * - GitHub: POST {api}/repos/{owner}/{repo}/statuses/{sha} (state pending|success|failure|error, context),
  *   comments at /repos/{owner}/{repo}/issues/{n}/comments, edited with PATCH /issues/comments/{id};
  * - GitLab: POST {api}/projects/{id or url-encoded path}/statuses/{sha} (state pending|running|success|failed|

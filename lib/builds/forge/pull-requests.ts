@@ -2,7 +2,7 @@ import type { ForgeConfig, ForgeKind } from "../config";
 import { callForge, type ForgeRequest } from "./api";
 
 /**
- * The open pull requests of a repository, as its git host lists them (issue 21: polling finds pull requests
+ * The open pull requests of a repository, as its git host lists them (polling finds pull requests
  * too). GitHub GET /repos/{o}/{r}/pulls?state=open and Gitea GET /repos/{o}/{r}/pulls?state=open give pull
  * requests with `number`, `head.sha`, `head.repo` (null once a fork is deleted) and `base.repo`; GitLab GET
  * /projects/{id}/merge_requests?state=opened gives merge requests with `iid`, `sha` (the head),

@@ -16,7 +16,7 @@ import {
 import { recordForgeReport } from "./reports";
 
 /**
- * Commit statuses on the git host (issue 21): every build of a repository that has a `forge` block reports on
+ * Commit statuses on the git host: every build of a repository that has a `forge` block reports on
  * that repository's commit: pending while queued and building, success once its preview runs (linked to the
  * build's page here), failure naming the failed stage, error when canceled or lost in a restart. A status is the
  * verdict on the commit: a passed build stays success when its preview later sleeps, expires or is destroyed

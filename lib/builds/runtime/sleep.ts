@@ -12,7 +12,7 @@ import { getDriver } from "./drivers";
 import { workspacePaths } from "./workspace";
 
 /**
- * Sleep and wake (issue 21): a sleeping build's runtime is stopped and its data kept (Compose: `stop`, not
+ * Sleep and wake: a sleeping build's runtime is stopped and its data kept (Compose: `stop`, not
  * `down`; process: its processes end, the workspace stays), its port stays leased so its preview address does
  * not change, and its time to live goes on counting. A wake runs the driver's `start` and `healthcheck` stages
  * again. With max_awake_builds, once more builds run than that, the ones awake longest without a wake or an

@@ -85,7 +85,7 @@ export async function removeFolders(folders: string[], user?: { uid: number; gid
 
 /**
  * Removes what a runtime needs (sources and runtime folders) and keeps the logs. Nothing the server does as
- * root here follows a path the build can change (issue 20): the build's processes are gone first (the
+ * root here follows a path the build can change: the build's processes are gone first (the
  * driver's destroy ended them; checked again here), then the build's own uid empties its folders, then the
  * server removes what is left (empty folders, or, for the compose driver, files its containers wrote as root)
  * by a walk that cannot follow links. The build's uid is free for another build only after all that.
