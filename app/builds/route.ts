@@ -14,9 +14,9 @@ import { json, route } from "@/lib/http/route";
  *     tags: [Builds]
  *     summary: Builds, newest first
  *     parameters:
- *       - { in: query, name: status, schema: { type: string, enum: [queued, checking_out, installing, testing, starting, running, failed, canceled, expired, destroying, destroyed] } }
- *       - { in: query, name: limit, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
- *       - { in: query, name: cursor, description: "next_cursor of the previous page", schema: { type: string } }
+ *       - $ref: "#/components/parameters/ListBuildsQuery.status"
+ *       - $ref: "#/components/parameters/ListBuildsQuery.limit"
+ *       - $ref: "#/components/parameters/ListBuildsQuery.cursor"
  *     responses:
  *       200:
  *         description: One page of builds, without their stages

@@ -21,10 +21,10 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       currency, an amount that is not a positive decimal, or a date before the first rate. Callable from
  *       any origin.
  *     parameters:
- *       - { in: query, name: amount, required: true, schema: { $ref: "#/components/schemas/ConvertQuery/properties/amount" }, example: "100" }
- *       - { in: query, name: from, required: true, schema: { $ref: "#/components/schemas/ConvertQuery/properties/from" }, example: "USD" }
- *       - { in: query, name: to, required: true, schema: { $ref: "#/components/schemas/ConvertQuery/properties/to" }, example: "VES" }
- *       - { in: query, name: date, required: false, schema: { $ref: "#/components/schemas/ConvertQuery/properties/date" }, example: "2025-10-14" }
+ *       - $ref: "#/components/parameters/ConvertQuery.amount"
+ *       - $ref: "#/components/parameters/ConvertQuery.from"
+ *       - $ref: "#/components/parameters/ConvertQuery.to"
+ *       - $ref: "#/components/parameters/ConvertQuery.date"
  *     responses:
  *       200:
  *         description: The converted amount, the rate and the date of the rates used

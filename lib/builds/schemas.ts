@@ -184,17 +184,21 @@ export const buildListSchema = z
   .meta({ id: "BuildList" });
 
 export const listBuildsQuerySchema = z.object({
-  status: z.enum(BUILD_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(64).optional(),
+  status: z.enum(BUILD_STATUSES).optional().describe("Only the builds in this status"),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe("Builds per page"),
+  cursor: z.string().min(1).max(64).optional().describe("next_cursor of the previous page"),
 });
 
 // A well-formed name the build lacks answers 404; anything else (path tricks, capitals) is malformed: 422.
-const stageParameter = z.string().regex(/^[a-z][a-z_]{0,31}$/, "must be a stage name such as install");
+const stageParameter = z
+  .string()
+  .regex(/^[a-z][a-z_]{0,31}$/, "must be a stage name such as install")
+  .describe("A stage of the build, as its `stages` name them (checkout, install, test, start, ...)")
+  .meta({ example: "install" });
 
 export const buildLogQuerySchema = z.object({
   stage: stageParameter.optional(),
-  offset: z.coerce.number().int().min(0).optional(),
+  offset: z.coerce.number().int().min(0).optional().describe("The byte of the log to start from"),
 });
 
 export const buildLogStreamQuerySchema = z.object({ stage: stageParameter });
@@ -225,7 +229,9 @@ export const extendBuildSchema = z
   })
   .meta({ id: "ExtendBuild" });
 
-export const hookParamsSchema = z.object({ alias: z.string() });
+export const hookParamsSchema = z.object({
+  alias: z.string().describe("The alias of a repository of the builds configuration").meta({ example: "demo" }),
+});
 
 export const hookResultSchema = z
   .object({
@@ -253,7 +259,9 @@ export const hookResultSchema = z
 
 export type HookResultView = z.infer<typeof hookResultSchema>;
 
-export const buildIdParamsSchema = z.object({ build_id: z.string() });
+export const buildIdParamsSchema = z.object({
+  build_id: z.string().describe("The build's id").meta({ example: "3f9a1c2b7d4e5f60" }),
+});
 
 export const appConfigSchema = z
   .object({

@@ -2,6 +2,7 @@ import path from "node:path";
 import { createSwaggerSpec } from "next-swagger-doc";
 import { z } from "zod";
 import { hookExamples } from "../builds/auto/examples";
+import { parameterComponents } from "./parameters";
 import "./schema-modules";
 
 const problemSchema = z
@@ -134,6 +135,7 @@ export function getOpenApiDocument(): object {
         components: {
           schemas: schemaComponents() as never,
           responses: responseComponents() as never,
+          parameters: parameterComponents(dropSafeIntegerBounds) as never,
           examples: { ...hookExamples } as never,
           securitySchemes: {
             bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },

@@ -61,7 +61,9 @@ export const tokenSchema = z
   })
   .meta({ id: "Token" });
 
-export const userIdParamsSchema = z.object({ user_id: z.coerce.number().int().positive() });
+export const userIdParamsSchema = z.object({
+  user_id: z.coerce.number().int().positive().describe("The user's id"),
+});
 
 /** PATCH /users/{user_id}: what an admin may change of another user. */
 export const updateUserSchema = z

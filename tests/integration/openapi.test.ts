@@ -3,6 +3,7 @@ import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILD_STATUSES } from "@/lib/builds/status";
 import { type AppServer, sharedAppServer } from "../support/app-server";
 
 let app: AppServer;
@@ -20,8 +21,7 @@ const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 function apiRoutes(): { path: string; methods: string[] }[] {
   const files = fs
     .readdirSync(appFolder, { recursive: true, encoding: "utf8" })
-    // bench/ holds the benchmark's constant route, served only under BENCH_ROUTES=1 and not part of the API.
-    .filter((file) => path.basename(file) === "route.ts" && !file.startsWith("api/auth") && !file.startsWith("bench"));
+    .filter((file) => path.basename(file) === "route.ts" && !file.startsWith("api/auth"));
   return files
     .filter((file) => file !== "openapi.json/route.ts")
     .map((file) => {
@@ -57,6 +57,17 @@ describe("GET /openapi.json", () => {
     const registerUser = document.components?.schemas?.RegisterUser as OpenAPIV3_1.SchemaObject;
     expect(registerUser.required).toEqual(["email", "password"]);
     expect(registerUser.properties?.password).toMatchObject({ minLength: 8 });
+  });
+
+  it("takes its parameters from the zod schemas that validate them: GET /builds' status offers every status", () => {
+    const operation = document.paths?.["/builds"]?.get;
+    expect(operation?.parameters).toContainEqual({ $ref: "#/components/parameters/ListBuildsQuery.status" });
+    const status = document.components?.parameters?.["ListBuildsQuery.status"] as OpenAPIV3_1.ParameterObject;
+    expect(status).toMatchObject({ in: "query", name: "status", required: false });
+    expect((status.schema as OpenAPIV3_1.SchemaObject).enum).toEqual([...BUILD_STATUSES]);
+    expect(BUILD_STATUSES).toContain("sleeping");
+    const buildId = document.components?.parameters?.["BuildIdParams.build_id"] as OpenAPIV3_1.ParameterObject;
+    expect(buildId).toMatchObject({ in: "path", name: "build_id", required: true });
   });
 
   it("declares the bearer scheme on protected operations", () => {

@@ -20,7 +20,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       build's address for people: a browser (Accept preferring text/html) is sent to the dashboard with the
  *       build open (303 to `/?build={build_id}`); JSON clients get the build.
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
  *       200:
  *         description: The build
@@ -55,7 +55,7 @@ export const GET = route<Context>(async (request, { params }) => {
  *       database and the answer is 202; the host removes what it left if it comes back.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
  *       200:
  *         description: The build, destroyed

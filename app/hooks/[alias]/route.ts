@@ -27,7 +27,7 @@ type Context = { params: Promise<{ alias: string }> };
  *       (404) and an unsigned request (401) are answered before the body is read; at most 8 bodies are read at
  *       once (503 with Retry-After past that), each within 10 s (408).
  *     parameters:
- *       - { in: path, name: alias, required: true, schema: { type: string }, example: demo }
+ *       - $ref: "#/components/parameters/HookParams.alias"
  *       - { in: header, name: X-GitHub-Event, schema: { type: string }, example: push, description: "GitHub (and Gitea): push or ping" }
  *       - { in: header, name: X-Hub-Signature-256, schema: { type: string }, description: "GitHub: sha256=<hex HMAC-SHA256 of the raw body>" }
  *       - { in: header, name: X-Gitlab-Event, schema: { type: string }, example: Push Hook }

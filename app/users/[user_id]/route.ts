@@ -19,7 +19,7 @@ type Context = { params: Promise<{ user_id: string }> };
  *       role; 404 for an unknown user.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: path, name: user_id, required: true, schema: { type: integer } }
+ *       - $ref: "#/components/parameters/UserIdParams.user_id"
  *     requestBody:
  *       required: true
  *       content:

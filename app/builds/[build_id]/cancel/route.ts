@@ -18,7 +18,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       destroyed with DELETE instead).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string } }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
  *       200:
  *         description: The canceled build

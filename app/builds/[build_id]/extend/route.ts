@@ -21,7 +21,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       build: admins only).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     requestBody:
  *       required: true
  *       content:

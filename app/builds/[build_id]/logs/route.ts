@@ -17,9 +17,9 @@ type Context = { params: Promise<{ build_id: string }> };
  *       each under a `== <stage> ==` heading. Through any instance of a cluster: the one that ran the build
  *       serves it (another passes the request on; 503 when that one does not answer).
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string } }
- *       - { in: query, name: stage, schema: { type: string, enum: [checkout, install, test, start, healthcheck] } }
- *       - { in: query, name: offset, schema: { type: integer, minimum: 0 } }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
+ *       - $ref: "#/components/parameters/BuildLogQuery.stage"
+ *       - $ref: "#/components/parameters/BuildLogQuery.offset"
  *     responses:
  *       200:
  *         description: The log window

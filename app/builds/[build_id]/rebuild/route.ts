@@ -20,7 +20,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       ref no longer exists or a module is gone, 429 at a per-user build limit, 503 when the queue is full).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
  *       202:
  *         description: The new, queued build

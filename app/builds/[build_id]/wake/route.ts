@@ -21,7 +21,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       Allowed for the build's creator or an admin (an automatic build: admins only), as extend.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
  *       200:
  *         description: The build, running again (or failed when its runtime did not come back)

@@ -17,8 +17,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *       `== <stage> ==` heading without `stage`; served as an attachment named after the build and the stage.
  *       Public, as the log windows are. Through any instance of a cluster, as the log windows.
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
- *       - { in: query, name: stage, schema: { type: string }, example: install }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
+ *       - $ref: "#/components/parameters/BuildLogQuery.stage"
  *     responses:
  *       200:
  *         description: The log

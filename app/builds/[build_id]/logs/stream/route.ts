@@ -22,8 +22,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *       cluster: the one that runs the build serves the events, passed on unbuffered by the one asked (503 when the
  *       former does not answer).
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string } }
- *       - { in: query, name: stage, required: true, schema: { type: string, enum: [checkout, install, test, start, healthcheck] } }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
+ *       - $ref: "#/components/parameters/BuildLogStreamQuery.stage"
  *       - { in: header, name: Last-Event-ID, schema: { type: integer, minimum: 0 } }
  *     responses:
  *       200:
