@@ -1,7 +1,7 @@
 import { type NextRequest, NextResponse } from "next/server";
-import { getEnv } from "./lib/env";
 import { rejectMalformedPath } from "./lib/http/malformed-path";
 import { contentSecurityPolicy, newNonce, securityHeaders, strictTransportSecurity } from "./lib/http/security-headers";
+import { getEnv } from "./lib/server/env";
 
 /**
  * Runs before routing: turns paths Next.js cannot decode into a 400 problem instead of its plain 500, and

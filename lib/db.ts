@@ -1,10 +1,10 @@
 import { createRequire } from "node:module";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
-import { secureDataFolderBeforeOpening } from "./data-folder";
 import { type DatabaseDialect, databaseDialect, databaseFilePath } from "./database-url";
-import { getEnv } from "./env";
 import { getPool } from "./postgresql";
+import { secureDataFolderBeforeOpening } from "./server/data-folder";
+import { getEnv } from "./server/env";
 import { recoveringSqliteAdapter } from "./sqlite-adapter";
 
 /**

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { getEnv } from "./env";
+import { getEnv } from "./server/env";
 
 /**
  * The app's pool of PostgreSQL connections, when DATABASE_URL is PostgreSQL: Prisma's pg adapter runs on it

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
-import { secureDataFolderBeforeOpening } from "./data-folder";
 import { databaseFilePath } from "./database-url";
-import { getEnv } from "./env";
+import { secureDataFolderBeforeOpening } from "./server/data-folder";
+import { getEnv } from "./server/env";
 
 /**
  * SQLite's side of lib/hot-sql.ts: a connection of our own to the app's SQLite file, beside Prisma's, for the

@@ -5,7 +5,7 @@
  */
 import { backUpSqlite } from "../lib/backups/sqlite-backup";
 import { databaseDialect, databaseFilePath } from "../lib/database-url";
-import { getEnv } from "../lib/env";
+import { getEnv } from "../lib/server/env";
 
 const target = process.argv[2];
 if (!target || process.argv.length > 3) {

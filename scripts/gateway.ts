@@ -14,9 +14,9 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
-import { getEnv, InvalidEnvironmentError } from "../lib/env";
 import { NGINX_TEMP_FOLDERS, renderGatewayConfig, renderMainConfig } from "../lib/gateway/nginx-config";
 import { productionGatewayConfig } from "../lib/gateway/production";
+import { getEnv, InvalidEnvironmentError } from "../lib/server/env";
 
 class UsageError extends Error {}
 

@@ -8,10 +8,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { getDb } from "../lib/db";
-import { getEnv, InvalidEnvironmentError } from "../lib/env";
 import { importWorkbook } from "../lib/rates/import";
 import type { ImportSummary } from "../lib/rates/schemas";
 import { MAX_WORKBOOK_BYTES, WorkbookError } from "../lib/rates/workbook";
+import { getEnv, InvalidEnvironmentError } from "../lib/server/env";
 
 function printSummary(summary: ImportSummary): void {
   console.log(

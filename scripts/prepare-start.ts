@@ -11,11 +11,11 @@ import Database from "better-sqlite3";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
 import { refuseDashboardUnderPreviews } from "../lib/builds/preview-names";
 import { checkStageUser, StageUserError } from "../lib/builds/runtime/run-as";
-import { secureDataFolder } from "../lib/data-folder";
 import { databaseDialect, databaseFilePath } from "../lib/database-url";
-import { getEnv, InvalidEnvironmentError } from "../lib/env";
 import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/postgresql-migrations";
-import { assertNoOtherServer, DataFolderInUseError } from "../lib/server-pid";
+import { secureDataFolder } from "../lib/server/data-folder";
+import { getEnv, InvalidEnvironmentError } from "../lib/server/env";
+import { assertNoOtherServer, DataFolderInUseError } from "../lib/server/pid-file";
 
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

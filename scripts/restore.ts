@@ -5,8 +5,8 @@
  */
 import { RestoreRefused, restoreSqlite } from "../lib/backups/sqlite-backup";
 import { databaseDialect, databaseFilePath } from "../lib/database-url";
-import { getEnv } from "../lib/env";
-import { assertNoOtherServer, DataFolderInUseError } from "../lib/server-pid";
+import { getEnv } from "../lib/server/env";
+import { assertNoOtherServer, DataFolderInUseError } from "../lib/server/pid-file";
 
 const backup = process.argv[2];
 if (!backup || process.argv.length > 3) {

@@ -5,7 +5,7 @@
  * is an admin already. Exits 1 when no user has the email.
  */
 import { getDb } from "../lib/db";
-import { getEnv, InvalidEnvironmentError } from "../lib/env";
+import { getEnv, InvalidEnvironmentError } from "../lib/server/env";
 import { normalizeEmail, updateUserRole } from "../lib/users/repository";
 
 async function main(): Promise<number> {

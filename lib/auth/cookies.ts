@@ -1,4 +1,4 @@
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 
 /**
  * Under HTTPS (NEXTAUTH_URL https://...) the session cookie is a `__Host-` cookie: Secure, Path=/ and no

@@ -1,8 +1,8 @@
 import { NextRequest } from "next/server";
 import { decode, getToken } from "next-auth/jwt";
-import { getEnv } from "../env";
 import { forbidden, HttpProblem, unauthorized } from "../http/problem";
 import { assertSameOriginWrite } from "../http/same-origin";
+import { getEnv } from "../server/env";
 import { type PublicUser, withEffectiveRole } from "../users/roles";
 import { sessionCookieName } from "./cookies";
 import { findSessionUser } from "./revocations";

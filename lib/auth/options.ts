@@ -1,8 +1,8 @@
 import type { NextAuthOptions } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
-import { getEnv } from "../env";
 import { clientAddress } from "../http/client-address";
 import { HttpProblem } from "../http/problem";
+import { getEnv } from "../server/env";
 import { authenticate } from "../users/service";
 import { sessionCookieName, usesSecureCookies } from "./cookies";
 import { isSessionRevoked } from "./revocations";

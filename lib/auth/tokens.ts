@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { encode } from "next-auth/jwt";
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import type { PublicUser } from "../users/roles";
 import { insertRevokedSession } from "./revocations";
 

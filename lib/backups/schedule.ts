@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { databaseFilePath } from "../database-url";
 import { getDialect } from "../db";
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { backUpSqlite, secretFileOf } from "./sqlite-backup";
 
 /**
@@ -55,5 +55,5 @@ function backUpNow(folder: string, keep: number): void {
   }
 }
 
-/** Registered in lib/jobs.ts: every instance backs up its own SQLite database (there is one per database). */
+/** Registered in lib/server/jobs.ts: every instance backs up its own SQLite database (there is one per database). */
 export const backupJobs = [{ name: "scheduled backups", start: startScheduledBackups, stop: stopScheduledBackups }];

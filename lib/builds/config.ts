@@ -4,7 +4,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { getEnv, readNamedVariable } from "../env";
+import { getEnv, readNamedVariable } from "../server/env";
 import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 import { unknownVariables } from "./runtime/drivers/compose-template";
 

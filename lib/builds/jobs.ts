@@ -5,7 +5,7 @@ import { startReaper, stopReaper } from "./queue/reaper";
 import { startSleepPolicy, stopSleepPolicy } from "./runtime/sleep";
 
 /**
- * The build service's background work, registered in lib/jobs.ts. The reaper starts after the recovery;
+ * The build service's background work, registered in lib/server/jobs.ts. The reaper starts after the recovery;
  * automatic builds (polling, remembered notices) after both. A job marked `once` runs on one instance of the
  * cluster at a time.
  */

@@ -1,10 +1,10 @@
 import { requireSession } from "../auth/guard";
 import { findSessionUser } from "../auth/revocations";
 import { getDialect } from "../db";
-import { getEnv } from "../env";
 import { queryOne } from "../hot-sql";
 import { clientAddress } from "../http/client-address";
 import { serviceUnavailable, unauthorized } from "../http/problem";
+import { getEnv } from "../server/env";
 import { type PublicUser, withEffectiveRole } from "../users/roles";
 import { databaseNow, lostAfterMs } from "./instances";
 import { type PeerIdentity, peerAddressee, signPeerRequest, verifyPeerRequest } from "./peer-auth";

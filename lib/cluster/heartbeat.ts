@@ -10,7 +10,7 @@ import {
 import { failBuildsOfLostHosts } from "./lost-hosts";
 
 /**
- * The instance's own background work, started before every other job (lib/jobs.ts): it refuses to start when its
+ * The instance's own background work, started before every other job (lib/server/jobs.ts): it refuses to start when its
  * shared builds settings differ from a live instance's or when another live process holds its INSTANCE_NAME,
  * registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails
  * the builds of instances that lost theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
@@ -96,7 +96,7 @@ export function stopInstanceHeartbeat(): void {
   globalForHeartbeat.instanceHeartbeat = undefined;
 }
 
-/** Registered in lib/jobs.ts, before every other job: the executor's claims name this instance as their host. */
+/** Registered in lib/server/jobs.ts, before every other job: the executor's claims name this instance as their host. */
 export const instanceJobs = [
   { name: "instance heartbeat", start: () => startInstanceHeartbeat(), stop: stopInstanceHeartbeat },
 ];

@@ -5,8 +5,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BuildsConfig } from "../builds/config";
 import { getDialect } from "../db";
-import { getEnv } from "../env";
 import { execute, queryAll, queryOne } from "../hot-sql";
+import { getEnv } from "../server/env";
 
 /**
  * The instances sharing one database. Each registers itself at start in the Instance table under its

@@ -1,6 +1,6 @@
 import { getDialect } from "../db";
-import { getEnv } from "../env";
 import { execute, queryAll, queryOne } from "../hot-sql";
+import { getEnv } from "../server/env";
 
 /**
  * Work that must run once across the cluster (the scheduled bank fetch, repository polling) runs on the
@@ -17,7 +17,7 @@ import { execute, queryAll, queryOne } from "../hot-sql";
  * does not run beside its successor (the jobs under a lease do nothing that doing twice would spoil, should a
  * stalled process overrun by a moment).
  *
- * On SQLite there is one instance by construction (one server per data folder, lib/server-pid.ts): the job
+ * On SQLite there is one instance by construction (one server per data folder, lib/server/pid-file.ts): the job
  * simply starts, and no lease is written.
  */
 function leaseTtlMs(): number {

@@ -1,7 +1,7 @@
 import { failInProgressBuildsOfHost, listExpiredRunningBuilds, moveBuild } from "../builds/repository";
 import { getDialect } from "../db";
-import { getEnv } from "../env";
 import { queryAll } from "../hot-sql";
+import { getEnv } from "../server/env";
 import { databaseNow, thisInstanceName } from "./instances";
 
 /**

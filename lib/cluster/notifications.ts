@@ -1,7 +1,7 @@
 import pg from "pg";
 import { getDialect } from "../db";
-import { getEnv } from "../env";
 import { execute } from "../hot-sql";
+import { getEnv } from "../server/env";
 
 /**
  * PostgreSQL's LISTEN/NOTIFY between the instances sharing a database: a wake-up, never a message that must

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { getEnv } from "../env";
 import { unauthorized } from "../http/problem";
+import { getEnv } from "../server/env";
 import { thisInstanceName, thisProcess } from "./instances";
 
 /**

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import http from "node:http";
-import { getEnv, normalizeAddress } from "../env";
+import { getEnv, normalizeAddress } from "../server/env";
 import { trackRequestInFlight } from "./requests-in-flight";
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { invalidRequest, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from "./problem";
 
 /**

@@ -1,4 +1,4 @@
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { forbidden } from "./problem";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

@@ -1,6 +1,6 @@
 import * as cheerio from "cheerio";
 import pRetry from "p-retry";
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { DOLLAR, HOME_PAGE_BLOCKS } from "./currencies";
 import { todayIn } from "./dates";
 import { implausibleHomePageDate, implausibleRateReason } from "./plausibility";

@@ -1,6 +1,6 @@
 import DecimalBase from "decimal.js";
-import { getEnv } from "../env";
 import { badRequest, fieldErrorsOf } from "../http/problem";
+import { getEnv } from "../server/env";
 import { BOLIVAR, CURRENCY_NAMES, KNOWN_CURRENCIES } from "./currencies";
 import { todayIn } from "./dates";
 import { findFirstDates, findLatestDateWithAll, listCurrencyRatesBetween } from "./repository";

@@ -1,9 +1,9 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { getEnv } from "../env";
 import { badRequest, serviceUnavailable } from "../http/problem";
 import { streamPulledText } from "../http/pulled-stream";
 import { slotsOf } from "../http/slots";
+import { getEnv } from "../server/env";
 import { DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
 import { todayIn } from "./dates";
 import { findDateBounds, listCurrencyRatesBetween, listRatesPage, summarizeCurrencies } from "./repository";

@@ -1,7 +1,7 @@
 import Decimal from "decimal.js";
-import { getEnv } from "../env";
 import { payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
 import { readBody } from "../http/request";
+import { getEnv } from "../server/env";
 import { todayIn } from "./dates";
 import { invalidateRateReads } from "./read-cache";
 import {

@@ -1,6 +1,6 @@
 import { thisInstanceName } from "../cluster/instances";
 import { announceNextRun } from "../cluster/leases";
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { fetchAndStoreRate } from "./service";
 
 /** The job's name, which is also its lease's (lib/cluster/leases.ts). */

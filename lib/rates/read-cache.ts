@@ -1,5 +1,5 @@
-import { getEnv } from "../env";
 import { cachedJson, type SerializedJson, serializedJson } from "../http/cache";
+import { getEnv } from "../server/env";
 import { todayIn } from "./dates";
 import { RATE_SOURCE_HEADERS } from "./source";
 import { ratesVersion } from "./version";

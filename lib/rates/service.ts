@@ -1,5 +1,5 @@
-import { getEnv } from "../env";
 import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/problem";
+import { getEnv } from "../server/env";
 import { bcvClientConfigFromEnv, fetchOfficialRate, type PublishedRate, RateSourceError } from "./bcv-client";
 import { changeSince } from "./change";
 import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";

@@ -1,5 +1,5 @@
 import { findAnnouncedNextRun } from "../cluster/leases";
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { type FetchRecord, findLastFetches } from "./fetch-log";
 import { assessFreshness } from "./freshness";
 import { nextScheduledFetch, RATE_SCHEDULE_JOB } from "./jobs";

@@ -1,10 +1,10 @@
 import Database from "better-sqlite3";
-import { secureDataFolderBeforeOpening } from "../data-folder";
 import { databaseFilePath } from "../database-url";
 import { getDialect } from "../db";
-import { getEnv } from "../env";
 import { freshReads } from "../fresh-reads";
 import { queryOne } from "../hot-sql";
+import { secureDataFolderBeforeOpening } from "../server/data-folder";
+import { getEnv } from "../server/env";
 
 /**
  * Tells whether the stored rates changed since the last call, whoever changed them: triggers on CurrencyRate

@@ -33,7 +33,7 @@ export const MAX_PARALLEL_READS = 2;
  * default this is); past them an upload is refused with 503 until one is done.
  */
 export const MAX_WAITING_READS = 8;
-/** The memory a decode may use; its time is bounded by WORKBOOK_READ_TIMEOUT_MS (lib/env.ts). */
+/** The memory a decode may use; its time is bounded by WORKBOOK_READ_TIMEOUT_MS (lib/server/env.ts). */
 const WORKER_MEMORY_MB = 256;
 /** A quarter has at most 66 business days. */
 export const MAX_SHEETS = 100;

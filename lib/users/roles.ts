@@ -1,4 +1,4 @@
-import { getEnv } from "../env";
+import { getEnv } from "../server/env";
 import { defaultDisplayName } from "./display-names";
 import type { StoredUser } from "./repository";
 
@@ -12,7 +12,7 @@ export type PublicUser = Omit<StoredUser, "role"> & { role: Role };
  * closed. An admin comes only from what the operator or an admin does: the first user registered (stored as
  * admin), `npm run users:admin -- EMAIL` on the server, an admin's PATCH /users/{user_id}, or ADMIN_EMAILS while
  * only admins create accounts.
- * With open registration ADMIN_EMAILS is ignored (lib/env.ts warns): emails are never verified, so whoever
+ * With open registration ADMIN_EMAILS is ignored (lib/server/env.ts warns): emails are never verified, so whoever
  * registered a listed address first would be an admin. Computed on every request, so editing ADMIN_EMAILS and
  * restarting grants or withdraws it without touching the database.
  */

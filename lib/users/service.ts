@@ -1,6 +1,6 @@
-import { getEnv } from "../env";
 import { conflict, forbidden, notFound, unauthorized } from "../http/problem";
 import { prismaErrorCode } from "../prisma-errors";
+import { getEnv } from "../server/env";
 import { chooseDisplayName, DisplayNameTakenError } from "./display-names";
 import { hashPassword, passwordMatches } from "./passwords";
 import {

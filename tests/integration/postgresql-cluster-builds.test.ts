@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyDigestOf, peerAddressee, signPeerRequest } from "@/lib/cluster/peer-auth";
-import { resetEnvCache } from "@/lib/env";
+import { resetEnvCache } from "@/lib/server/env";
 import { type BuildJson, type BuildsApp, expectAllDead, pidsOfBuild } from "../support/builds";
 import { type BuilderPair, readUntil, startBuilderPair } from "../support/cluster";
 import { queryDatabase } from "../support/database";

@@ -8,7 +8,7 @@ import { startThrowawayPostgresql } from "../../tools/throwaway-postgresql";
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
 
-/** The secret every test server on PostgreSQL shares (required there: lib/env.ts). */
+/** The secret every test server on PostgreSQL shares (required there: lib/server/env.ts). */
 export const TEST_NEXTAUTH_SECRET = "test-secret-shared-by-the-postgresql-test-servers";
 
 function adminUrlOf(database: string): string {

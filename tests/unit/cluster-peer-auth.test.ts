@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { thisInstanceName, thisProcess } from "@/lib/cluster/instances";
 import { peerAddressee, signPeerRequest, verifyPeerRequest } from "@/lib/cluster/peer-auth";
-import { resetEnvCache } from "@/lib/env";
 import type { HttpProblem } from "@/lib/http/problem";
+import { resetEnvCache } from "@/lib/server/env";
 
 /** Instance-to-instance signatures (lib/cluster/peer-auth.ts): what a forwarded request must carry to be served. */
 const original = { ...process.env };

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { getEnv, InvalidEnvironmentError, resetEnvCache } from "@/lib/env";
+import { getEnv, InvalidEnvironmentError, resetEnvCache } from "@/lib/server/env";
 
 const original = { ...process.env };
 let dataDir: string;
@@ -21,7 +21,7 @@ afterEach(() => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe("lib/env", () => {
+describe("lib/server/env", () => {
   it("has defaults that run on a fresh machine", () => {
     const env = getEnv();
     expect(env).toMatchObject({

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
  */
 function childScript(withGuard: boolean, folder: string): string {
   const guard = withGuard
-    ? `(await import(${JSON.stringify(path.resolve("lib/log-pipes.ts"))})).dropOutputWithoutReader();`
+    ? `(await import(${JSON.stringify(path.resolve("lib/server/log-pipes.ts"))})).dropOutputWithoutReader();`
     : "";
   return `
     import fs from "node:fs";

@@ -49,7 +49,7 @@ describe("the repository stands alone", () => {
       expect(reasons('const r = path.resolve(import.meta.dirname, "..", ".."); path.join(r, "data", name)')).toEqual(
         [],
       );
-      expect(reasons('import { x } from "../../lib/env";')).toEqual([]);
+      expect(reasons('import { x } from "../../lib/server/env";')).toEqual([]);
     });
 
     it("finds relative links out of the repository in documentation", () => {

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fillPreviewTemplate, loadBuildsConfig } from "@/lib/builds/config";
 import { assertCanActOnBuild, canActOnBuild } from "@/lib/builds/permissions";
-import { getEnv, resetEnvCache } from "@/lib/env";
 import { HttpProblem, MAX_LISTED_ERRORS, problemResponse, unprocessable } from "@/lib/http/problem";
+import { getEnv, resetEnvCache } from "@/lib/server/env";
 
 const original = { ...process.env };
 let dir: string;

@@ -1,5 +1,5 @@
 import pRetry, { AbortError } from "p-retry";
-import { readNamedVariable } from "../../env";
+import { readNamedVariable } from "../../server/env";
 import type { ForgeConfig, ForgeKind } from "../config";
 
 /**

@@ -1,4 +1,4 @@
-import { getEnv } from "../../env";
+import { getEnv } from "../../server/env";
 import { pullNumberOf } from "../auto/pull-refs";
 import { type ForgeConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { buildProcessBaseEnv } from "../../env";
+import { buildProcessBaseEnv } from "../../server/env";
 import { getBuildsConfig } from "../config";
 import { logWriterCommand } from "../logs/log-writer";
 import { type RunOutcome, RuntimeUnavailableError } from "./driver";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { buildProcessBaseEnv } from "../../env";
+import { buildProcessBaseEnv } from "../../server/env";
 import type { BuildsConfig } from "../config";
 import { endProcessesOfUser, usersWithProcesses } from "./processes";
 import { spawnDetached } from "./spawner";

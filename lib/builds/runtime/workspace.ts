@@ -1,5 +1,5 @@
 import path from "node:path";
-import { buildProcessBaseEnv } from "../../env";
+import { buildProcessBaseEnv } from "../../server/env";
 import type { BuildsConfig } from "../config";
 import { RuntimeUnavailableError, type WorkspacePaths } from "./driver";
 import { endProcessesOfUser } from "./processes";

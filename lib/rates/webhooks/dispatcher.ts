@@ -1,5 +1,5 @@
-import { getEnv } from "../../env";
 import { instanceMetrics } from "../../metrics/registry";
+import { getEnv } from "../../server/env";
 import { findLatestRate } from "../repository";
 import { allowedHosts, publishedPayload, randomId } from "./messages";
 import {
@@ -15,7 +15,7 @@ import { postDelivery } from "./sender";
 import { signDelivery } from "./signature";
 
 /**
- * The webhook dispatcher, a background job (lib/jobs.ts). Every WEBHOOK_POLL_MS it
+ * The webhook dispatcher, a background job (lib/server/jobs.ts). Every WEBHOOK_POLL_MS it
  * 1. notices a new value date, whoever stored it (the schedule, POST /rates/, an import, the import command in
  *    another process): the newest stored value date is compared with what each subscription was last told of,
  *    and a delivery is queued for each subscription behind (only the newest date, if several came at once);

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { getEnv } from "../../env";
+import { getEnv } from "../../server/env";
 import { listCurrencyRatesBetween } from "../repository";
 import { RATE_SOURCE } from "../source";
 import { type AllowedHosts, parseAllowedHosts } from "./destination";

@@ -1,5 +1,5 @@
-import { getEnv } from "../../env";
 import { badRequest, conflict, notFound, tooManyRequests } from "../../http/problem";
+import { getEnv } from "../../server/env";
 import { parseCurrencyList } from "../currencies";
 import { findLatestRate } from "../repository";
 import { RATE_SOURCE } from "../source";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { buildProcessBaseEnv } from "../../../env";
+import { buildProcessBaseEnv } from "../../../server/env";
 import type { BuildsConfig } from "../../config";
 import {
   type BuildContext,

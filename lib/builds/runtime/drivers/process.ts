@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { buildProcessBaseEnv } from "../../../env";
+import { buildProcessBaseEnv } from "../../../server/env";
 import { type BuildContext, describeOutcome, type RuntimeDriver, timeoutMessage } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";

@@ -3,13 +3,13 @@
  * Started from instrumentation.ts when the server boots. The rate webhook dispatcher runs on every instance: its
  * deliveries are claimed one by one in the database (lib/rates/webhooks/repository.ts), never sent twice.
  */
-import { backupJobs } from "./backups/schedule";
-import { buildJobs } from "./builds/jobs";
-import { instanceJobs } from "./cluster/heartbeat";
-import { thisInstanceName } from "./cluster/instances";
-import { type Job, runOnceAcrossCluster } from "./cluster/leases";
-import { rateJobs } from "./rates/jobs";
-import { webhookJobs } from "./rates/webhooks/dispatcher";
+import { backupJobs } from "../backups/schedule";
+import { buildJobs } from "../builds/jobs";
+import { instanceJobs } from "../cluster/heartbeat";
+import { thisInstanceName } from "../cluster/instances";
+import { type Job, runOnceAcrossCluster } from "../cluster/leases";
+import { rateJobs } from "../rates/jobs";
+import { webhookJobs } from "../rates/webhooks/dispatcher";
 
 // The instance registers first: the build executor's claims name it as their host. A job marked `once` runs on
 // one instance of the cluster at a time, the holder of its lease.
