@@ -1,7 +1,7 @@
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { defineConfig } from "prisma/config";
-import { resolveDatabaseUrl } from "./lib/database-url";
+import { resolveDatabaseUrl } from "./lib/db/database-url";
 
 // Prisma's CLI looks for native engine files before every command and tries to download them, which cannot
 // work on these machines. Point the check at an existing file: the JavaScript engines are the ones used.

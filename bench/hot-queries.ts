@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/hot-queries.ts`: what the per-request queries (lib/hot-sql.ts: the session check, a build
+ * `npx tsx bench/hot-queries.ts`: what the per-request queries (lib/db/hot-sql.ts: the session check, a build
  * with its stages, the queue count, the rates version, a stage update) cost on SQLite and on PostgreSQL (a
  * throwaway local cluster, loopback), against the same query through Prisma. Each dialect runs in a child
  * process of its own (the app's modules choose the database once per process). Wall time per call, one

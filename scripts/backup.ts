@@ -4,7 +4,7 @@
  * On PostgreSQL, pg_dump (README).
  */
 import { backUpSqlite } from "../lib/backups/sqlite-backup";
-import { databaseDialect, databaseFilePath } from "../lib/database-url";
+import { databaseDialect, databaseFilePath } from "../lib/db/database-url";
 import { getEnv } from "../lib/server/env";
 
 const target = process.argv[2];

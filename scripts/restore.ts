@@ -4,7 +4,7 @@
  * an older schema and its recovery fails the builds whose runtime it cannot find. On PostgreSQL, pg_restore (README).
  */
 import { RestoreRefused, restoreSqlite } from "../lib/backups/sqlite-backup";
-import { databaseDialect, databaseFilePath } from "../lib/database-url";
+import { databaseDialect, databaseFilePath } from "../lib/db/database-url";
 import { getEnv } from "../lib/server/env";
 import { assertNoOtherServer, DataFolderInUseError } from "../lib/server/pid-file";
 

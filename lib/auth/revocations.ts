@@ -1,5 +1,5 @@
 import { getDb } from "../db";
-import { asPrismaRow, queryOne } from "../hot-sql";
+import { asPrismaRow, queryOne } from "../db/hot-sql";
 import type { StoredUser } from "../users/repository";
 
 // Data access for signed-out sessions. A row is needed only until the session's tokens expire by themselves.
@@ -16,7 +16,7 @@ export async function isSessionRevoked(sid: string): Promise<boolean> {
 
 /**
  * What every authenticated request asks: whether its session was signed out, and its user. One prepared
- * statement (lib/hot-sql.ts): this runs on every API call, and a query through
+ * statement (lib/db/hot-sql.ts): this runs on every API call, and a query through
  * Prisma costs it about a millisecond of CPU (docs/performance.md). `user` is null when there is no such user.
  */
 export async function findSessionUser(

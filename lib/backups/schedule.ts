@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { databaseFilePath } from "../database-url";
 import { getDialect } from "../db";
+import { databaseFilePath } from "../db/database-url";
 import { getEnv } from "../server/env";
 import { backUpSqlite, secretFileOf } from "./sqlite-backup";
 

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { listMigrations } from "../postgresql-migrations";
+import { listMigrations } from "../db/postgresql-migrations";
 
 /**
  * Backups of a SQLite database while its server runs and writes (`npm run backup`, scheduled backups), and their

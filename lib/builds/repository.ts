@@ -10,8 +10,8 @@ import {
   queryOne,
   run,
   transaction,
-} from "../hot-sql";
-import { parseUtcTimestamp } from "../postgresql";
+} from "../db/hot-sql";
+import { parseUtcTimestamp } from "../db/postgresql";
 import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
@@ -19,7 +19,7 @@ import { type BuildStatus, canMove, IN_PROGRESS_STATUSES, type StageName, type S
 
 /**
  * Data access for builds. Status changes go through `moveBuild`, which enforces the table of moves.
- * The queries that run for every request or every stage are prepared statements (lib/hot-sql.ts), on SQLite
+ * The queries that run for every request or every stage are prepared statements (lib/db/hot-sql.ts), on SQLite
  * and PostgreSQL alike: a query through Prisma costs 0.2–1.5 ms of CPU, a hundred times what SQLite spends
  * (docs/performance.md). The rest go through Prisma.
  */
@@ -206,7 +206,7 @@ export async function findBuild(id: string): Promise<BuildRecord | null> {
  * On PostgreSQL one statement, so one round trip where a transaction of three reads takes five: each waits for
  * this instance's event loop, which a burst of requests keeps busy (docs/performance.md, On PostgreSQL). One
  * statement reads one snapshot, as the transaction did. The lists come as JSON, whose timestamps carry no zone,
- * as in a row: they hold UTC (lib/postgresql.ts parseUtcTimestamp).
+ * as in a row: they hold UTC (lib/db/postgresql.ts parseUtcTimestamp).
  */
 async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
   const row = await queryOne<

@@ -1,7 +1,7 @@
 import { requireSession } from "../auth/guard";
 import { findSessionUser } from "../auth/revocations";
 import { getDialect } from "../db";
-import { queryOne } from "../hot-sql";
+import { queryOne } from "../db/hot-sql";
 import { clientAddress } from "../http/client-address";
 import { serviceUnavailable, unauthorized } from "../http/problem";
 import { getEnv } from "../server/env";

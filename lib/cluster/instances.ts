@@ -5,7 +5,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BuildsConfig } from "../builds/config";
 import { getDialect } from "../db";
-import { execute, queryAll, queryOne } from "../hot-sql";
+import { execute, queryAll, queryOne } from "../db/hot-sql";
 import { getEnv } from "../server/env";
 
 /**
@@ -65,7 +65,7 @@ export function hostPartOf(instanceName: string): string {
 /** The current time by the database's clock (PostgreSQL), or this machine's (SQLite). */
 export async function databaseNow(): Promise<Date> {
   if (getDialect() === "sqlite") return new Date();
-  // As Prisma keeps DateTime: timestamp(3) without time zone, in UTC; the pool reads it as UTC (lib/postgresql.ts).
+  // As Prisma keeps DateTime: timestamp(3) without time zone, in UTC; the pool reads it as UTC (lib/db/postgresql.ts).
   const row = await queryOne<{ now: Date }>(`SELECT CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP(3)) AS "now"`);
   return row!.now;
 }

@@ -1,5 +1,5 @@
 import { getDialect } from "../db";
-import { execute, queryAll, queryOne } from "../hot-sql";
+import { execute, queryAll, queryOne } from "../db/hot-sql";
 import { getEnv } from "../server/env";
 
 /**

@@ -1,6 +1,6 @@
 import { failInProgressBuildsOfHost, listExpiredRunningBuilds, moveBuild } from "../builds/repository";
 import { getDialect } from "../db";
-import { queryAll } from "../hot-sql";
+import { queryAll } from "../db/hot-sql";
 import { getEnv } from "../server/env";
 import { databaseNow, thisInstanceName } from "./instances";
 

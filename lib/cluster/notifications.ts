@@ -1,6 +1,6 @@
 import pg from "pg";
 import { getDialect } from "../db";
-import { execute } from "../hot-sql";
+import { execute } from "../db/hot-sql";
 import { getEnv } from "../server/env";
 
 /**

@@ -3,7 +3,7 @@ import { type GatewayConfig, getBuildsConfig } from "../builds/config";
 import { aliasPart, readHost, refLabel } from "../builds/preview-names";
 import { ENDED_STATUSES } from "../builds/repository";
 import type { BuildStatus } from "../builds/status";
-import { queryAll } from "../hot-sql";
+import { queryAll } from "../db/hot-sql";
 
 /**
  * What the gateway (nginx, lib/gateway/nginx-config.ts) does with a request for a Host: proxy it to the

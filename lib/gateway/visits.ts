@@ -1,5 +1,5 @@
 import { getBuildsConfig } from "../builds/config";
-import { execute } from "../hot-sql";
+import { execute } from "../db/hot-sql";
 
 /**
  * Visits through the gateway are activity (Build.visitedAt): the sleep policy puts the least recently visited

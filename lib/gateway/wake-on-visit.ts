@@ -2,7 +2,7 @@ import { getBuildsConfig } from "../builds/config";
 import { wakeForVisit } from "../builds/runtime/sleep";
 import { thisInstanceName } from "../cluster/instances";
 import { peerAddressee, signPeerRequest } from "../cluster/peer-auth";
-import { queryOne } from "../hot-sql";
+import { queryOne } from "../db/hot-sql";
 
 /**
  * Wake on visit: a visit through the gateway to a sleeping preview wakes it, and the visitor gets a page that

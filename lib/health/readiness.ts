@@ -1,9 +1,9 @@
 import path from "node:path";
 import { viewerOf } from "../auth/guard";
 import { getDialect } from "../db";
-import { queryAll } from "../hot-sql";
+import { queryAll } from "../db/hot-sql";
+import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "../db/postgresql-migrations";
 import { serviceUnavailable } from "../http/problem";
-import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "../postgresql-migrations";
 import type { Readiness } from "./schemas";
 
 /**

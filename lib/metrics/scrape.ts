@@ -3,7 +3,7 @@ import { Gauge, Registry } from "prom-client";
 import { openLogStreams } from "../builds/logs/log-streams";
 import { executorSlots } from "../builds/queue/executor";
 import { databaseNow, listInstances, lostAfterMs, thisInstanceName } from "../cluster/instances";
-import { queryAll } from "../hot-sql";
+import { queryAll } from "../db/hot-sql";
 import { notFound, unauthorized } from "../http/problem";
 import { findLastFetches } from "../rates/fetch-log";
 import { rateReadCacheStats } from "../rates/read-cache";

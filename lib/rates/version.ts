@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
-import { databaseFilePath } from "../database-url";
 import { getDialect } from "../db";
-import { freshReads } from "../fresh-reads";
-import { queryOne } from "../hot-sql";
+import { databaseFilePath } from "../db/database-url";
+import { freshReads } from "../db/fresh-reads";
+import { queryOne } from "../db/hot-sql";
 import { secureDataFolderBeforeOpening } from "../server/data-folder";
 import { getEnv } from "../server/env";
 
@@ -15,7 +15,7 @@ import { getEnv } from "../server/env";
  * reads' cache as SQLite's `PRAGMA data_version` did. Cheap enough to ask on every request served from a
  * cache: on SQLite one prepared statement on a read-only connection of its own, a few microseconds; on
  * PostgreSQL one prepared statement, one round trip, shared by the requests that asked before it was sent
- * (lib/fresh-reads.ts): under load, one round trip a batch instead of one a request, and a write that answered
+ * (lib/db/fresh-reads.ts): under load, one round trip a batch instead of one a request, and a write that answered
  * before a request arrived, through any instance, is still seen by that request.
  */
 const VERSION_QUERY = `SELECT "version" FROM "RatesVersion" WHERE "id" = 1`;

@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { databaseDialect, databaseFilePath, resolveDatabaseUrl } from "../database-url";
+import { databaseDialect, databaseFilePath, resolveDatabaseUrl } from "../db/database-url";
 
 /**
  * The one validated view of the environment. Every setting has a default that works on a fresh machine;

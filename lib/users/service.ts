@@ -1,5 +1,5 @@
+import { prismaErrorCode } from "../db/prisma-errors";
 import { conflict, forbidden, notFound, unauthorized } from "../http/problem";
-import { prismaErrorCode } from "../prisma-errors";
 import { getEnv } from "../server/env";
 import { chooseDisplayName, DisplayNameTakenError } from "./display-names";
 import { hashPassword, passwordMatches } from "./passwords";

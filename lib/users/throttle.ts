@@ -1,5 +1,5 @@
 import { getDb } from "../db";
-import { get, lockStep, transaction } from "../hot-sql";
+import { get, lockStep, transaction } from "../db/hot-sql";
 import { tooManyRequests } from "../http/problem";
 
 export const MAX_LOGIN_FAILURES = 10;

@@ -11,7 +11,7 @@ import type { NewBuild } from "@/lib/builds/repository";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 
 /**
- * The builds' raw queries (lib/builds/repository.ts, lib/hot-sql.ts) against what Prisma's own queries read and
+ * The builds' raw queries (lib/builds/repository.ts, lib/db/hot-sql.ts) against what Prisma's own queries read and
  * write, on a migrated database, SQLite or PostgreSQL (the integration-postgresql project): the rows they
  * write must read back through Prisma exactly as Prisma would have written them (dates included, which SQLite
  * keeps as text and PostgreSQL as UTC timestamps without a zone), and what they read must equal Prisma's `include`.
@@ -64,7 +64,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await prisma.$disconnect();
   if (onPostgresql) {
-    const { getPool } = await import("@/lib/postgresql");
+    const { getPool } = await import("@/lib/db/postgresql");
     await getPool().end();
     dropTestDatabase(databaseUrl);
   }
@@ -163,7 +163,7 @@ describe("the builds' raw queries", () => {
   });
 });
 
-describe("the app's own connection beside Prisma's (lib/hot-sql.ts)", () => {
+describe("the app's own connection beside Prisma's (lib/db/hot-sql.ts)", () => {
   it("reads a session's user as Prisma reads it, and whether the session was signed out", async () => {
     const user = await prisma.user.create({
       data: { email: "ana@example.com", passwordHash: "x", displayName: "ana" },
@@ -196,8 +196,8 @@ describe("the app's own connection beside Prisma's (lib/hot-sql.ts)", () => {
     async () => {
       // The holder stands for another post inside enqueue_build: its build is in but not committed, and it
       // holds the queue's lock. A post arriving then must wait, and count that build once it is committed.
-      const { getPool } = await import("@/lib/postgresql");
-      const { advisoryLockKey } = await import("@/lib/hot-sql");
+      const { getPool } = await import("@/lib/db/postgresql");
+      const { advisoryLockKey } = await import("@/lib/db/hot-sql");
       const holder = await getPool().connect();
       try {
         await holder.query("BEGIN");

@@ -4,10 +4,10 @@ import path from "node:path";
 import { PrismaClient } from "@prisma/client";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { recoveringSqliteAdapter } from "@/lib/sqlite-adapter";
+import { recoveringSqliteAdapter } from "@/lib/db/sqlite-adapter";
 
 /**
- * Prisma's transactions on SQLite (lib/sqlite-adapter.ts) hold the write lock from their first statement. A
+ * Prisma's transactions on SQLite (lib/db/sqlite-adapter.ts) hold the write lock from their first statement. A
  * transaction that reads, then writes, must not fail with SQLITE_BUSY because another connection wrote in
  * between: the soak suite's POST /rates/ answered 503 "database is busy" that way under load.
  */
@@ -19,7 +19,7 @@ let other: Database.Database;
 beforeAll(() => {
   fs.copyFileSync(inject("templateDatabase"), databaseFile);
   prisma = new PrismaClient({ adapter: recoveringSqliteAdapter(`file:${databaseFile}`) });
-  // Another writer of the same file, as lib/sqlite.ts's connection or a second process is: it never waits.
+  // Another writer of the same file, as lib/db/sqlite.ts's connection or a second process is: it never waits.
   other = new Database(databaseFile, { timeout: 0 });
 });
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { freshReads } from "@/lib/fresh-reads";
+import { freshReads } from "@/lib/db/fresh-reads";
 
 /**
- * lib/fresh-reads.ts, which shares the rates' version read on PostgreSQL among concurrent requests
+ * lib/db/fresh-reads.ts, which shares the rates' version read on PostgreSQL among concurrent requests
  * (lib/rates/version.ts). A "store" here is a value that writes change; each read takes its value when it
  * starts and answers when the test lets it, as a query's snapshot is taken when it runs and answers a round
  * trip later.

@@ -4,7 +4,7 @@ import { getDMMF } from "@prisma/internals";
 import { describe, expect, it } from "vitest";
 
 /**
- * The app runs on SQLite or PostgreSQL from one build (lib/db.ts), through a client generated from each schema.
+ * The app runs on SQLite or PostgreSQL from one build (lib/db/index.ts), through a client generated from each schema.
  * Both must define the same models, columns, defaults, keys and indexes, or a query that works on one would
  * fail or read differently on the other. A change to one schema without the other fails here
  * (prisma/postgresql/README.md says how to change both).

@@ -1,14 +1,14 @@
 import pg from "pg";
-import { getEnv } from "./server/env";
+import { getEnv } from "../server/env";
 
 /**
  * The app's pool of PostgreSQL connections, when DATABASE_URL is PostgreSQL: Prisma's pg adapter runs on it
- * (lib/db.ts), and so do the hot queries (lib/hot-sql.ts), as named prepared statements: each connection
+ * (lib/db/index.ts), and so do the hot queries (lib/db/hot-sql.ts), as named prepared statements: each connection
  * parses and plans one once, then only binds and executes it.
  *
  * Prisma writes DateTime columns as `timestamp(3)` without a time zone, holding UTC. `pg` would read such a
  * value as local time, and write a Date as local time with an offset that the column drops; so this pool
- * reads them as UTC, and the hot queries bind dates as UTC ISO strings (lib/hot-sql.ts).
+ * reads them as UTC, and the hot queries bind dates as UTC ISO strings (lib/db/hot-sql.ts).
  */
 const TIMESTAMP_WITHOUT_TIME_ZONE = 1114;
 

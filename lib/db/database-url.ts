@@ -2,7 +2,7 @@ import path from "node:path";
 
 export const DEFAULT_DATABASE_URL = "file:./data/app.db";
 
-/** The two databases the app runs on; DATABASE_URL's scheme picks one at start (lib/db.ts). */
+/** The two databases the app runs on; DATABASE_URL's scheme picks one at start (lib/db/index.ts). */
 export type DatabaseDialect = "sqlite" | "postgresql";
 
 const POSTGRESQL_SCHEMES = ["postgresql:", "postgres:"];

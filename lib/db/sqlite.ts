@@ -1,14 +1,14 @@
 import Database from "better-sqlite3";
+import { secureDataFolderBeforeOpening } from "../server/data-folder";
+import { getEnv } from "../server/env";
 import { databaseFilePath } from "./database-url";
-import { secureDataFolderBeforeOpening } from "./server/data-folder";
-import { getEnv } from "./server/env";
 
 /**
- * SQLite's side of lib/hot-sql.ts: a connection of our own to the app's SQLite file, beside Prisma's, for the
+ * SQLite's side of lib/db/hot-sql.ts: a connection of our own to the app's SQLite file, beside Prisma's, for the
  * few queries that run on every request or every stage (the session check, the builds' queue and status). As
  * prepared statements they cost microseconds; through Prisma, even as raw SQL, each costs 0.2–1.5 ms of CPU in
  * its query interpreter and a fresh `prepare` (docs/performance.md). Prisma keeps the schema, the migrations
- * and every other query. Use lib/hot-sql.ts, which runs the same queries on PostgreSQL, rather than this.
+ * and every other query. Use lib/db/hot-sql.ts, which runs the same queries on PostgreSQL, rather than this.
  *
  * Two connections to one file in WAL mode: reads never wait for a writer, and each connection sees what the
  * other committed. Writes here are synchronous transactions, so this connection never holds the write lock

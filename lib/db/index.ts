@@ -1,10 +1,10 @@
 import { createRequire } from "node:module";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
+import { secureDataFolderBeforeOpening } from "../server/data-folder";
+import { getEnv } from "../server/env";
 import { type DatabaseDialect, databaseDialect, databaseFilePath } from "./database-url";
 import { getPool } from "./postgresql";
-import { secureDataFolderBeforeOpening } from "./server/data-folder";
-import { getEnv } from "./server/env";
 import { recoveringSqliteAdapter } from "./sqlite-adapter";
 
 /**
@@ -12,7 +12,7 @@ import { recoveringSqliteAdapter } from "./sqlite-adapter";
  * (`file:` SQLite, the default; `postgresql://` PostgreSQL 15+). Each has a Prisma client generated from its own
  * schema; the two schemas define the same models (tests/unit/prisma-schemas.test.ts), so the PostgreSQL client
  * is used through the SQLite client's type. What must differ between the two (the hot prepared queries, the
- * migrations) is spelled side by side in lib/hot-sql.ts and scripts/prepare-start.ts.
+ * migrations) is spelled side by side in lib/db/hot-sql.ts and scripts/prepare-start.ts.
  */
 export function getDialect(): DatabaseDialect {
   return databaseDialect(getEnv().DATABASE_URL);

@@ -16,7 +16,7 @@ type Query = Parameters<Transaction["executeRaw"]>[0];
  * transaction is active"; or the COMMIT itself fails with SQLITE_FULL and leaves the transaction open, holding
  * the file's write lock. Either way the mutex was never released, so every later transaction (a registration,
  * POST /rates/, an import) waited for it until the server restarted, and an open transaction also kept the
- * builds' own connection (lib/sqlite.ts) from writing.
+ * builds' own connection (lib/db/sqlite.ts) from writing.
  *
  * Here a failed COMMIT rolls back what is left and releases the connection before the error goes up, and a
  * ROLLBACK of a transaction SQLite already rolled back counts as done. A transaction that finds the
@@ -71,7 +71,7 @@ export function recoveringSqliteAdapter(url: string): Factory {
     const connection = (adapter as unknown as { client?: Database.Database }).client;
     if (!connection || typeof connection.exec !== "function") {
       throw new Error(
-        "@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: review lib/sqlite-adapter.ts",
+        "@prisma/adapter-better-sqlite3 no longer exposes its connection as `client`: review lib/db/sqlite-adapter.ts",
       );
     }
     beginTransactionsImmediately(connection);
@@ -108,7 +108,7 @@ export function recoveringSqliteAdapter(url: string): Factory {
 /**
  * The adapter opens Prisma's transactions with a plain (deferred) BEGIN, which takes the write lock only at the
  * first write. A transaction that reads first (saveHomePageRates looks at what is stored, then writes) and
- * meets a write committed by another connection in between (lib/sqlite.ts's, or another process's) fails
+ * meets a write committed by another connection in between (lib/db/sqlite.ts's, or another process's) fails
  * with SQLITE_BUSY at once: in WAL mode its snapshot is stale, so no busy timeout can help. The soak suite's
  * POST /rates/ answered 503 "database is busy" this way under load. BEGIN IMMEDIATE takes the lock first, waiting
  * out a writer within the busy timeout, so the transaction's reads and writes see one state.

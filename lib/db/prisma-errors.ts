@@ -1,6 +1,6 @@
 /**
  * The code of a Prisma "known request error" (P2002: a unique value taken, P2025: no such record), from either
- * generated client. The SQLite client (@prisma/client) and the PostgreSQL one (.prisma/postgresql, lib/db.ts)
+ * generated client. The SQLite client (@prisma/client) and the PostgreSQL one (.prisma/postgresql, lib/db/index.ts)
  * each define their own error classes, so `instanceof Prisma.PrismaClientKnownRequestError` is false for every
  * error of the PostgreSQL client (a registration with a taken email would answer 500, not 409). Both name the
  * class the same and carry the code.

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type pg from "pg";
-import { getDialect } from "./db";
+import { getDialect } from ".";
 import { getPool } from "./postgresql";
 import { runStatements, sqlDate, statement } from "./sqlite";
 
@@ -11,8 +11,8 @@ import { runStatements, sqlDate, statement } from "./sqlite";
  * on PostgreSQL. Prisma keeps the schema, the migrations and every other query.
  *
  * A query is written once, with `?` placeholders, and runs on both: SQLite prepares it on the app's own
- * connection (lib/sqlite.ts), PostgreSQL as a named prepared statement (`$1`, `$2`... in place of `?`) on the
- * app's pool (lib/postgresql.ts). Where the two must differ, both spellings stand side by side as
+ * connection (lib/db/sqlite.ts), PostgreSQL as a named prepared statement (`$1`, `$2`... in place of `?`) on the
+ * app's pool (lib/db/postgresql.ts). Where the two must differ, both spellings stand side by side as
  * `{ sqlite, postgresql }`. Sources are constants, never built from input; values are always bound.
  *
  * Values bind as Prisma stores them (a Date as UTC text on SQLite, as a UTC timestamp on PostgreSQL; a boolean
@@ -112,7 +112,7 @@ export function* lockStep(lock: keyof typeof ADVISORY_LOCKS, key = ""): Generato
   yield { kind: "lock", sql: `SELECT pg_advisory_xact_lock(?, hashtext(?))`, args: [ADVISORY_LOCKS[lock], key] };
 }
 
-/** The first half of PostgreSQL advisory lock keys (int4), one per kind of lock; lib/postgresql-migrations.ts has its own. */
+/** The first half of PostgreSQL advisory lock keys (int4), one per kind of lock; lib/db/postgresql-migrations.ts has its own. */
 const ADVISORY_LOCKS = { buildQueue: 72_405_191, loginAttempts: 72_405_192 } as const;
 
 /** A lock's key, for SQL that takes the lock itself (the function `enqueue_build`: lib/builds/repository.ts). */
@@ -196,7 +196,7 @@ function postgresqlPrepared(sql: Sql): PreparedText {
 }
 
 function postgresqlValue(value: unknown): unknown {
-  // As Prisma stores DateTime: timestamp(3) without time zone, in UTC (lib/postgresql.ts).
+  // As Prisma stores DateTime: timestamp(3) without time zone, in UTC (lib/db/postgresql.ts).
   if (value instanceof Date) return value.toISOString();
   return value;
 }
