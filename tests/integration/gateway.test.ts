@@ -414,9 +414,12 @@ describe("wake on visit", () => {
     }
     // Every other visit came once it answered again: its preview, not a page.
     for (const visit of visits.filter((v) => v.status !== 503)) expect(visit.status).toBe(303);
-    // A program gets the problem.
+    // A program gets the problem: waking, or starting once the wake has moved the build on.
     const program = await through(name, "/");
-    if (program.status === 503) expect(jsonOf(program)).toMatchObject({ status: 503, title: "Waking this preview up" });
+    if (program.status === 503) {
+      expect(jsonOf(program)).toMatchObject({ status: 503 });
+      expect(jsonOf(program).detail).toMatch(/was asleep and is starting again|is starting/);
+    }
     await waitFor(
       "the preview to answer again",
       async () => jsonOf(await through(name)).build_id === build.build_id,
