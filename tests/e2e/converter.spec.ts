@@ -139,8 +139,8 @@ test.describe("The converter", { tag: "@rates" }, () => {
     // The euro on a date no other spec uses: the converter offers only stored currencies.
     const workbook = makeWorkbook([
       {
-        name: "2022-05-10",
-        fechaValor: bankDate("2022-05-10"),
+        name: "2023-08-09",
+        fechaValor: bankDate("2023-08-09"),
         rows: [
           ["USD", 5.05, 5.05],
           ["EUR", 5.33, 5.33],
