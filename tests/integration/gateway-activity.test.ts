@@ -12,7 +12,7 @@ import {
 import { type Gateway, ODOO_LIKE_PREVIEW, requestThrough, startGateway } from "../support/gateway";
 
 /**
- * Visits through the gateway are activity (issue 34): with sleep_after_idle_seconds, a preview that people keep
+ * Visits through the gateway are activity: with sleep_after_idle_seconds, a preview that people keep
  * visiting stays awake while one nobody visits goes to sleep, and a visit wakes it again. The real nginx of
  * `npm run gateway` in front of the built app, on loopback.
  */
