@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { getDialect } from "../db";
-import { databaseFilePath } from "../db/database-url";
+import { databaseFile } from "../db";
 import { getEnv } from "../server/env";
 import { backUpSqlite, secretFileOf } from "./sqlite-backup";
 
@@ -18,13 +17,14 @@ const BACKUP_NAME = /^app-\d{8}T\d{9}Z\.db$/;
 export function startScheduledBackups(): void {
   const env = getEnv();
   if (env.BACKUP_DIR === undefined) return;
-  if (getDialect() !== "sqlite") {
+  const file = databaseFile();
+  if (file === null) {
     console.warn("backups: BACKUP_DIR is ignored on PostgreSQL; back it up with pg_dump (README).");
     return;
   }
   const folder = path.resolve(env.BACKUP_DIR);
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const timer = setInterval(() => backUpNow(folder, env.BACKUP_KEEP), env.BACKUP_INTERVAL_HOURS * 3_600_000);
+  const timer = setInterval(() => backUpNow(file, folder, env.BACKUP_KEEP), env.BACKUP_INTERVAL_HOURS * 3_600_000);
   timer.unref();
   globalForBackups.backupTimer = timer;
   console.info(`backups: every ${env.BACKUP_INTERVAL_HOURS} h into ${folder}, the newest ${env.BACKUP_KEEP} kept`);
@@ -35,11 +35,11 @@ export function stopScheduledBackups(): void {
   globalForBackups.backupTimer = undefined;
 }
 
-function backUpNow(folder: string, keep: number): void {
+function backUpNow(database: string, folder: string, keep: number): void {
   const env = getEnv();
   const name = `app-${new Date().toISOString().replace(/[-:.]/g, "")}.db`;
   try {
-    const made = backUpSqlite(databaseFilePath(env.DATABASE_URL), env.DATA_DIR, path.join(folder, name));
+    const made = backUpSqlite(database, env.DATA_DIR, path.join(folder, name));
     console.info(`backups: ${made.file} (${made.bytes} bytes)`);
   } catch (error) {
     console.error(`backups: the scheduled backup failed: ${(error as Error).message}`);

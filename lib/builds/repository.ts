@@ -1,17 +1,8 @@
 import type { Prisma } from "@prisma/client";
-import { getDb, getDialect } from "../db";
-import {
-  advisoryLockKey,
-  all,
-  asPrismaRow,
-  execute,
-  executeReturningOne,
-  get,
-  queryOne,
-  run,
-  transaction,
-} from "../db/hot-sql";
-import { parseUtcTimestamp } from "../db/postgresql";
+import { getDb } from "../db";
+import { all, execute, executeReturningOne, queryOne, run, transaction } from "../db/hot-sql";
+import { enqueueBuildRow } from "../db/statements/enqueue-build";
+import { readBuildWithDetails } from "../db/statements/read-build";
 import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
@@ -52,118 +43,22 @@ export interface NewBuild {
   stages: readonly StageName[];
 }
 
-/** The columns Prisma reads as Dates (SQLite keeps them as text), for rows read by prepared statements. */
-const BUILD_DATES = ["createdAt", "startedAt", "finishedAt", "expiresAt", "endedAt", "awakeSince"] as const;
-const STAGE_DATES = ["startedAt", "finishedAt"] as const;
-
 /**
- * Inserts a queued build unless `maxQueued` builds are already waiting (null then). The build's row is inserted
- * by one statement that counts the queue in its WHERE, so simultaneous requests cannot all take the last place;
- * its repositories and stages follow in the same transaction, only if that row went in. The creator's own counts
- * are checked in the same statement as the queue's; a NULL bound is no bound. The time to live starts at running
- * (the executor sets expiresAt then).
- *
- * SQLite serialises write transactions already. PostgreSQL does the same work in one call of the function
- * `enqueue_build` (its migration 20261124150000_enqueue_build), which takes the queue's advisory lock: a lock taken
- * by a transaction of ours would be held across its round trips, each waiting for this instance's event loop, busy
- * with the other requests of a burst, while every other instance's post waits (docs/performance.md, On
- * PostgreSQL). The build is read back after the insert, outside any lock.
+ * Inserts a queued build unless `maxQueued` builds are already waiting or its creator's bounds are reached (null
+ * then), in one statement that counts in its WHERE, so simultaneous requests cannot all take the last place
+ * (lib/db/statements/enqueue-build.ts). The time to live starts at running (the executor sets expiresAt then). The
+ * build is read back after the insert, outside any lock.
  */
 export async function insertQueuedBuild(
   build: NewBuild,
   maxQueued: number,
   perUser: UserBuildLimits = NO_USER_LIMITS,
 ): Promise<BuildRecord | null> {
-  const repositories = build.repositories.map((r, position) => ({ position, ...r }));
-  const inserted =
-    getDialect() === "postgresql"
-      ? await enqueueOnPostgresql(build, repositories, maxQueued, perUser)
-      : await enqueueOnSqlite(build, repositories, maxQueued, perUser);
-  return inserted ? findBuild(build.id) : null;
-}
-
-type PositionedRepository = NewBuild["repositories"][number] & { position: number };
-
-async function enqueueOnPostgresql(
-  build: NewBuild,
-  repositories: PositionedRepository[],
-  maxQueued: number,
-  perUser: UserBuildLimits,
-): Promise<boolean> {
-  const { id, modules, ttlSeconds, createdAt, createdById, createdBy, trigger, triggeredBy, driver } = build;
-  const row = await executeReturningOne<{ inserted: boolean }>(
-    `SELECT "enqueue_build"(CAST(? AS INTEGER), CAST(? AS JSON), CAST(? AS JSON), CAST(? AS JSON), CAST(? AS INTEGER), CAST(? AS TEXT[]), CAST(? AS INTEGER), CAST(? AS INTEGER)) AS "inserted"`,
-    [
-      advisoryLockKey("buildQueue"),
-      // As Prisma stores DateTime: UTC, which timestamp(3) keeps as written (its zone is ignored).
-      JSON.stringify({
-        id,
-        modules: modules.join(","),
-        ttlSeconds,
-        createdAt: createdAt.toISOString(),
-        createdById,
-        createdBy,
-        trigger,
-        triggeredBy,
-        driver,
-      }),
-      JSON.stringify(repositories),
-      JSON.stringify(build.stages),
-      maxQueued,
-      LIVE_BUILD_STATUSES,
-      perUser.live,
-      perUser.queued,
-    ],
+  const inserted = await enqueueBuildRow(
+    { ...build, repositories: build.repositories.map((r, position) => ({ position, ...r })) },
+    { maxQueued, liveStatuses: LIVE_BUILD_STATUSES, ...perUser },
   );
-  return row!.inserted;
-}
-
-function enqueueOnSqlite(
-  build: NewBuild,
-  repositories: PositionedRepository[],
-  maxQueued: number,
-  perUser: UserBuildLimits,
-): Promise<boolean> {
-  return transaction("write", function* () {
-    const changes = yield* run(
-      `INSERT INTO "Build" ("id", "status", "modules", "ttlSeconds", "createdAt", "expiresAt", "createdById", "createdBy", "trigger", "triggeredBy", "driver")
-       SELECT ?, 'queued', ?, ?, ?, NULL, ?, ?, ?, ?, ?
-       WHERE (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued') < ?
-         AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" IN (${LIVE_SQL}) AND "createdById" = ?) < ?)
-         AND (? IS NULL OR (SELECT COUNT(*) FROM "Build" WHERE "status" = 'queued' AND "createdById" = ?) < ?)`,
-      [
-        build.id,
-        build.modules.join(","),
-        build.ttlSeconds,
-        build.createdAt,
-        build.createdById,
-        build.createdBy,
-        build.trigger,
-        build.triggeredBy,
-        build.driver,
-        maxQueued,
-        perUser.live,
-        build.createdById,
-        perUser.live,
-        perUser.queued,
-        build.createdById,
-        perUser.queued,
-      ],
-    );
-    if (changes !== 1) return false;
-    yield* run(
-      `INSERT INTO "BuildRepository" ("buildId", "position", "alias", "ref", "commitSha", "commitSubject", "commitAuthor")
-       SELECT ?, json_extract("value", '$.position'), json_extract("value", '$.alias'), json_extract("value", '$.ref'),
-              json_extract("value", '$.commitSha'), json_extract("value", '$.commitSubject'), json_extract("value", '$.commitAuthor')
-       FROM json_each(?)`,
-      [build.id, JSON.stringify(repositories)],
-    );
-    yield* run(
-      `INSERT INTO "BuildStage" ("buildId", "position", "name", "status") SELECT ?, "key", "value", 'pending' FROM json_each(?)`,
-      [build.id, JSON.stringify(build.stages)],
-    );
-    return true;
-  });
+  return inserted ? findBuild(build.id) : null;
 }
 
 /** A user's bounds (lib/builds/limits.ts); null: none. */
@@ -198,49 +93,7 @@ export async function countBuildsOfUser(userId: number): Promise<{ live: number;
 
 /** A build with its repositories and stages (in order), as `include: withDetails` gives it; read on every request about it. */
 export async function findBuild(id: string): Promise<BuildRecord | null> {
-  if (getDialect() === "postgresql") return findBuildOnPostgresql(id);
-  return transaction("read", () => readBuild(id));
-}
-
-/**
- * On PostgreSQL one statement, so one round trip where a transaction of three reads takes five: each waits for
- * this instance's event loop, which a burst of requests keeps busy (docs/performance.md, On PostgreSQL). One
- * statement reads one snapshot, as the transaction did. The lists come as JSON, whose timestamps carry no zone,
- * as in a row: they hold UTC (lib/db/postgresql.ts parseUtcTimestamp).
- */
-async function findBuildOnPostgresql(id: string): Promise<BuildRecord | null> {
-  const row = await queryOne<
-    Record<string, unknown> & { buildRepositories: BuildRecord["repositories"]; buildStages: Record<string, unknown>[] }
-  >(
-    `SELECT "b".*,
-       COALESCE((SELECT json_agg("r" ORDER BY "r"."position") FROM "BuildRepository" AS "r" WHERE "r"."buildId" = "b"."id"), '[]') AS "buildRepositories",
-       COALESCE((SELECT json_agg("s" ORDER BY "s"."position") FROM "BuildStage" AS "s" WHERE "s"."buildId" = "b"."id"), '[]') AS "buildStages"
-     FROM "Build" AS "b" WHERE "b"."id" = ?`,
-    [id],
-  );
-  if (!row) return null;
-  const { buildRepositories, buildStages, ...build } = row;
-  const stages = buildStages.map((stage) => {
-    for (const column of STAGE_DATES)
-      if (typeof stage[column] === "string") stage[column] = parseUtcTimestamp(stage[column]);
-    return stage as BuildRecord["stages"][number];
-  });
-  return { ...(build as Omit<BuildRecord, "repositories" | "stages">), repositories: buildRepositories, stages };
-}
-
-function* readBuild(id: string) {
-  const build = yield* get(`SELECT * FROM "Build" WHERE "id" = ?`, [id]);
-  if (!build) return null;
-  const repositories = yield* all(`SELECT * FROM "BuildRepository" WHERE "buildId" = ? ORDER BY "position"`, [id]);
-  const stages = (yield* all(`SELECT * FROM "BuildStage" WHERE "buildId" = ? ORDER BY "position"`, [id])).map((stage) =>
-    asPrismaRow<BuildRecord["stages"][number]>(stage, { dates: STAGE_DATES }),
-  );
-  const record: BuildRecord = {
-    ...asPrismaRow<Omit<BuildRecord, "repositories" | "stages">>(build, { dates: BUILD_DATES }),
-    repositories: repositories as BuildRecord["repositories"],
-    stages,
-  };
-  return record;
+  return readBuildWithDetails<BuildRecord>(id);
 }
 
 export async function listBuildRecords(options: { status?: BuildStatus; limit: number; beforeSeq?: number }) {

@@ -18,6 +18,11 @@ export function getDialect(): DatabaseDialect {
   return databaseDialect(getEnv().DATABASE_URL);
 }
 
+/** The database's file when it is one (SQLite), else null (PostgreSQL, a server that others may share). */
+export function databaseFile(): string | null {
+  return getDialect() === "sqlite" ? databaseFilePath(getEnv().DATABASE_URL) : null;
+}
+
 /**
  * The client generated from prisma/postgresql/schema.prisma (the same models, another provider), loaded only
  * on PostgreSQL. Through `require`: `.prisma/postgresql` is no valid package name for Node's ESM loader (the
@@ -25,6 +30,15 @@ export function getDialect(): DatabaseDialect {
  */
 function loadPostgresqlClient(): typeof import(".prisma/postgresql") {
   return createRequire(import.meta.url)(".prisma/postgresql");
+}
+
+/**
+ * Runs the spelling of a statement meant for the database in use (umami's runQuery): a statement that must differ
+ * per database keeps both spellings side by side in one file of lib/db/statements/, and only this asks which one
+ * to run.
+ */
+export function runQuery<T>(spellings: { readonly sqlite: () => T; readonly postgresql: () => T }): T {
+  return spellings[getDialect()]();
 }
 
 // One client per process. Next's dev server reloads modules, so the client is kept on globalThis there.

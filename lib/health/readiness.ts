@@ -1,8 +1,6 @@
-import path from "node:path";
 import { viewerOf } from "../auth/guard";
-import { getDialect } from "../db";
 import { queryAll } from "../db/hot-sql";
-import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "../db/postgresql-migrations";
+import { shippedMigrations } from "../db/shipped-migrations";
 import { serviceUnavailable } from "../http/problem";
 import type { Readiness } from "./schemas";
 
@@ -10,25 +8,10 @@ import type { Readiness } from "./schemas";
  * What a load balancer asks before sending an instance traffic (GET /readyz): the database answers, and it
  * has applied every migration this build ships (an instance of a newer build started against a database its
  * migration step has not reached yet is not ready). Both databases record applied migrations in Prisma's
- * `_prisma_migrations` table, with the same columns, so one query serves both. Why the database does not
+ * `_prisma_migrations` table, with the same columns, so one query serves both (lib/db/shipped-migrations.ts). Why the database does not
  * answer (the driver's error, which names its address) is told to admins only; everyone else reads that it
  * does not.
  */
-const MIGRATION_FOLDERS = {
-  sqlite: path.join("prisma", "migrations"),
-  postgresql: POSTGRESQL_MIGRATIONS_FOLDER,
-} as const;
-
-const globalForReadiness = globalThis as unknown as { shippedMigrations?: string[] };
-
-/** The migrations this build ships, read from the project's folder once per process. */
-function shippedMigrations(): string[] {
-  globalForReadiness.shippedMigrations ??= listMigrations(path.resolve(MIGRATION_FOLDERS[getDialect()])).map(
-    (m) => m.name,
-  );
-  return globalForReadiness.shippedMigrations;
-}
-
 export async function checkReadiness(request: Request): Promise<Readiness> {
   let applied: Set<string>;
   try {
@@ -42,9 +25,9 @@ export async function checkReadiness(request: Request): Promise<Readiness> {
     const detail = viewer?.role === "admin" ? `: ${(error as Error).message}` : ".";
     throw serviceUnavailable(`The database does not answer${detail}`, 5);
   }
-  const shipped = shippedMigrations();
+  const { database, names: shipped } = shippedMigrations();
   const pending = shipped.filter((name) => !applied.has(name));
   if (pending.length > 0)
     throw serviceUnavailable(`The database lacks migrations of this build: ${pending.join(", ")}.`, 5);
-  return { status: "ready", database: getDialect(), migrations: shipped.length };
+  return { status: "ready", database, migrations: shipped.length };
 }

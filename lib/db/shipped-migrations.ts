@@ -1,0 +1,22 @@
+import path from "node:path";
+import { getDialect } from ".";
+import type { DatabaseDialect } from "./database-url";
+import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "./postgresql-migrations";
+
+/**
+ * The migrations this build ships for the database in use, read from the project's folder once per process. Both
+ * databases record the applied ones in Prisma's `_prisma_migrations` table, with the same columns.
+ */
+const MIGRATION_FOLDERS = {
+  sqlite: path.join("prisma", "migrations"),
+  postgresql: POSTGRESQL_MIGRATIONS_FOLDER,
+} as const;
+
+const globalForMigrations = globalThis as unknown as { shippedMigrations?: string[] };
+
+export function shippedMigrations(): { database: DatabaseDialect; names: string[] } {
+  globalForMigrations.shippedMigrations ??= listMigrations(path.resolve(MIGRATION_FOLDERS[getDialect()])).map(
+    (m) => m.name,
+  );
+  return { database: getDialect(), names: globalForMigrations.shippedMigrations };
+}
