@@ -14,7 +14,12 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
-import { NGINX_TEMP_FOLDERS, renderGatewayConfig, renderMainConfig } from "../lib/gateway/nginx-config";
+import {
+  gatewayCookieName,
+  NGINX_TEMP_FOLDERS,
+  renderGatewayConfig,
+  renderMainConfig,
+} from "../lib/gateway/nginx-config";
 import { productionGatewayConfig } from "../lib/gateway/production";
 import { getEnv, InvalidEnvironmentError } from "../lib/server/env";
 
@@ -84,6 +89,7 @@ async function main() {
       cacheFolder: path.join(folder, "cache"),
       maxBodySize: values["max-body"]!,
       forwardedProto: config.gateway.scheme,
+      cookieName: gatewayCookieName(config.gateway.scheme),
     }),
   );
   const main = path.join(folder, "nginx.conf");

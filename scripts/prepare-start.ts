@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
-import { refuseDashboardUnderPreviews } from "../lib/builds/preview-names";
+import { refuseDashboardUnderPreviews, warnPrivatePreviewsWithOpenRegistration } from "../lib/builds/preview-names";
 import { checkStageUser, StageUserError } from "../lib/builds/runtime/run-as";
 import { databaseDialect, databaseFilePath } from "../lib/db/database-url";
 import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/db/postgresql-migrations";
@@ -23,6 +23,8 @@ async function main() {
   const env = getEnv();
   const builds = loadBuildsConfig(env.BUILDS_CONFIG);
   refuseDashboardUnderPreviews(builds, [env.PUBLIC_URL, env.NEXTAUTH_URL]);
+  const privateWarning = warnPrivatePreviewsWithOpenRegistration(builds, env.REGISTRATION);
+  if (privateWarning) console.warn(privateWarning);
   assertNoOtherServer(env.DATA_DIR);
   let database: string;
   if (databaseDialect(env.DATABASE_URL) === "postgresql") {

@@ -6,11 +6,29 @@ import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { AuthDialog, type AuthMode } from "./auth-dialog";
 
+/**
+ * Where a private preview sends a visitor to sign in (lib/gateway/admission.ts): `/?sign-in=/gateway/ticket?...`.
+ * Only that route is a place to go back to, so the parameter cannot send anyone elsewhere.
+ */
+function pendingReturn(): string | null {
+  const target = new URLSearchParams(window.location.search).get("sign-in");
+  return target?.startsWith("/gateway/ticket?") ? target : null;
+}
+
 /** The header's session controls: who is signed in and Sign out, or Sign in and Register. */
 export function AuthControls() {
   const { data: session, status } = useSession();
   const t = useTranslations("auth");
   const [mode, setMode] = useState<AuthMode | null>(null);
+
+  // Sent here to sign in for a private preview: the dialog opens by itself, and once signed in the browser goes
+  // back through the ticket route to the preview.
+  useEffect(() => {
+    const target = pendingReturn();
+    if (!target) return;
+    if (status === "authenticated") window.location.assign(target);
+    else if (status === "unauthenticated") setMode((current) => current ?? "sign-in");
+  }, [status]);
 
   // Signing in replaces the controls (and the dialog, if the session arrives before it closes), so the
   // focused element disappears and focus falls to the document's start. It goes to the page's content

@@ -186,6 +186,12 @@ const repositorySchema = z.strictObject({
   webhook_secret_env: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
   // Fetch the mirror on this interval and build new heads of followed branches (hosts that cannot call us).
   watch_interval_seconds: positiveSeconds.optional(),
+  // Who opens this repository's previews through the gateway (lib/gateway/access.ts): anyone who has the address,
+  // or only people signed in to the dashboard (and holders of a share link, and automated tests with the bypass).
+  preview_access: z.enum(["public", "users"], { error: 'must be "public" or "users"' }).default("public"),
+  // The environment variable holding the secret that automated tests send in X-Preview-Bypass to open a private
+  // preview without signing in.
+  preview_bypass_secret_env: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
 });
 
 const configSchema = z
@@ -346,6 +352,15 @@ const configSchema = z
       if (repository.webhook_secret_env !== undefined && !readNamedVariable(repository.webhook_secret_env)) {
         issue(["webhook_secret_env"], `the environment variable ${repository.webhook_secret_env} is not set`);
       }
+      if (
+        repository.preview_bypass_secret_env !== undefined &&
+        !readNamedVariable(repository.preview_bypass_secret_env)
+      ) {
+        issue(
+          ["preview_bypass_secret_env"],
+          `the environment variable ${repository.preview_bypass_secret_env} is not set`,
+        );
+      }
       if (repository.forge && !readNamedVariable(repository.forge.token_env)) {
         issue(["forge", "token_env"], `the environment variable ${repository.forge.token_env} is not set`);
       }
@@ -375,6 +390,8 @@ export type RepositoryConfig = ParsedConfig["repositories"][number] & {
   resolvedUrl: string;
   /** The webhook secret (webhook_secret, or read from webhook_secret_env at start); null: no webhooks. */
   webhookSecret: string | null;
+  /** The secret of X-Preview-Bypass (read from preview_bypass_secret_env at start); null: no bypass. */
+  previewBypassSecret: string | null;
 };
 export type BuildsConfig = Omit<ParsedConfig, "repositories" | "builds_root"> & {
   /** The configuration file, absolute. */
@@ -427,6 +444,10 @@ export function loadBuildsConfig(file: string): BuildsConfig {
         (repository.webhook_secret_env === undefined
           ? null
           : (readNamedVariable(repository.webhook_secret_env) ?? null)),
+      previewBypassSecret:
+        repository.preview_bypass_secret_env === undefined
+          ? null
+          : (readNamedVariable(repository.preview_bypass_secret_env) ?? null),
     }))
     .sort((a, b) => a.priority - b.priority || a.alias.localeCompare(b.alias));
   const compose = parsed.data.runtime.compose;
@@ -446,6 +467,15 @@ export function loadBuildsConfig(file: string): BuildsConfig {
 function resolveRepositoryUrl(url: string, folder: string): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^/\\]+:/.test(url)) return url;
   return path.resolve(folder, url);
+}
+
+/**
+ * Who opens a build's preview through the gateway: its first repository's preview_access. A repository no longer
+ * configured keeps its previews closed rather than guessing they were public.
+ */
+export function previewAccessOf(alias: string | null): RepositoryConfig["preview_access"] {
+  const repository = alias === null ? undefined : getBuildsConfig().repositories.find((r) => r.alias === alias);
+  return repository?.preview_access ?? "users";
 }
 
 const globalForConfig = globalThis as unknown as { buildsConfig?: BuildsConfig };

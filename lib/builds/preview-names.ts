@@ -157,3 +157,21 @@ export function refuseDashboardUnderPreviews(config: BuildsConfig, dashboardUrls
     if (problem) throw new InvalidBuildsConfigError(`${path.basename(config.file)}: ${problem}`);
   }
 }
+
+/**
+ * The start's warning when a repository keeps its previews to signed-in users while anyone may register: then
+ * anyone may become a user, and its previews are not private.
+ */
+export function warnPrivatePreviewsWithOpenRegistration(
+  config: BuildsConfig,
+  registration: "open" | "closed",
+): string | null {
+  const aliases = config.repositories
+    .filter((repository) => repository.preview_access === "users")
+    .map((repository) => repository.alias);
+  if (aliases.length === 0 || registration !== "open") return null;
+  return (
+    `WARNING: preview_access is "users" for ${aliases.join(", ")}, but REGISTRATION=open lets anyone register ` +
+    "and open those previews: set REGISTRATION=closed to keep them private."
+  );
+}

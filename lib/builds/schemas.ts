@@ -81,7 +81,7 @@ export const previewNameSchema = z
 
 export const gatewayVerdictSchema = z
   .object({
-    status: z.union([z.literal(200), z.literal(400), z.literal(404), z.literal(410), z.literal(503)]),
+    status: z.union([z.literal(200), z.literal(400), z.literal(401), z.literal(404), z.literal(410), z.literal(503)]),
     upstream: z.string().nullable().describe("With 200: the ip:port of the build's preview"),
     build_id: z.string().nullable(),
     detail: z.string().nullable().describe("Unless 200: what the gateway's page says"),
@@ -115,6 +115,12 @@ export const buildSummarySchema = z
       .array(previewNameSchema)
       .describe(
         "With a gateway (gateway: in the builds configuration), the names the preview is reached at: the build's own, and its first repository's branch or pull request's, which leads to the newest live build of it; empty without one",
+      ),
+    preview_access: z
+      .enum(["public", "users"])
+      .nullable()
+      .describe(
+        "With a gateway, who opens the preview through it: anyone (public), or people signed in to the dashboard and holders of a share link (users), as the first repository's preview_access says; null without a gateway",
       ),
     host: z
       .string()

@@ -1,6 +1,6 @@
 import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
 import { hostPartOf, thisInstanceName } from "../cluster/instances";
-import { fillPreviewTemplate, getBuildsConfig } from "./config";
+import { fillPreviewTemplate, getBuildsConfig, previewAccessOf } from "./config";
 import { nameUrl, previewNamesOf } from "./preview-names";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { type BuildStatus, isStageLogGrowing, type StageName, type StageStatus } from "./status";
@@ -44,6 +44,9 @@ export function toBuildSummary(
             )
         : null,
     preview_names: gateway ? previewNamesOf(gateway, build) : [],
+    preview_access: gateway
+      ? previewAccessOf(build.repositories.find((repository) => repository.position === 0)?.alias ?? null)
+      : null,
     host: build.host,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,

@@ -81,7 +81,7 @@ export function sharedBuildsSettings(config: BuildsConfig): Record<string, unkno
   const { run_as_uids: _ownUids, compose, ...runtime } = config.runtime;
   return sortKeys({
     repositories: config.repositories.map(
-      ({ webhook_secret, webhookSecret: _secret, url: _asWritten, ...repository }) => ({
+      ({ webhook_secret, webhookSecret: _secret, previewBypassSecret: _bypass, url: _asWritten, ...repository }) => ({
         ...repository,
         webhook_secret: webhook_secret === undefined ? undefined : "(set)",
       }),

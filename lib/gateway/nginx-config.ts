@@ -15,7 +15,21 @@
  *    wakes it (lib/gateway/wake-on-visit.ts). A preview that does not answer: the same page route, which says so (502).
  * The previews' WebSocket (Odoo 16's /websocket) and long polling (/longpolling) pass with long read timeouts, and
  * every preview receives X-Forwarded-For, -Proto and -Host as the gateway saw them (Odoo's proxy_mode).
+ *
+ * Private previews (lib/gateway/access.ts): the resolver also receives the visitor's gateway cookie and
+ * X-Preview-Bypass header, since its answer then depends on the visitor. Its cache key is the Host and the gateway
+ * cookie's value: an admitted visitor's 200 is kept for that cookie only, and the answer to visitors without one
+ * (a 403 for a private preview) is shared by them all, as before. Requests with X-Preview-Bypass are neither
+ * answered from the cache nor stored in it: a bypass secret is never written to the cache folder, and a wrong one
+ * is asked about every time. Before a request reaches a preview, nginx removes the gateway's cookie from its
+ * Cookie header (the preview's own cookies pass) and the X-Preview-Bypass header; /__gateway/admit and
+ * /__gateway/share/<secret> (the ticket and the share link) go to the app, never to the preview.
  */
+/** The gateway's cookie: `__Host-` under https, so that no other name under the domain can set or shadow it. */
+export function gatewayCookieName(scheme: "http" | "https"): string {
+  return scheme === "https" ? "__Host-preview-access" : "preview-access";
+}
+
 export interface GatewayNginxOptions {
   /** The preview domain: names are `<label>.<domain>`. */
   domain: string;
@@ -31,6 +45,8 @@ export interface GatewayNginxOptions {
   forwardedProto: string;
   /** TLS: the wildcard certificate and key, and where plain HTTP is answered with a redirect to HTTPS. */
   tls?: { certificate: string; key: string; httpListen: string[] };
+  /** The gateway's own cookie (gatewayCookieName of the gateway's scheme): read for the app, removed for previews. */
+  cookieName: string;
 }
 
 /** Comments that mark what an operator edits in the production file. */
@@ -99,6 +115,21 @@ map $http_upgrade $preview_connection {
     default upgrade;
     "" close;
 }
+
+# The gateway's own cookie (private previews): its value, for the app; the Cookie header without it, for the preview.
+map $http_cookie $preview_access_cookie {
+    "~(?:^|;)[ ]*${options.cookieName}=(?<preview_access_value>[^;]*)" $preview_access_value;
+    default "";
+}
+map $http_cookie $preview_cookies {
+    "~^(?<preview_cookies_before>|.*?;[ ]*)${options.cookieName}=[^;]*(?:;[ ]*)?(?<preview_cookies_after>.*)$" "$preview_cookies_before$preview_cookies_after";
+    default $http_cookie;
+}
+# Sent twice (a preview may set a cookie of that name for itself): refused rather than passed on.
+map $preview_cookies $preview_access_cookie_twice {
+    "~(?:^|;)[ ]*${options.cookieName}=" 1;
+    default "";
+}
 ${redirect}
 ${defaultServer}
 
@@ -110,7 +141,8 @@ ${tlsLines}
     # Uploads to a preview (an Odoo attachment, a database restore).
     client_max_body_size ${options.maxBodySize};${MARK.body}
 
-    # Where each name leads: the app's answer, kept 1 s per Host header as received.
+    # Where each name leads for this visitor: the app's answer, kept 1 s per Host header as received and gateway
+    # cookie; never kept for a request with X-Preview-Bypass.
     location = /__gateway/resolve {
         internal;
         proxy_pass http://preview_gateway_app/gateway/resolve;
@@ -118,12 +150,16 @@ ${tlsLines}
         proxy_pass_request_body off;
         proxy_pass_request_headers off;
         proxy_set_header X-Gateway-Host $http_host;
+        proxy_set_header X-Gateway-Cookie $preview_access_cookie;
+        proxy_set_header X-Gateway-Bypass $http_x_preview_bypass;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_connect_timeout 5s;
         proxy_read_timeout 10s;
         proxy_cache preview_names;
-        proxy_cache_key $http_host;
+        proxy_cache_key "$http_host $preview_access_cookie";
+        proxy_cache_bypass $http_x_preview_bypass;
+        proxy_no_cache $http_x_preview_bypass;
         proxy_cache_methods GET HEAD POST;
         proxy_cache_valid 200 403 1s;
         proxy_ignore_headers Cache-Control Expires X-Accel-Expires Set-Cookie Vary;
@@ -132,7 +168,30 @@ ${tlsLines}
         proxy_cache_use_stale updating;
     }
 
+    # The ticket of a signed-in user and the share links: for the app, which sets the gateway's cookie; never proxied
+    # to the preview.
+    location ^~ /__gateway/ {
+        rewrite ^/__gateway/(admit|share/[A-Za-z0-9_-]+)$ /gateway/$1 break;
+        return 404;
+        proxy_pass http://preview_gateway_app;
+        proxy_method GET;
+        proxy_pass_request_body off;
+        proxy_set_header Content-Length "";
+        proxy_set_header Host $http_host;
+        proxy_set_header X-Forwarded-For $remote_addr;
+        proxy_set_header Cookie "";
+        proxy_set_header Authorization "";
+        proxy_set_header X-Gateway-Cookie "";
+        proxy_set_header X-Gateway-Bypass "";
+        proxy_set_header X-Gateway-Uri "";
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+    }
+
     location / {
+        if ($preview_access_cookie_twice) {
+            return 400 "The gateway's cookie was sent twice.\n";
+        }
         auth_request /__gateway/resolve;
         auth_request_set $preview_upstream $upstream_http_x_gateway_upstream;
         # 403: nothing to proxy, the app's page says why. The preview's own error answers pass through as they are.
@@ -152,6 +211,9 @@ ${tlsLines}
         proxy_set_header X-Forwarded-Port "";
         proxy_set_header X-Real-IP $remote_addr;
         proxy_set_header Forwarded "";
+        # What only the gateway reads: its cookie and the bypass secret never reach a preview.
+        proxy_set_header Cookie $preview_cookies;
+        proxy_set_header X-Preview-Bypass "";
         proxy_connect_timeout 5s;
         # An Odoo report or an import may work for minutes before it answers.
         proxy_read_timeout 10m;
@@ -185,6 +247,10 @@ ${tlsLines}
         proxy_set_header X-Forwarded-For $remote_addr;
         proxy_set_header Cookie "";
         proxy_set_header Authorization "";
+        # A private preview's page depends on the visitor; a browser it does not admit comes back to this path.
+        proxy_set_header X-Gateway-Cookie $preview_access_cookie;
+        proxy_set_header X-Gateway-Bypass $http_x_preview_bypass;
+        proxy_set_header X-Gateway-Uri $request_uri;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
     }
@@ -201,6 +267,10 @@ ${tlsLines}
         proxy_set_header X-Forwarded-For $remote_addr;
         proxy_set_header Cookie "";
         proxy_set_header Authorization "";
+        # A private preview's page depends on the visitor; a browser it does not admit comes back to this path.
+        proxy_set_header X-Gateway-Cookie $preview_access_cookie;
+        proxy_set_header X-Gateway-Bypass $http_x_preview_bypass;
+        proxy_set_header X-Gateway-Uri $request_uri;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
     }

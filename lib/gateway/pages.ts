@@ -10,12 +10,15 @@ import type { Verdict } from "./resolve";
  */
 export type PageVerdict =
   | Exclude<Verdict, { status: 200 }>
+  | { status: 403; detail: string }
   | { status: 502; detail: string; buildId: string }
   | { status: 429; detail: string; buildId: string; retryAfterSeconds: number }
   | { status: 503; detail: string; buildId: string; retryAfterSeconds: number; waking: true };
 
 const TITLES: Record<PageVerdict["status"], string> = {
   400: "Bad Request",
+  401: "Sign in to open this preview",
+  403: "Not admitted",
   404: "No preview here",
   410: "This preview is gone",
   429: "Too many wakes",
@@ -25,10 +28,10 @@ const TITLES: Record<PageVerdict["status"], string> = {
 
 const titleOf = (verdict: PageVerdict) => ("waking" in verdict ? "Waking this preview up" : TITLES[verdict.status]);
 
-export function gatewayPage(verdict: PageVerdict, html: boolean): Response {
+export function gatewayPage(verdict: PageVerdict, html: boolean, extraHeaders: Record<string, string> = {}): Response {
   const buildId = "buildId" in verdict ? verdict.buildId : null;
   const link = buildId ? buildPageUrl(buildId) : null;
-  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  const headers: Record<string, string> = { "Cache-Control": "no-store", ...extraHeaders };
   if ("retryAfterSeconds" in verdict) headers["Retry-After"] = String(verdict.retryAfterSeconds);
   if (!html) {
     const title = titleOf(verdict);

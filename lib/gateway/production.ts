@@ -1,4 +1,4 @@
-import { renderGatewayConfig } from "./nginx-config";
+import { gatewayCookieName, renderGatewayConfig } from "./nginx-config";
 
 /**
  * deploy/nginx/previews.conf: the gateway for production, with TLS on a wildcard certificate and HTTP sent to
@@ -36,6 +36,7 @@ export function productionGatewayConfig(domain = "preview.example.com"): string 
       cacheFolder: "/var/cache/nginx/previews",
       maxBodySize: "256m",
       forwardedProto: "$scheme",
+      cookieName: gatewayCookieName("https"),
       tls: {
         certificate: `/etc/letsencrypt/live/${domain}/fullchain.pem`,
         key: `/etc/letsencrypt/live/${domain}/privkey.pem`,

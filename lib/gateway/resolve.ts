@@ -4,6 +4,7 @@ import { aliasPart, readHost, refLabel } from "../builds/preview-names";
 import { ENDED_STATUSES } from "../builds/repository";
 import type { BuildStatus } from "../builds/status";
 import { queryAll } from "../db/hot-sql";
+import { type Credentials, checkAccess } from "./access";
 
 /**
  * What the gateway (nginx, lib/gateway/nginx-config.ts) does with a request for a Host: proxy it to the
@@ -13,10 +14,24 @@ import { queryAll } from "../db/hot-sql";
  *
  * The upstream is built from the database only: the build's port, and the preview address its host registered
  * (Instance.previewAddress, from that host's preview_address). Nothing of the request ever becomes an address.
+ *
+ * A build's preview may be private (lib/gateway/access.ts): then every verdict about it, a 200 as much as a
+ * sleeping build's 503, is given only to a visitor it admits; anyone else gets 401, and the page route sends a
+ * browser to sign in. Nothing about a private build, not even that it sleeps, reaches an unadmitted visitor, and
+ * such a visit never wakes it.
  */
 export type Verdict =
   | { status: 200; upstream: string; buildId: string }
   | { status: 400 | 404; detail: string }
+  | {
+      status: 401;
+      detail: string;
+      buildId: string;
+      /** The name's label under the domain, which the visitor's passes are signed for. */
+      label: string;
+      /** The visitor sent a gateway cookie that does not hold (expired, revoked, for another name): clear it. */
+      badCookie: boolean;
+    }
   | { status: 410; detail: string; buildId: string }
   | {
       status: 503;
@@ -34,13 +49,16 @@ interface BuildRow {
   runtimeHandle: string | null;
   host: string | null;
   previewAddress: string | null;
+  /** The build's first repository, whose preview_access the build's preview has. */
+  alias: string | null;
   ref?: string;
 }
 
-const BUILD_BY_ID = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress"
+const BUILD_BY_ID = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress",
+  (SELECT r."alias" FROM "BuildRepository" r WHERE r."buildId" = b."id" AND r."position" = 0) AS "alias"
   FROM "Build" b LEFT JOIN "Instance" i ON i."name" = b."host" WHERE b."id" = ?`;
 // A name leads to the newest of its builds; builds are purged retention_days after they end, so the list is short.
-const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress", r."ref"
+const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress", r."alias", r."ref"
   FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId" LEFT JOIN "Instance" i ON i."name" = b."host"
   WHERE r."alias" = ? AND r."position" = 0 ORDER BY b."seq" DESC LIMIT 500`;
 
@@ -52,8 +70,24 @@ const IN_PROGRESS: Partial<Record<BuildStatus, string>> = {
   starting: "is starting",
 };
 
-/** The gateway's verdict on a Host header, with this instance's builds configuration. */
-export async function resolveHost(host: string, gateway = getBuildsConfig().gateway): Promise<Verdict> {
+/** The gateway's verdict on a Host header for this visitor, with this instance's builds configuration. */
+export async function resolveHost(
+  host: string,
+  credentials: Credentials = {},
+  gateway = getBuildsConfig().gateway,
+): Promise<Verdict> {
+  const found = await findBuild(host, gateway);
+  if (!("row" in found)) return found;
+  const verdict = verdictOf(found.row);
+  const access = await checkAccess({ buildId: found.row.id, alias: found.row.alias }, found.label, credentials);
+  if (access.admitted) return verdict;
+  return { status: 401, buildId: found.row.id, label: found.label, detail: access.detail, badCookie: access.badCookie };
+}
+
+async function findBuild(
+  host: string,
+  gateway: GatewayConfig | undefined,
+): Promise<{ row: BuildRow; label: string } | (Verdict & { status: 400 | 404 })> {
   if (!gateway) return { status: 404, detail: "This service has no gateway: previews are reached at their port." };
   const request = readHost(gateway, host);
   switch (request.kind) {
@@ -63,7 +97,7 @@ export async function resolveHost(host: string, gateway = getBuildsConfig().gate
       return { status: 404, detail: noPreview(gateway, request.label) };
     case "build": {
       const [row] = await queryAll<BuildRow>(BUILD_BY_ID, [request.buildId]);
-      return row ? verdictOf(row) : { status: 404, detail: `There is no build ${request.buildId}.` };
+      return row ? { row, label: request.label } : { status: 404, detail: `There is no build ${request.buildId}.` };
     }
     case "ref": {
       const repository = getBuildsConfig().repositories.find(
@@ -78,9 +112,16 @@ export async function resolveHost(host: string, gateway = getBuildsConfig().gate
         rows.find((row) => verdictOf(row).status === 200) ??
         rows.find((row) => !ENDED_STATUSES.includes(row.status) && row.status !== "destroying") ??
         rows[0];
-      return chosen ? verdictOf(chosen) : { status: 404, detail: noPreview(gateway, request.label) };
+      return chosen
+        ? { row: chosen, label: request.label }
+        : { status: 404, detail: noPreview(gateway, request.label) };
     }
   }
+}
+
+/** The visitor's credentials as the gateway passes them to the app (nginx-config.ts). */
+export function credentialsOf(request: Request): Credentials {
+  return { cookie: request.headers.get("x-gateway-cookie"), bypass: request.headers.get("x-gateway-bypass") };
 }
 
 function noPreview(gateway: GatewayConfig, label: string): string {

@@ -6,6 +6,7 @@ import {
   hookParamsSchema,
   listBuildsQuerySchema,
 } from "../builds/schemas";
+import { admitQuerySchema, shareIdParamsSchema, ticketQuerySchema } from "../gateway/schemas";
 import { convertQuerySchema } from "../rates/schemas";
 import { userIdParamsSchema } from "../users/schemas";
 
@@ -23,6 +24,9 @@ const SCHEMAS: Record<string, { in: "query" | "path"; schema: z.ZodObject }> = {
   BuildIdParams: { in: "path", schema: buildIdParamsSchema },
   HookParams: { in: "path", schema: hookParamsSchema },
   UserIdParams: { in: "path", schema: userIdParamsSchema },
+  ShareIdParams: { in: "path", schema: shareIdParamsSchema },
+  TicketQuery: { in: "query", schema: ticketQuerySchema },
+  AdmitQuery: { in: "query", schema: admitQuerySchema },
   ConvertQuery: { in: "query", schema: convertQuerySchema },
 };
 

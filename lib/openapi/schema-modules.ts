@@ -7,4 +7,5 @@ import "../users/schemas";
 import "../rates/schemas";
 import "../rates/webhooks/schemas";
 import "../builds/schemas";
+import "../gateway/schemas";
 import "../health/schemas";

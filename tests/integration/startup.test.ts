@@ -62,6 +62,27 @@ describe("starting the application", { concurrent: true }, () => {
     expect(again.stdout).toContain(`${dir}/quiet/app.db (up to date)`);
   });
 
+  it("warns when previews are kept to signed-in users while anyone may register", async () => {
+    fs.mkdirSync(`${dir}/private-config`, { recursive: true });
+    const config = `${dir}/private-config/builds.yaml`;
+    fs.writeFileSync(
+      config,
+      `builds_root: ${dir}/private-config/builds\nrepositories:\n  - { alias: demo, url: ., preview_access: users }\n  - { alias: open, url: . }\n`,
+    );
+    const open = await prepareStart({ DATABASE_URL: `file:${dir}/private/app.db`, BUILDS_CONFIG: config });
+    expect(open.status, open.stderr).toBe(0);
+    expect(open.stderr).toContain(
+      'WARNING: preview_access is "users" for demo, but REGISTRATION=open lets anyone register',
+    );
+    const closed = await prepareStart({
+      DATABASE_URL: `file:${dir}/private/app.db`,
+      BUILDS_CONFIG: config,
+      REGISTRATION: "closed",
+    });
+    expect(closed.status, closed.stderr).toBe(0);
+    expect(closed.stderr).not.toContain("preview_access");
+  });
+
   it("stops with a message naming an invalid variable", async () => {
     const result = await prepareStart({ DATABASE_URL: `file:${dir}/bad/app.db`, RATES_TIMEZONE: "Nowhere/Land" });
     expect(result.status).toBe(1);

@@ -65,3 +65,32 @@ describe("gateway: and preview_address in the builds configuration", () => {
     expect(() => refuseDashboardUnderPreviews(load("repositories: []\n"), ["https://example.com"])).not.toThrow();
   });
 });
+
+describe("preview_access and preview_bypass_secret_env of a repository", () => {
+  it("default to public previews without a bypass, and read the bypass secret from the named variable", () => {
+    process.env.GATEWAY_CONFIG_TEST_BYPASS = "s3cret";
+    try {
+      const config = load(
+        "repositories:\n  - { alias: a, url: . }\n  - { alias: b, url: ., preview_access: users, preview_bypass_secret_env: GATEWAY_CONFIG_TEST_BYPASS }\n",
+      );
+      expect(config.repositories.map((r) => [r.alias, r.preview_access, r.previewBypassSecret])).toEqual([
+        ["a", "public", null],
+        ["b", "users", "s3cret"],
+      ]);
+    } finally {
+      delete process.env.GATEWAY_CONFIG_TEST_BYPASS;
+    }
+  });
+
+  it("refuses another access, a bad variable name, and a variable that is not set", () => {
+    expect(errorOf("repositories:\n  - { alias: a, url: ., preview_access: private }\n")).toMatch(
+      /repositories\[0\]\.preview_access: must be "public" or "users"/,
+    );
+    expect(errorOf("repositories:\n  - { alias: a, url: ., preview_bypass_secret_env: 'A B' }\n")).toMatch(
+      /repositories\[0\]\.preview_bypass_secret_env: must be an environment variable name/,
+    );
+    expect(errorOf("repositories:\n  - { alias: a, url: ., preview_bypass_secret_env: NOT_SET_ANYWHERE_X }\n")).toMatch(
+      /repositories\[0\]\.preview_bypass_secret_env: the environment variable NOT_SET_ANYWHERE_X is not set/,
+    );
+  });
+});

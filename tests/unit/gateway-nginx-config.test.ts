@@ -53,6 +53,7 @@ describe("the gateway's nginx configuration", () => {
         cacheFolder: path.join(folder, "cache2"),
         maxBodySize: "128m",
         forwardedProto: "http",
+        cookieName: "preview-access",
       });
       for (const [name, site] of [
         ["production", production],

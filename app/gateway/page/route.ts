@@ -1,5 +1,6 @@
+import { admissionAnswer } from "@/lib/gateway/admission";
 import { gatewayPage, type PageVerdict } from "@/lib/gateway/pages";
-import { resolveHost, type Verdict } from "@/lib/gateway/resolve";
+import { credentialsOf, resolveHost, type Verdict } from "@/lib/gateway/resolve";
 import { wakeOnVisit } from "@/lib/gateway/wake-on-visit";
 import { clientAddress } from "@/lib/http/client-address";
 import { prefersHtml } from "@/lib/http/negotiate";
@@ -20,11 +21,15 @@ export const dynamic = "force-dynamic";
  *       while it is built; for a sleeping build, the visit wakes it (a page that reloads until the preview
  *       answers, 503 with Retry-After), unless the visitor's address has woken gateway.wakes_per_hour previews
  *       this hour (429); 400 for a Host no preview can have; 502 when the gateway found a running
- *       build's preview not answering (`unreachable`). Never a preview's content.
+ *       build's preview not answering (`unreachable`). A private preview that does not admit the visitor: a
+ *       browser is sent (303) to the dashboard's GET /gateway/ticket to sign in and come back, anything else gets
+ *       401. Never a preview's content.
  *     parameters:
  *       - { in: query, name: unreachable, schema: { type: string }, description: "Set by the gateway when the preview did not answer" }
  *     responses:
+ *       303: { description: "A private preview: to the dashboard's GET /gateway/ticket, to sign in and come back" }
  *       400: { $ref: "#/components/responses/BadRequest" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       410:
  *         description: The build behind the name ended; the detail links its page
@@ -38,8 +43,9 @@ export const dynamic = "force-dynamic";
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route(async (request) => {
-  const verdict = await resolveHost(request.headers.get("host") ?? "");
+  const verdict = await resolveHost(request.headers.get("host") ?? "", credentialsOf(request));
   const html = prefersHtml(request);
+  if (verdict.status === 401) return admissionAnswer(verdict, html, request.headers.get("x-gateway-uri"));
   if (verdict.status === 503 && verdict.asleep) return gatewayPage(await visitAsleep(verdict, request), html);
   if (verdict.status !== 200) return gatewayPage(verdict, html);
   // A name that leads to a running build: its preview did not answer the gateway, or it started meanwhile.

@@ -1,4 +1,4 @@
-import { resolveHost } from "@/lib/gateway/resolve";
+import { credentialsOf, resolveHost } from "@/lib/gateway/resolve";
 import { noteVisit } from "@/lib/gateway/visits";
 import { json, route } from "@/lib/http/route";
 
@@ -15,11 +15,15 @@ export const dynamic = "force-dynamic";
  *       serves, at most once a second per name: it reads the answer in `auth_request`'s terms. 200 with
  *       `X-Gateway-Upstream` (the `ip:port` of the build's preview, on the host that runs it) when the request is
  *       to be proxied there; 403 when it is not, with `X-Gateway-Status` saying why (404 no such name, 410 the
- *       build ended, 503 being built or asleep, 400 a Host no preview has), and nginx then shows
- *       GET /gateway/page. The name is the request's Host as nginx received it, in `X-Gateway-Host`. A 200 counts
- *       as a visit of the build (the sleep policy's activity). Public: every build's address is in its view already.
+ *       build ended, 503 being built or asleep, 400 a Host no preview has, 401 a private preview that does not
+ *       admit this visitor), and nginx then shows GET /gateway/page. The name is the request's Host as nginx
+ *       received it, in `X-Gateway-Host`; the visitor's gateway cookie and X-Preview-Bypass header come in
+ *       `X-Gateway-Cookie` and `X-Gateway-Bypass` (a private preview's verdict depends on them). A 200 counts as a
+ *       visit of the build (the sleep policy's activity).
  *     parameters:
  *       - { in: header, name: X-Gateway-Host, required: true, schema: { type: string }, example: "feature-x--demo.preview.example.com" }
+ *       - { in: header, name: X-Gateway-Cookie, schema: { type: string }, description: "The value of the gateway's cookie the visitor sent" }
+ *       - { in: header, name: X-Gateway-Bypass, schema: { type: string }, description: "The X-Preview-Bypass header the visitor sent" }
  *     responses:
  *       200:
  *         description: Proxy to this upstream
@@ -37,7 +41,7 @@ export const dynamic = "force-dynamic";
  *             schema: { $ref: "#/components/schemas/GatewayVerdict" }
  */
 export const GET = route(async (request) => {
-  const verdict = await resolveHost(request.headers.get("x-gateway-host") ?? "");
+  const verdict = await resolveHost(request.headers.get("x-gateway-host") ?? "", credentialsOf(request));
   const headers: Record<string, string> = { "Cache-Control": "no-store", "X-Gateway-Status": String(verdict.status) };
   if (verdict.status === 200) {
     headers["X-Gateway-Upstream"] = verdict.upstream;

@@ -1,0 +1,51 @@
+import { requireUser } from "@/lib/auth/guard";
+import { buildIdParamsSchema } from "@/lib/builds/schemas";
+import { createShareSchema } from "@/lib/gateway/schemas";
+import { createShare } from "@/lib/gateway/shares";
+import { parseJson, parseParams } from "@/lib/http/request";
+import { json, route } from "@/lib/http/route";
+
+type Context = { params: Promise<{ build_id: string }> };
+
+/**
+ * @swagger
+ * /builds/{build_id}/share:
+ *   post:
+ *     tags: [Builds]
+ *     summary: Make a share link of a build's preview
+ *     description: >
+ *       A link that opens the build's preview through the gateway for whoever holds it, private preview or not,
+ *       until `expires_in_seconds` have passed (24 hours unless given, at most 7 days) or it is revoked
+ *       (DELETE /builds/{build_id}/shares/{share_id}). The answer's `url` is shown this once: only its secret's
+ *       hash is kept. The body may be left out. 409 without a gateway, or for a build whose preview is gone.
+ *       Allowed for the build's creator or an admin.
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
+ *     requestBody:
+ *       required: false
+ *       content:
+ *         application/json:
+ *           schema: { $ref: "#/components/schemas/CreateShare" }
+ *           example: { expires_in_seconds: 86400 }
+ *     responses:
+ *       201:
+ *         description: The share, with its link
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/CreatedPreviewShare" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       409: { $ref: "#/components/responses/Conflict" }
+ *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const POST = route<Context>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  const empty = request.headers.get("content-length") === "0" || request.body === null;
+  const { expires_in_seconds } = empty ? createShareSchema.parse({}) : await parseJson(request, createShareSchema);
+  return json(await createShare(user, build_id, expires_in_seconds), { status: 201 });
+});

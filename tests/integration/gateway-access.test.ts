@@ -1,0 +1,386 @@
+import crypto from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, sessionSecret } from "../support/app-server";
+import {
+  type BuildJson,
+  type BuildsApp,
+  fixtureUids,
+  makeBuildsFixture,
+  startBuildsApp,
+  tearDownBuilds,
+} from "../support/builds";
+import { type Gateway, ODOO_LIKE_PREVIEW, type RawResponse, requestThrough, startGateway } from "../support/gateway";
+import { signInWithCookie, signOutWithCookie } from "../support/sessions";
+import { registerAndGetToken } from "../support/users";
+
+/**
+ * Who the gateway lets in (`npm run gateway`, the real nginx, in front of the built app): a repository whose
+ * previews are for signed-in users (`preview_access: users`), one whose previews are public, and what a preview
+ * receives once a visitor is in. Requests go to 127.0.0.1 with the preview's name in Host, as a browser that
+ * resolved the name sends them; the stand-in Odoo preview answers with the headers it received.
+ */
+const DOMAIN = "preview.localhost";
+const BYPASS = `bypass-${crypto.randomUUID()}`;
+const BROWSER = { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+let builds: BuildsApp;
+let gateway: Gateway;
+let port: number;
+let dashboard: string;
+let privateBuild: BuildJson;
+let publicBuild: BuildJson;
+let privateHost: string;
+let publicHost: string;
+
+beforeAll(async () => {
+  port = await freePort();
+  const appPort = await freePort();
+  dashboard = `http://127.0.0.1:${appPort}`;
+  const fixture = makeBuildsFixture(
+    (f) => `
+builds_root: ${f.buildsRoot}
+max_concurrent_builds: 2
+ports: { start: ${f.ports.start}, end: ${f.ports.end} }
+reaper_interval_seconds: 0.5
+gateway: { domain: ${DOMAIN}, port: ${port} }
+runtime:
+  driver: process
+  run_as_uids: ${JSON.stringify(fixtureUids(f.ports))}
+  start: ${ODOO_LIKE_PREVIEW}
+  healthcheck: { path: /web/login, timeout_seconds: 30 }
+repositories:
+  - alias: secret
+    url: ./repo
+    modules_path: addons
+    module_manifest: manifest.json
+    preview_access: users
+    preview_bypass_secret_env: ACCESS_TEST_BYPASS
+  - alias: open
+    url: ./repo
+    modules_path: addons
+    module_manifest: manifest.json
+`,
+  );
+  const env = { ACCESS_TEST_BYPASS: BYPASS };
+  builds = await startBuildsApp(fixture, { ...env, PORT: String(appPort), PUBLIC_URL: dashboard });
+  gateway = await startGateway({
+    port,
+    appUrl: builds.app.baseUrl,
+    env: { ...env, DATABASE_URL: builds.app.databaseUrl, BUILDS_CONFIG: fixture.configFile },
+    dataDir: builds.app.dataDir,
+  });
+  const started: BuildJson[] = [];
+  for (const repository of ["secret", "open"]) {
+    const response = await builds.post({ repositories: [{ repository, ref: "main" }], modules: ["base_mod"] });
+    expect(response.status).toBe(202);
+    started.push((await response.json()) as BuildJson);
+  }
+  [privateBuild, publicBuild] = await Promise.all(
+    started.map((build) => builds.waitForStatus(build.build_id, ["running"], 60_000)),
+  );
+  privateHost = `${privateBuild.build_id}.${DOMAIN}:${port}`;
+  publicHost = `${publicBuild.build_id}.${DOMAIN}:${port}`;
+}, 180_000);
+afterAll(async () => {
+  await gateway?.stop();
+  await tearDownBuilds(builds);
+});
+
+const through = (host: string, path: string, headers: Record<string, string> = {}) =>
+  requestThrough(port, { host, path, headers });
+const seenBy = (response: RawResponse) =>
+  JSON.parse(response.body) as { build_id: string; path: string; headers: Record<string, string> };
+// nginx keeps each answer "1 s" counted in whole seconds of its clock: an answer lives for less than 2 s.
+const GATEWAY_CACHE_MS = 2_100;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The gateway's cookie a response sets, as `name=value`, with its attributes. */
+function gatewayCookieOf(response: RawResponse): { pair: string; attributes: string[] } {
+  const line = (response.headers["set-cookie"] ?? []).find((cookie) => cookie.startsWith("preview-access="));
+  if (!line) throw new Error(`no gateway cookie set (status ${response.status})`);
+  const [pair, ...attributes] = line.split(";").map((part) => part.trim());
+  return { pair, attributes };
+}
+
+/** A signed-in user's whole round trip: the dashboard's ticket, the gateway's admission; the gateway's cookie. */
+async function admitSignedIn(cookie: string, to = "/") {
+  const label = privateBuild.build_id;
+  const ticket = await fetch(`${dashboard}/gateway/ticket?${new URLSearchParams({ name: label, to })}`, {
+    headers: { ...BROWSER, Cookie: cookie },
+    redirect: "manual",
+  });
+  expect(ticket.status).toBe(303);
+  const admit = new URL(ticket.headers.get("location")!);
+  expect(admit.host).toBe(privateHost);
+  expect(admit.pathname).toBe("/__gateway/admit");
+  const admitted = await through(privateHost, `${admit.pathname}${admit.search}`, BROWSER);
+  expect(admitted.status).toBe(303);
+  expect(admitted.headers.location).toBe(to);
+  return { admitted, ticketUrl: admit, cookie: gatewayCookieOf(admitted) };
+}
+
+/** A ticket as the app signs one (lib/gateway/access.ts), with the app's secret: to forge an expired one. */
+function signedTicket(label: string, grant: unknown[], expiresAt: number): string {
+  const key = crypto.createHmac("sha256", sessionSecret(builds.app)).update("preview-gateway-pass").digest();
+  const payload = Buffer.from(JSON.stringify({ h: label, g: grant, e: expiresAt })).toString("base64url");
+  return `${payload}.${crypto.createHmac("sha256", key).update(`ticket\n${payload}`).digest("base64url")}`;
+}
+
+describe("a public preview (preview_access: public, the default)", () => {
+  it("is served to anyone, as before", async () => {
+    const response = await through(publicHost, "/anything?x=1", BROWSER);
+    expect(response.status).toBe(200);
+    expect(seenBy(response)).toMatchObject({ build_id: publicBuild.build_id, path: "/anything?x=1" });
+  });
+});
+
+describe("a private preview (preview_access: users)", () => {
+  it("sends an anonymous browser to sign in on the dashboard, and shows it nothing of the preview", async () => {
+    const response = await through(privateHost, "/web/x?y=1", BROWSER);
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.location!);
+    expect(`${location.origin}${location.pathname}`).toBe(`${dashboard}/gateway/ticket`);
+    expect(Object.fromEntries(location.searchParams)).toEqual({ name: privateBuild.build_id, to: "/web/x?y=1" });
+    expect(response.body).not.toContain("url_root");
+  });
+
+  it("answers a program 401, with a problem that says how to get in", async () => {
+    const response = await through(privateHost, "/");
+    expect(response.status).toBe(401);
+    expect(response.headers["content-type"]).toContain("application/problem+json");
+    expect(JSON.parse(response.body).detail).toContain("signed in to the dashboard");
+  });
+
+  it("GET /gateway/ticket sends a signed-out browser to the sign-in dialog, which comes back to it", async () => {
+    const query = new URLSearchParams({ name: privateBuild.build_id, to: "/web" });
+    const response = await fetch(`${dashboard}/gateway/ticket?${query}`, { headers: BROWSER, redirect: "manual" });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(
+      `/?${new URLSearchParams({ "sign-in": `/gateway/ticket?${query}` })}`,
+    );
+  });
+
+  it("GET /gateway/ticket refuses a name no preview has", async () => {
+    const response = await fetch(`${dashboard}/gateway/ticket?name=a_b&to=/`, { redirect: "manual" });
+    expect(response.status).toBe(400);
+  });
+
+  it("admits a signed-in user through a ticket; the preview receives no gateway cookie, ticket or dashboard cookie", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const signedIn = await signInWithCookie(builds.app, user.email, user.password);
+    const { cookie, ticketUrl } = await admitSignedIn(signedIn.cookie, "/anything?y=1");
+    expect(cookie.attributes).toEqual(expect.arrayContaining(["Path=/", "HttpOnly", "SameSite=Lax"]));
+    expect(cookie.attributes).not.toContain("Secure");
+    expect(cookie.attributes.some((attribute) => /^domain=/i.test(attribute))).toBe(false);
+
+    const response = await through(privateHost, "/anything?y=1", {
+      ...BROWSER,
+      Cookie: `session_id=abc; ${cookie.pair}; lang=es`,
+    });
+    expect(response.status).toBe(200);
+    const seen = seenBy(response);
+    expect(seen).toMatchObject({ build_id: privateBuild.build_id, path: "/anything?y=1" });
+    // The preview's own cookies pass; the gateway's does not.
+    expect(seen.headers.cookie).toBe("session_id=abc; lang=es");
+    const everything = JSON.stringify(seen);
+    for (const secret of [cookie.pair.split("=")[1], ticketUrl.searchParams.get("ticket")!, signedIn.sessionCookie])
+      expect(everything).not.toContain(secret);
+    expect(Object.keys(seen.headers).filter((name) => /gateway|bypass/.test(name))).toEqual([]);
+
+    // The gateway's cookie alone in the header: the preview receives no Cookie at all.
+    const alone = seenBy(await through(privateHost, "/", { Cookie: cookie.pair }));
+    expect(alone.headers.cookie).toBeUndefined();
+  });
+
+  it("keeps an admitted visitor's answer to that visitor: an anonymous one right after is still refused", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const { cookie } = await admitSignedIn((await signInWithCookie(builds.app, user.email, user.password)).cookie);
+    for (let round = 0; round < 3; round++) {
+      expect((await through(privateHost, "/", { Cookie: cookie.pair })).status).toBe(200);
+      expect((await through(privateHost, "/")).status).toBe(401);
+      expect((await through(privateHost, "/", { Cookie: "lang=es" })).status).toBe(401);
+    }
+  });
+
+  it("refuses a forged, expired or another name's ticket", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const signedIn = await signInWithCookie(builds.app, user.email, user.password);
+    const { ticketUrl } = await admitSignedIn(signedIn.cookie);
+    const ticket = ticketUrl.searchParams.get("ticket")!;
+    const [payload, signature] = ticket.split(".");
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as { g: unknown[] };
+    const forgedPayload = Buffer.from(
+      JSON.stringify({ h: publicBuild.build_id, g: claims.g, e: Date.now() / 1000 + 60 }),
+    ).toString("base64url");
+    const refused = [
+      `${forgedPayload}.${signature}`,
+      `${payload}.${signature.slice(0, -2)}AA`,
+      signedTicket(privateBuild.build_id, claims.g, Math.floor(Date.now() / 1000) - 1),
+      "",
+    ];
+    for (const bad of refused) {
+      const response = await through(privateHost, `/__gateway/admit?ticket=${encodeURIComponent(bad)}&to=/`);
+      expect(response.status, bad).toBe(403);
+      expect(response.headers["set-cookie"]).toBeUndefined();
+    }
+    // A good ticket signed for the private name does not admit to another name either.
+    const elsewhere = await through(publicHost, `/__gateway/admit?ticket=${encodeURIComponent(ticket)}&to=/`);
+    expect(elsewhere.status).toBe(403);
+    // The same signature with a later expiry is a forgery.
+    const extended = signedTicket(privateBuild.build_id, claims.g, Math.floor(Date.now() / 1000) + 3600);
+    const forged = `${extended.split(".")[0]}.${signature}`;
+    expect((await through(privateHost, `/__gateway/admit?ticket=${encodeURIComponent(forged)}`)).status).toBe(403);
+  });
+
+  it("refuses a forged gateway cookie and clears it, and refuses the cookie sent twice", async () => {
+    const forged = await through(privateHost, "/", { ...BROWSER, Cookie: "preview-access=abc.def" });
+    expect(forged.status).toBe(303);
+    expect(gatewayCookieOf(forged)).toMatchObject({
+      pair: "preview-access=",
+      attributes: expect.arrayContaining(["Max-Age=0"]),
+    });
+
+    const user = await registerAndGetToken(builds.app);
+    const { cookie } = await admitSignedIn((await signInWithCookie(builds.app, user.email, user.password)).cookie);
+    const twice = await through(privateHost, "/", { Cookie: `${cookie.pair}; a=1; ${cookie.pair}` });
+    expect(twice.status).toBe(400);
+    expect(twice.body).not.toContain("build_id");
+  });
+
+  it("closes to a user who signs out of the dashboard, within the gateway's cache time", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const signedIn = await signInWithCookie(builds.app, user.email, user.password);
+    const { cookie } = await admitSignedIn(signedIn.cookie);
+    expect((await through(privateHost, "/", { Cookie: cookie.pair })).status).toBe(200);
+    expect((await signOutWithCookie(builds.app, signedIn)).status).toBeLessThan(400);
+    await sleep(GATEWAY_CACHE_MS);
+    expect((await through(privateHost, "/", { Cookie: cookie.pair })).status).toBe(401);
+  });
+
+  it("opens to an automated test with the repository's bypass secret, which the preview never receives", async () => {
+    const response = await through(privateHost, "/anything", { "X-Preview-Bypass": BYPASS });
+    expect(response.status).toBe(200);
+    const seen = seenBy(response);
+    expect(seen.build_id).toBe(privateBuild.build_id);
+    expect(JSON.stringify(seen)).not.toContain(BYPASS);
+    expect(seen.headers["x-preview-bypass"]).toBeUndefined();
+    // Not kept for others: the next anonymous request, and a wrong secret, are refused.
+    expect((await through(privateHost, "/")).status).toBe(401);
+    const wrong = await through(privateHost, "/", { "X-Preview-Bypass": `${BYPASS}x` });
+    expect(wrong.status).toBe(401);
+    expect(JSON.parse(wrong.body).detail).toContain("X-Preview-Bypass");
+    // A public preview does not receive the header either.
+    const open = seenBy(await through(publicHost, "/", { "X-Preview-Bypass": BYPASS }));
+    expect(open.headers["x-preview-bypass"]).toBeUndefined();
+  });
+});
+
+describe("POST /builds/{build_id}/share, GET /builds/{build_id}/shares, DELETE /builds/{build_id}/shares/{share_id}", () => {
+  const share = (buildId: string, body?: unknown, authorization = builds.authorization) =>
+    builds.app.fetch(`/builds/${buildId}/share`, {
+      method: "POST",
+      headers: { ...authorization, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  it("makes a link that opens the private preview to whoever holds it, without the secret reaching the preview", async () => {
+    const before = Date.now();
+    const created = await share(privateBuild.build_id);
+    expect(created.status).toBe(201);
+    const body = (await created.json()) as { id: string; url: string; expires_at: string };
+    const url = new URL(body.url);
+    expect(url.host).toBe(privateHost);
+    expect(url.pathname).toMatch(/^\/__gateway\/share\/[A-Za-z0-9_-]{43}$/);
+    const expiresAt = Date.parse(body.expires_at);
+    expect(expiresAt - before).toBeGreaterThanOrEqual(24 * 3600_000 - 1000);
+    expect(expiresAt - before).toBeLessThanOrEqual(24 * 3600_000 + 60_000);
+
+    const opened = await through(privateHost, url.pathname, BROWSER);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.location).toBe("/");
+    const { pair } = gatewayCookieOf(opened);
+    const response = await through(privateHost, "/", { Cookie: `${pair}; session_id=s1` });
+    expect(response.status).toBe(200);
+    const seen = seenBy(response);
+    expect(seen.headers.cookie).toBe("session_id=s1");
+    expect(JSON.stringify(seen)).not.toContain(url.pathname.split("/").pop()!);
+
+    const listed = await builds.app.fetch(`/builds/${privateBuild.build_id}/shares`, { headers: builds.authorization });
+    expect(listed.status).toBe(200);
+    const { shares } = (await listed.json()) as { shares: Record<string, unknown>[] };
+    expect(shares.find((item) => item.id === body.id)).toMatchObject({ expires_at: body.expires_at });
+    expect(JSON.stringify(shares)).not.toContain(url.pathname.split("/").pop()!);
+  });
+
+  it("stops opening the preview when revoked, within the gateway's cache time", async () => {
+    const body = (await (await share(privateBuild.build_id, { expires_in_seconds: 3600 })).json()) as {
+      id: string;
+      url: string;
+    };
+    const path = new URL(body.url).pathname;
+    const { pair } = gatewayCookieOf(await through(privateHost, path));
+    expect((await through(privateHost, "/", { Cookie: pair })).status).toBe(200);
+    const revoked = await builds.app.fetch(`/builds/${privateBuild.build_id}/shares/${body.id}`, {
+      method: "DELETE",
+      headers: builds.authorization,
+    });
+    expect(revoked.status).toBe(204);
+    await sleep(GATEWAY_CACHE_MS);
+    expect((await through(privateHost, "/", { Cookie: pair })).status).toBe(401);
+    expect((await through(privateHost, path, BROWSER)).status).toBe(404);
+    const again = await builds.app.fetch(`/builds/${privateBuild.build_id}/shares/${body.id}`, {
+      method: "DELETE",
+      headers: builds.authorization,
+    });
+    expect(again.status).toBe(404);
+  });
+
+  it("stops opening the preview when it expires", async () => {
+    const body = (await (await share(privateBuild.build_id, { expires_in_seconds: 3 })).json()) as { url: string };
+    const path = new URL(body.url).pathname;
+    const { pair, attributes } = gatewayCookieOf(await through(privateHost, path));
+    expect(Number(attributes.find((a) => a.startsWith("Max-Age="))!.split("=")[1])).toBeLessThanOrEqual(3);
+    expect((await through(privateHost, "/", { Cookie: pair })).status).toBe(200);
+    await sleep(3_000 + GATEWAY_CACHE_MS);
+    expect((await through(privateHost, "/", { Cookie: pair })).status).toBe(401);
+    expect((await through(privateHost, path)).status).toBe(404);
+  });
+
+  it("opens only the build it was made for", async () => {
+    const body = (await (await share(privateBuild.build_id)).json()) as { url: string };
+    const path = new URL(body.url).pathname;
+    expect((await through(publicHost, path)).status).toBe(404);
+  });
+
+  it("is for the build's creator or an admin; others 403, anonymous 401; bad expiries 422", async () => {
+    const other = await registerAndGetToken(builds.app);
+    expect((await share(privateBuild.build_id, undefined, other.authorization)).status).toBe(403);
+    const list = await builds.app.fetch(`/builds/${privateBuild.build_id}/shares`, { headers: other.authorization });
+    expect(list.status).toBe(403);
+    expect((await share(privateBuild.build_id, undefined, {})).status).toBe(401);
+    for (const expires_in_seconds of [8 * 24 * 3600, 0, 1.5, "60"]) {
+      const response = await share(privateBuild.build_id, { expires_in_seconds });
+      expect([400, 422], JSON.stringify(expires_in_seconds)).toContain(response.status);
+      expect(JSON.stringify(await response.json())).toContain("expires_in_seconds");
+    }
+    expect((await share("0000000000000000")).status).toBe(404);
+  });
+});
+
+describe("waking a private preview", () => {
+  it("an anonymous visit never wakes it; an admitted one does", async () => {
+    const slept = await builds.app.fetch(`/builds/${privateBuild.build_id}/sleep`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
+    expect(slept.status).toBe(200);
+    await builds.waitForStatus(privateBuild.build_id, ["sleeping"]);
+    await sleep(1_100);
+    const anonymous = await through(privateHost, "/", BROWSER);
+    expect(anonymous.status).toBe(303);
+    await sleep(1_500);
+    expect((await builds.get(`/builds/${privateBuild.build_id}`).then((r) => r.json())).status).toBe("sleeping");
+    const admitted = await through(privateHost, "/", { "X-Preview-Bypass": BYPASS });
+    expect(admitted.status).toBe(503);
+    await builds.waitForStatus(privateBuild.build_id, ["starting", "running"], 60_000);
+  });
+});
