@@ -15,6 +15,7 @@ import { shortSha } from "./build-format";
 import { CommitLine, TriggerBadge, useDescribeOrigin } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { followedStage } from "./followed-stage";
+import { PreviewAccess } from "./preview-access";
 import { PreviewNames } from "./preview-names";
 import { StageLogViewer } from "./stage-log-viewer";
 import { StageTimeline } from "./stage-timeline";
@@ -115,6 +116,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
       )}
 
       <PreviewNames build={build} />
+      <PreviewAccess build={build} />
 
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 text-sm sm:grid-cols-3">
         <Fact label={t("startedBy")}>

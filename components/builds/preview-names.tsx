@@ -1,11 +1,10 @@
+"use client";
+
+import { useTranslations } from "next-intl";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { Build } from "@/lib/swr/types";
 
-const KIND_LABELS: Record<string, string> = {
-  build: "This build",
-  branch: "Its branch (the newest build)",
-  pull_request: "Its pull request (the newest build)",
-};
+const KINDS = ["build", "branch", "pull_request"] as const;
 
 /**
  * The names the preview is reached at behind the gateway: the build's own, and its branch's or pull request's,
@@ -13,17 +12,20 @@ const KIND_LABELS: Record<string, string> = {
  * branch's name leads to a newer build once this one is gone.
  */
 export function PreviewNames({ build }: { build: Build }) {
+  const t = useTranslations("builds.previewNames");
   const names = build.preview_names ?? [];
   if (names.length === 0) return null;
   return (
     <div className="flex flex-col gap-1 text-sm" data-testid="preview-names">
       <span className="text-xs font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400">
-        Preview names
+        {t("title")}
       </span>
       <ul className="flex flex-col gap-1">
         {names.map((name) => (
           <li key={name.kind} className="flex min-w-0 flex-wrap items-center gap-2">
-            <span className="text-slate-600 dark:text-slate-400">{KIND_LABELS[name.kind] ?? name.kind}:</span>
+            <span className="text-slate-600 dark:text-slate-400">
+              {KINDS.includes(name.kind) ? t(name.kind) : name.kind}:
+            </span>
             <a
               href={name.url}
               target="_blank"
@@ -32,7 +34,7 @@ export function PreviewNames({ build }: { build: Build }) {
             >
               {name.name}
             </a>
-            <CopyButton text={name.url} label={`Copy ${name.kind === "build" ? "build" : "stable"} URL`} />
+            <CopyButton text={name.url} label={t(name.kind === "build" ? "copyBuild" : "copyStable")} />
           </li>
         ))}
       </ul>
