@@ -1,7 +1,8 @@
 /**
  * Import rules (`npm run lint:imports`): imports flow one way, app -> components -> lib, and nothing in the
  * product reaches into the tests, the scripts, the bench or tools/; tests/ and scripts/ keep to themselves
- * and share what both need through tools/; no module imports itself back through others.
+ * and share what both need through tools/; no module imports itself back through others. Within lib/, the data
+ * layer and the topology sit below the domains, and only lib/db/ knows the dialect.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -19,6 +20,30 @@ module.exports = {
       comment: "lib/ is the application: it never imports the routes, the UI, the tests, the scripts or the bench.",
       from: { path: "^lib/" },
       to: { path: "^(app|components|tests|scripts|bench|tools)/" },
+    },
+    {
+      name: "dialect-in-db-only",
+      severity: "error",
+      comment:
+        "Only lib/db/ knows which database this is: a statement spelled per database lives in lib/db/statements/, and 'one instance or several' is lib/topology's question.",
+      from: { pathNot: "^lib/db/" },
+      to: { path: "^lib/db/dialect\\.ts$" },
+    },
+    {
+      name: "db-below-the-domains",
+      severity: "error",
+      comment:
+        "lib/db/ serves every domain and imports none: only the process's own env and data folder (lib/server/).",
+      from: { path: "^lib/db/" },
+      to: { path: "^lib/", pathNot: "^lib/(db|server)/" },
+    },
+    {
+      name: "topology-below-the-domains",
+      severity: "error",
+      comment:
+        "The domains ask lib/topology (and its lib/cluster) about the other instances; the cluster code is handed what it needs from them (lib/builds/membership.ts), it never imports them.",
+      from: { path: "^lib/(topology|cluster)/" },
+      to: { path: "^lib/(builds|rates|gateway|backups|health|metrics|openapi|swr)/" },
     },
     {
       name: "components-below-app",

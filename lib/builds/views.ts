@@ -1,5 +1,5 @@
 import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
-import { hostPartOf, thisInstanceName } from "../cluster/instances";
+import { getTopology, hostPartOf } from "../topology";
 import { fillPreviewTemplate, getBuildsConfig, previewAccessOf } from "./config";
 import { nameUrl, previewNamesOf } from "./preview-names";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
@@ -40,7 +40,7 @@ export function toBuildSummary(
               getBuildsConfig().preview_url,
               build.id,
               build.port,
-              hostPartOf(build.host ?? thisInstanceName()),
+              hostPartOf(build.host ?? getTopology().instanceName()),
             )
         : null,
     preview_names: gateway ? previewNamesOf(gateway, build) : [],

@@ -1,12 +1,11 @@
 import { requireSession } from "../auth/guard";
 import { findSessionUser } from "../auth/revocations";
-import { getDialect } from "../db";
 import { queryOne } from "../db/hot-sql";
 import { clientAddress } from "../http/client-address";
 import { serviceUnavailable, unauthorized } from "../http/problem";
 import { getEnv } from "../server/env";
 import { type PublicUser, withEffectiveRole } from "../users/roles";
-import { databaseNow, lostAfterMs } from "./instances";
+import { databaseNow, type LostHost, lostAfterMs } from "./instances";
 import { type PeerIdentity, peerAddressee, signPeerRequest, verifyPeerRequest } from "./peer-auth";
 
 /**
@@ -21,7 +20,7 @@ import { type PeerIdentity, peerAddressee, signPeerRequest, verifyPeerRequest } 
  * heartbeat, unless the caller knows what to do without it (DELETE: lib/builds/service.ts destroyBuildOfLostHost).
  *
  * What lives in the database (the build's view, extend, rebuild) is served by any instance and never forwarded.
- * On SQLite there is one instance: nothing here runs.
+ * A single instance (lib/topology) forwards nothing.
  */
 
 /** Who asked, as this instance knows it: directly, or through the instance that forwarded the request. */
@@ -84,19 +83,15 @@ const FORWARDED_RESPONSE_HEADERS = [
   "x-content-type-options",
 ];
 
-/** A build's host whose heartbeat stopped: what a request about its build can say of it. */
-export interface LostHost {
-  name: string;
-  lastHeartbeat: Date;
-}
+export type { LostHost };
 
 /** How long the host may take to start answering (a cancel waits for the stage's processes to end). */
 const HEADERS_TIMEOUT_MS = 120_000;
 
 /**
  * The host's answer when the build runs on another instance; null when this instance serves the request itself
- * (SQLite, a queued build with no host yet, a build of this instance, or a request another instance forwarded
- * here: never forwarded twice).
+ * (a queued build with no host yet, a build of this instance, or a request another instance forwarded here: never
+ * forwarded twice).
  */
 export async function forwardToBuildHost(
   request: Request,
@@ -104,7 +99,7 @@ export async function forwardToBuildHost(
   caller: Caller & { identity?: PeerIdentity },
   options: { whenHostLost?: (host: LostHost) => Promise<Response> } = {},
 ): Promise<Response | null> {
-  if (getDialect() === "sqlite" || caller.forwardedBy !== null) return null;
+  if (caller.forwardedBy !== null) return null;
   const build = await queryOne<{ host: string | null }>(`SELECT "host" FROM "Build" WHERE "id" = ?`, [buildId]);
   const self = getEnv().INSTANCE_NAME;
   if (!build?.host || build.host === self) return null;

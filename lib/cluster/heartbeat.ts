@@ -1,19 +1,21 @@
-import { type BuildsConfig, getBuildsConfig } from "../builds/config";
+import type { Job } from "../server/job";
 import {
   beatHeart,
   describeDisagreement,
   InstanceNameTaken,
   lostAfterMs,
+  type Membership,
   registerInstance,
   thisInstanceName,
 } from "./instances";
 import { failBuildsOfLostHosts } from "./lost-hosts";
 
 /**
- * The instance's own background work, started before every other job (lib/server/jobs.ts): it refuses to start when its
- * shared builds settings differ from a live instance's or when another live process holds its INSTANCE_NAME,
- * registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default) moves its heartbeat and fails
- * the builds of instances that lost theirs. On globalThis, as every job: Next bundles instrumentation apart from the route handlers.
+ * The instance's own background work, started before every other job (lib/server/jobs.ts): it refuses to start when
+ * another live process holds its INSTANCE_NAME, or, in a cluster (`judgeOthers`), when its shared builds settings
+ * differ from a live instance's; it registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by
+ * default) moves its heartbeat and, in a cluster, fails the builds of instances that lost theirs. On globalThis, as
+ * every job: Next bundles instrumentation apart from the route handlers.
  *
  * An instance judges the others only once it has itself beaten without a break for INSTANCE_LOST_AFTER_SECONDS:
  * after a database outage (a restart, a failover) every heartbeat is as old as the outage, its own too, and the
@@ -35,15 +37,15 @@ export function heartbeatIntervalMs(): number {
   return lostAfterMs() / 6;
 }
 
-export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsConfig()): Promise<void> {
-  const disagreement = await describeDisagreement(config);
+export async function startInstanceHeartbeat(membership: Membership, options: { judgeOthers: boolean }): Promise<void> {
+  const disagreement = options.judgeOthers ? await describeDisagreement(membership) : null;
   if (disagreement !== null) {
     // Next would log an error thrown from instrumentation and serve anyway: a builder that reads builds
     // differently from the instance that accepted them must not start.
     console.error(`Refusing to start: ${disagreement}`);
     process.exit(1);
   }
-  await registerInstance(config).catch(exitIfNameTaken("Refusing to start"));
+  await registerInstance(membership).catch(exitIfNameTaken("Refusing to start"));
   const state: HeartbeatState = {
     timer: setInterval(() => void beat(), heartbeatIntervalMs()),
     beat: Promise.resolve(),
@@ -57,9 +59,9 @@ export async function startInstanceHeartbeat(config: BuildsConfig = getBuildsCon
     (state.beat = state.beat
       .then(async () => {
         if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone")
-          await registerInstance(config).catch(exitIfNameTaken("Stopping"));
-        if (beatenUnbrokenMs(state, performance.now()) < lostAfterMs()) return;
-        const { failed, expired } = await failBuildsOfLostHosts();
+          await registerInstance(membership).catch(exitIfNameTaken("Stopping"));
+        if (beatenUnbrokenMs(state, performance.now()) < lostAfterMs() || !options.judgeOthers) return;
+        const { failed, expired } = await failBuildsOfLostHosts(membership.failBuildsOfLostHost);
         if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
         if (expired.length > 0) console.warn(`cluster: expired the previews of lost hosts: ${expired.join(", ")}`);
       })
@@ -96,7 +98,14 @@ export function stopInstanceHeartbeat(): void {
   globalForHeartbeat.instanceHeartbeat = undefined;
 }
 
-/** Registered in lib/server/jobs.ts, before every other job: the executor's claims name this instance as their host. */
-export const instanceJobs = [
-  { name: "instance heartbeat", start: () => startInstanceHeartbeat(), stop: stopInstanceHeartbeat },
-];
+/**
+ * The heartbeat as a job (lib/topology's membershipJob), started before every other: the executor's claims name
+ * this instance as their host.
+ */
+export function heartbeatJob(membership: () => Membership, options: { judgeOthers: boolean }): Job {
+  return {
+    name: "instance heartbeat",
+    start: () => startInstanceHeartbeat(membership(), options),
+    stop: stopInstanceHeartbeat,
+  };
+}

@@ -3,9 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BuildsConfig } from "../builds/config";
-import { getDialect } from "../db";
 import { execute, queryAll, queryOne } from "../db/hot-sql";
+import { databaseNow } from "../db/statements/database-now";
 import { getEnv } from "../server/env";
 
 /**
@@ -62,43 +61,27 @@ export function hostPartOf(instanceName: string): string {
   return instanceName.replace(/:\d+$/, "");
 }
 
-/** The current time by the database's clock (PostgreSQL), or this machine's (SQLite). */
-export async function databaseNow(): Promise<Date> {
-  if (getDialect() === "sqlite") return new Date();
-  // As Prisma keeps DateTime: timestamp(3) without time zone, in UTC; the pool reads it as UTC (lib/db/postgresql.ts).
-  const row = await queryOne<{ now: Date }>(`SELECT CAST(now() AT TIME ZONE 'UTC' AS TIMESTAMP(3)) AS "now"`);
-  return row!.now;
-}
+export { databaseNow };
 
 /**
- * The builds settings that every instance must share, as a plain object with sorted keys: a build may be created
- * through one instance and run by another, so both must read its repositories, time to live and runtime alike.
- * Left out are what each host keeps for itself (builds_root, ports, max_concurrent_builds, max_awake_builds, the
- * uids it runs builds as, how often its reaper looks) and secrets (webhook secrets, which only their names stand
- * for). The Compose template is compared by its content, which may live at another path on each machine.
+ * What an instance records of itself when it joins, and what it does about an instance found lost: handed in by
+ * the builds (lib/builds/membership.ts), which the cluster code does not import.
  */
-export function sharedBuildsSettings(config: BuildsConfig): Record<string, unknown> {
-  const { run_as_uids: _ownUids, compose, ...runtime } = config.runtime;
-  return sortKeys({
-    repositories: config.repositories.map(
-      ({ webhook_secret, webhookSecret: _secret, previewBypassSecret: _bypass, url: _asWritten, ...repository }) => ({
-        ...repository,
-        webhook_secret: webhook_secret === undefined ? undefined : "(set)",
-      }),
-    ),
-    ttl: config.ttl,
-    runtime: {
-      ...runtime,
-      compose: compose && { ...compose, template: `sha256:${sha256(readOrEmpty(compose.template))}` },
-    },
-    preview_url: config.preview_url,
-    gateway: config.gateway,
-    stage_timeout_seconds: config.stage_timeout_seconds,
-    stage_log_limit_mb: config.stage_log_limit_mb,
-    max_queued_builds: config.max_queued_builds,
-    limits: config.limits,
-    retention_days: config.retention_days,
-  }) as Record<string, unknown>;
+export interface Membership {
+  /** The builds settings file, named in messages. */
+  settingsFile: string;
+  /** The settings every instance must share, compared by their fingerprint. */
+  sharedSettings: Record<string, unknown>;
+  builderSlots: number;
+  previewAddress: string | null;
+  /** Fails the builds a lost host had in progress and expires its previews; returns the ids it changed. */
+  failBuildsOfLostHost(host: LostHost, now: Date): Promise<{ failed: string[]; expired: string[] }>;
+}
+
+/** An instance whose heartbeat stopped: what a request about its build, or the instance noticing, can say of it. */
+export interface LostHost {
+  name: string;
+  lastHeartbeat: Date;
 }
 
 /** The SHA-256 of the shared settings' canonical JSON. */
@@ -170,12 +153,12 @@ async function isHolderAlive(name: string, holder: Holder): Promise<boolean> {
  * processes starting at once under one name do not both get it.
  */
 export async function registerInstance(
-  config: BuildsConfig,
+  membership: Membership,
   url: string | null = getEnv().INSTANCE_URL ?? null,
 ): Promise<void> {
   const name = thisInstanceName();
   const me = thisProcess();
-  const settings = JSON.stringify(sharedBuildsSettings(config));
+  const settings = JSON.stringify(membership.sharedSettings);
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const holder = await holderOf(name);
     if (holder && holder.processId !== me.id && (await isHolderAlive(name, holder)))
@@ -185,13 +168,13 @@ export async function registerInstance(
       url,
       now,
       now,
-      config.max_concurrent_builds,
+      membership.builderSlots,
       settings,
       sha256(settings),
       me.id,
       me.machine,
       me.pid,
-      config.preview_address,
+      membership.previewAddress,
       name,
     ];
     const taken = holder
@@ -241,27 +224,8 @@ export async function listInstances(): Promise<InstanceRecord[]> {
   return rows.map((row) => ({ ...row, startedAt: new Date(row.startedAt), heartbeatAt: new Date(row.heartbeatAt) }));
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([, entry]) => entry !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, entry]) => [key, sortKeys(entry)]),
-  );
-}
-
 function sha256(text: string): string {
   return crypto.createHash("sha256").update(text).digest("hex");
-}
-
-function readOrEmpty(file: string): string {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
 }
 
 /**
@@ -311,10 +275,8 @@ export async function listLiveInstances(): Promise<InstanceRecord[]> {
  * Why this instance may not join the live ones: the first shared builds setting where its configuration differs
  * from a live instance's, named with both values; null when they all agree.
  */
-export async function describeDisagreement(config: BuildsConfig): Promise<string | null> {
-  // One instance per SQLite database: another name there is this server's own past.
-  if (getDialect() === "sqlite") return null;
-  const mine = sharedBuildsSettings(config);
+export async function describeDisagreement(membership: Membership): Promise<string | null> {
+  const mine = membership.sharedSettings;
   const fingerprint = fingerprintOf(mine);
   for (const other of await listLiveInstances()) {
     if (other.buildsFingerprint === fingerprint) continue;
@@ -326,7 +288,7 @@ export async function describeDisagreement(config: BuildsConfig): Promise<string
       : (firstDifference(mine, theirs) ?? { setting: "(all)", mine, theirs: "?" });
     if (!difference) continue;
     return (
-      `${path.basename(config.file)}: ${difference.setting} differs from the live instance ${other.name}'s ` +
+      `${path.basename(membership.settingsFile)}: ${difference.setting} differs from the live instance ${other.name}'s ` +
       `(here ${JSON.stringify(difference.mine) ?? "unset"}, there ${JSON.stringify(difference.theirs) ?? "unset"}). ` +
       "Repositories, ttl, the runtime and the other shared builds settings must be the same on every instance " +
       "(each keeps its own builds_root, ports and max_concurrent_builds)."

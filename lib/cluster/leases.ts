@@ -1,6 +1,7 @@
-import { getDialect } from "../db";
 import { execute, queryAll, queryOne } from "../db/hot-sql";
+import { releaseLease, takeLease } from "../db/statements/job-leases";
 import { getEnv } from "../server/env";
+import type { Job } from "../server/job";
 
 /**
  * Work that must run once across the cluster (the scheduled bank fetch, repository polling) runs on the
@@ -17,48 +18,22 @@ import { getEnv } from "../server/env";
  * does not run beside its successor (the jobs under a lease do nothing that doing twice would spoil, should a
  * stalled process overrun by a moment).
  *
- * On SQLite there is one instance by construction (one server per data folder, lib/server/pid-file.ts): the job
- * simply starts, and no lease is written.
+ * A single instance (lib/topology) runs its jobs without any of this: no lease is written.
  */
 function leaseTtlMs(): number {
   return getEnv().INSTANCE_LOST_AFTER_SECONDS * 1000;
 }
 
 /**
- * Takes or renews a lease in one statement: inserted when nobody holds it, updated when this holder has it or
- * its holder let it expire, left alone otherwise (then no row changes). `acquiredAt` moves only with a new holder.
- */
-export const TAKE_LEASE_SQL = {
-  sqlite: `INSERT INTO "JobLease" ("name", "holder", "acquiredAt", "expiresAt")
-    VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now'), strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now', printf('%+.3f seconds', ?)))
-    ON CONFLICT ("name") DO UPDATE SET
-      "acquiredAt" = CASE WHEN "JobLease"."holder" = excluded."holder" THEN "JobLease"."acquiredAt" ELSE excluded."acquiredAt" END,
-      "nextRunAt" = CASE WHEN "JobLease"."holder" = excluded."holder" THEN "JobLease"."nextRunAt" ELSE NULL END,
-      "holder" = excluded."holder",
-      "expiresAt" = excluded."expiresAt"
-    WHERE "JobLease"."holder" = excluded."holder" OR "JobLease"."expiresAt" <= strftime('%Y-%m-%dT%H:%M:%f+00:00', 'now')`,
-  postgresql: `INSERT INTO "JobLease" AS lease ("name", "holder", "acquiredAt", "expiresAt")
-    VALUES (?, ?, now() AT TIME ZONE 'UTC', (now() AT TIME ZONE 'UTC') + make_interval(secs => ?))
-    ON CONFLICT ("name") DO UPDATE SET
-      "acquiredAt" = CASE WHEN lease."holder" = excluded."holder" THEN lease."acquiredAt" ELSE excluded."acquiredAt" END,
-      "nextRunAt" = CASE WHEN lease."holder" = excluded."holder" THEN lease."nextRunAt" ELSE NULL END,
-      "holder" = excluded."holder",
-      "expiresAt" = excluded."expiresAt"
-    WHERE lease."holder" = excluded."holder" OR lease."expiresAt" <= now() AT TIME ZONE 'UTC'`,
-} as const;
-
-/**
  * The holder of a job's lease announces when it runs the job next (null: not known), so that every instance can
- * say it: the timers that decide it are the holder's own. A no-op on SQLite, whose one instance knows it itself.
+ * say it: the timers that decide it are the holder's own.
  */
 export async function announceNextRun(name: string, holder: string, at: Date | null): Promise<void> {
-  if (getDialect() === "sqlite") return;
   await execute(`UPDATE "JobLease" SET "nextRunAt" = ? WHERE "name" = ? AND "holder" = ?`, [at, name, holder]);
 }
 
 /** The next run the live holder of a job's lease announced; null without a live holder or an announcement. */
 export async function findAnnouncedNextRun(name: string): Promise<Date | null> {
-  if (getDialect() === "sqlite") return null;
   const row = await queryOne<{ nextRunAt: Date | string | null }>(
     `SELECT "nextRunAt" FROM "JobLease" WHERE "name" = ? AND "expiresAt" > now() AT TIME ZONE 'UTC'`,
     [name],
@@ -66,19 +41,7 @@ export async function findAnnouncedNextRun(name: string): Promise<Date | null> {
   return row?.nextRunAt ? new Date(row.nextRunAt) : null;
 }
 
-export const RELEASE_LEASE_SQL = `DELETE FROM "JobLease" WHERE "name" = ? AND "holder" = ?`;
-
 const LIST_LEASES_SQL = `SELECT "name", "holder", "acquiredAt", "expiresAt" FROM "JobLease" ORDER BY "name"`;
-
-/** Takes the lease `name` for `holder`, or renews it; false when another holder has it and it has not expired. */
-export async function takeLease(name: string, holder: string, ttlMs = leaseTtlMs()): Promise<boolean> {
-  return (await execute(TAKE_LEASE_SQL, [name, holder, ttlMs / 1000])) === 1;
-}
-
-/** Gives the lease back (only when `holder` has it), so that another instance takes it at its next try. */
-export async function releaseLease(name: string, holder: string): Promise<void> {
-  await execute(RELEASE_LEASE_SQL, [name, holder]);
-}
 
 export interface LeaseRecord {
   name: string;
@@ -98,12 +61,6 @@ export async function listLeases(): Promise<LeaseRecord[]> {
   }));
 }
 
-export interface Job {
-  name: string;
-  start: () => Promise<void> | void;
-  stop: () => Promise<void> | void;
-}
-
 interface LeaseKeeper {
   timer: NodeJS.Timeout | null;
   /** The job runs here. */
@@ -121,7 +78,6 @@ interface LeaseKeeper {
  * job's start waits for the first try, so that on a lone instance the job has started when start returns.
  */
 export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
-  if (getDialect() === "sqlite") return job;
   const ttlMs = leaseTtlMs();
   const renewMs = ttlMs / 3;
   const keeper: LeaseKeeper = { timer: null, running: false, busy: Promise.resolve(), heldUntil: 0, lastFailure: null };
@@ -142,7 +98,7 @@ export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
     let held: boolean;
     try {
       // A try that hangs (a connection stuck on a cut network) counts as failed once the next is due.
-      held = await withTimeout(takeLease(job.name, holder(), ttlMs), renewMs);
+      held = await withTimeout(takeLease(job.name, holder(), ttlMs / 1000), renewMs);
       keeper.lastFailure = null;
     } catch (error) {
       const message = (error as Error).message;

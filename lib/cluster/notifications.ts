@@ -1,18 +1,16 @@
 import pg from "pg";
-import { getDialect } from "../db";
 import { execute } from "../db/hot-sql";
 import { getEnv } from "../server/env";
 
 /**
  * PostgreSQL's LISTEN/NOTIFY between the instances sharing a database: a wake-up, never a message that must
- * arrive (a notice sent while an instance reconnects is lost, so whoever listens also polls now and then). On
- * SQLite there is one instance: a notice would reach nobody else, and listening does nothing.
+ * arrive (a notice sent while an instance reconnects is lost, so whoever listens also polls now and then). A single
+ * instance (lib/topology) neither sends nor listens.
  */
 export type Channel = "build_queued";
 
 /** Tells every listening instance (this one included) that something happened on `channel`. */
 export async function notifyInstances(channel: Channel): Promise<void> {
-  if (getDialect() !== "postgresql") return;
   await execute(`SELECT pg_notify(?, '')`, [channel]);
 }
 
@@ -24,7 +22,6 @@ const RECONNECT_DELAY_MS = 2_000;
  * Returns the function that stops listening.
  */
 export function listenToInstances(channel: Channel, onNotice: () => void): () => void {
-  if (getDialect() !== "postgresql") return () => {};
   let stopped = false;
   let current: pg.Client | null = null;
   let retry: NodeJS.Timeout | undefined;

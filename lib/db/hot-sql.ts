@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type pg from "pg";
-import { getDialect } from ".";
+import { getDialect } from "./dialect";
 import { getPool } from "./postgresql";
 import { runStatements, sqlDate, statement } from "./sqlite";
 

@@ -3,19 +3,14 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import { secureDataFolderBeforeOpening } from "../server/data-folder";
 import { getEnv } from "../server/env";
-import { type DatabaseDialect, databaseDialect, databaseFilePath } from "./database-url";
+import { databaseFilePath } from "./database-url";
+import { getDialect } from "./dialect";
 import { getPool } from "./postgresql";
 import { recoveringSqliteAdapter } from "./sqlite-adapter";
 
-/**
- * The one place that decides which database the app runs on: DATABASE_URL's scheme, read once at start
- * (`file:` SQLite, the default; `postgresql://` PostgreSQL 15+). Each has a Prisma client generated from its own
- * schema; the two schemas define the same models (tests/unit/prisma-schemas.test.ts), so the PostgreSQL client
- * is used through the SQLite client's type. What must differ between the two (the hot prepared queries, the
- * migrations) is spelled side by side in lib/db/hot-sql.ts and scripts/prepare-start.ts.
- */
-export function getDialect(): DatabaseDialect {
-  return databaseDialect(getEnv().DATABASE_URL);
+/** Whether several instances can share this database (a PostgreSQL server can; a SQLite file serves one process). */
+export function databaseServesSeveralInstances(): boolean {
+  return getDialect() === "postgresql";
 }
 
 /** The database's file when it is one (SQLite), else null (PostgreSQL, a server that others may share). */

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { getDialect } from ".";
 import type { DatabaseDialect } from "./database-url";
+import { getDialect } from "./dialect";
 import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "./postgresql-migrations";
 
 /**

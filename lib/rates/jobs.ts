@@ -1,6 +1,5 @@
-import { thisInstanceName } from "../cluster/instances";
-import { announceNextRun } from "../cluster/leases";
 import { getEnv } from "../server/env";
+import { getTopology } from "../topology";
 import { fetchAndStoreRate } from "./service";
 
 /** The job's name, which is also its lease's (lib/cluster/leases.ts). */
@@ -67,9 +66,9 @@ async function fetchOnSchedule(): Promise<void> {
  */
 function announceNextFetch(): void {
   if (!globalForSchedule.rateSchedule) return;
-  announceNextRun(RATE_SCHEDULE_JOB, thisInstanceName(), nextScheduledFetch() ?? null).catch((error) =>
-    console.warn(`rates: could not announce the next scheduled fetch: ${(error as Error).message}`),
-  );
+  getTopology()
+    .announceNextRun(RATE_SCHEDULE_JOB, nextScheduledFetch() ?? null)
+    .catch((error) => console.warn(`rates: could not announce the next scheduled fetch: ${(error as Error).message}`));
 }
 
 /** Tries again after the backoff, unless the interval's next tick comes first (it fetches anyway). */

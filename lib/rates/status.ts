@@ -1,5 +1,5 @@
-import { findAnnouncedNextRun } from "../cluster/leases";
 import { getEnv } from "../server/env";
+import { getTopology } from "../topology";
 import { type FetchRecord, findLastFetches } from "./fetch-log";
 import { assessFreshness } from "./freshness";
 import { nextScheduledFetch, RATE_SCHEDULE_JOB } from "./jobs";
@@ -55,7 +55,7 @@ async function nextFetch(
 ): Promise<Date | undefined> {
   const here = nextScheduledFetch(now.getTime());
   if (here || intervalSeconds === 0) return here;
-  const announced = await findAnnouncedNextRun(RATE_SCHEDULE_JOB);
+  const announced = await getTopology().announcedNextRun(RATE_SCHEDULE_JOB);
   if (announced && announced.getTime() > now.getTime()) return announced;
   const started = lastFetches
     .filter((record) => record?.trigger === "schedule")

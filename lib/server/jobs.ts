@@ -5,17 +5,21 @@
  */
 import { backupJobs } from "../backups/schedule";
 import { buildJobs } from "../builds/jobs";
-import { instanceJobs } from "../cluster/heartbeat";
-import { thisInstanceName } from "../cluster/instances";
-import { type Job, runOnceAcrossCluster } from "../cluster/leases";
+import { buildsMembership } from "../builds/membership";
 import { rateJobs } from "../rates/jobs";
 import { webhookJobs } from "../rates/webhooks/dispatcher";
+import { getTopology } from "../topology";
+import type { Job } from "./job";
 
 // The instance registers first: the build executor's claims name it as their host. A job marked `once` runs on
 // one instance of the cluster at a time, the holder of its lease.
-const jobs: Job[] = [...instanceJobs, ...buildJobs, ...rateJobs, ...webhookJobs, ...backupJobs].map(
-  (job: Job & { once?: boolean }) => (job.once ? runOnceAcrossCluster(job, thisInstanceName) : job),
-);
+const topology = getTopology();
+const jobs: Job[] = [
+  topology.membershipJob(() => buildsMembership()),
+  ...[...buildJobs, ...rateJobs, ...webhookJobs, ...backupJobs].map((job: Job) =>
+    job.once ? topology.runOnce(job) : job,
+  ),
+];
 
 const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
 

@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import { loadBuildsConfig } from "@/lib/builds/config";
-import { fingerprintOf, firstDifference, hostPartOf, sharedBuildsSettings } from "@/lib/cluster/instances";
+import { sharedBuildsSettings } from "@/lib/builds/membership";
+import { fingerprintOf, firstDifference, hostPartOf } from "@/lib/cluster/instances";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cluster-instances-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

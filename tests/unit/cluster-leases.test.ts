@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RELEASE_LEASE_SQL, TAKE_LEASE_SQL } from "@/lib/cluster/leases";
+import { RELEASE_LEASE_SQL, TAKE_LEASE_SQL } from "@/lib/db/statements/job-leases";
 
 /**
  * The lease statement's SQLite spelling, on a real SQLite database made by the migrations that create the table

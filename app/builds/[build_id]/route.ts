@@ -1,10 +1,10 @@
 import { viewerOf } from "@/lib/auth/guard";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { destroyBuild, destroyBuildOfLostHost, getBuild } from "@/lib/builds/service";
-import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { prefersHtml } from "@/lib/http/negotiate";
 import { parseParams } from "@/lib/http/request";
 import { dashboardWithBuild, json, route } from "@/lib/http/route";
+import { forwardToBuildHost, requireCaller } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 

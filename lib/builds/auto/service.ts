@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import picomatch from "picomatch";
-import { withClusterLock } from "../../cluster/locks";
+import { getTopology } from "../../topology";
 import { BRANCH_GLOB_OPTIONS, type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { readCommitInfo } from "../git/commits";
 import { listModules } from "../git/mirrors";
@@ -66,7 +66,7 @@ export function followsRef(repository: RepositoryConfig, ref: string): boolean {
 const globalForAuto = globalThis as unknown as { autoBuildsTail?: Promise<unknown> };
 
 function serialized<T>(work: () => Promise<T>): Promise<T> {
-  const locked = () => withClusterLock("automatic builds", work);
+  const locked = () => getTopology().withLock("automatic builds", work);
   const run = (globalForAuto.autoBuildsTail ?? Promise.resolve()).then(locked, locked);
   globalForAuto.autoBuildsTail = run.catch(() => undefined);
   return run;

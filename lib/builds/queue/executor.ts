@@ -1,12 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import { thisInstanceName } from "../../cluster/instances";
-import { listenToInstances, notifyInstances } from "../../cluster/notifications";
-import { getDialect } from "../../db";
 import { storageFault } from "../../http/problem";
 import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
 import { instanceMetrics } from "../../metrics/registry";
 import { buildProcessBaseEnv, getEnv } from "../../server/env";
+import { getTopology } from "../../topology";
 import { type BuildsConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
 import { mirrorPath, syncMirror } from "../git/mirrors";
@@ -97,12 +95,9 @@ function executor(): ExecutorState {
   return globalForExecutor.buildExecutor;
 }
 
-/**
- * The builds this instance looks after (their runtime, port and workspace are here): on SQLite every build,
- * since one server owns the data folder (and may have been renamed); on PostgreSQL those it claimed.
- */
+/** The builds this instance looks after (their runtime, port and workspace are here): lib/topology decides. */
 export function buildsOfThisHost(): HostScope {
-  return getDialect() === "sqlite" ? undefined : thisInstanceName();
+  return getTopology().buildsOfThisHost();
 }
 
 function isOfThisHost(build: Pick<BuildRecord, "host">, here: HostScope): boolean {
@@ -124,9 +119,9 @@ export function executorSlots(): { total: number; used: number } {
 export function enqueueBuild(buildId: string): void {
   buildEvents().emit("queued", buildId);
   wakeClaims();
-  notifyInstances("build_queued").catch((error) =>
-    console.error(`builds: could not announce build ${buildId}: ${(error as Error).message}`),
-  );
+  getTopology()
+    .notify("build_queued")
+    .catch((error) => console.error(`builds: could not announce build ${buildId}: ${(error as Error).message}`));
 }
 
 /** Claims queued builds while slots are free; one loop at a time, run again when woken meanwhile. */
@@ -147,7 +142,7 @@ async function claimWhileFree(state: ExecutorState): Promise<void> {
     while (!state.stopping && state.claimed < state.slots) {
       let buildId: string | null;
       try {
-        buildId = await claimQueuedBuild(thisInstanceName(), new Date());
+        buildId = await claimQueuedBuild(getTopology().instanceName(), new Date());
       } catch (error) {
         // The poll tries again.
         console.error(`builds: could not claim a queued build: ${(error as Error).message}`);
@@ -173,7 +168,7 @@ export async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
   for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
-  if (config.max_concurrent_builds === 0 && getDialect() === "sqlite") {
+  if (config.max_concurrent_builds === 0 && getTopology().kind === "single") {
     console.warn(
       "builds: max_concurrent_builds is 0 and no other instance can share a SQLite database: queued builds will wait for ever",
     );
@@ -184,7 +179,7 @@ export async function startExecutor(): Promise<void> {
   const state = executor();
   state.started = true;
   if (state.slots === 0) return;
-  state.stopListening = listenToInstances("build_queued", wakeClaims);
+  state.stopListening = getTopology().listen("build_queued", wakeClaims);
   state.poll = setInterval(wakeClaims, CLAIM_POLL_MS);
   state.poll.unref();
   wakeClaims();

@@ -1,8 +1,8 @@
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { cancelBuild } from "@/lib/builds/service";
-import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
+import { forwardToBuildHost, requireCaller } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 

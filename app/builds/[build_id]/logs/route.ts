@@ -1,8 +1,8 @@
 import { readBuildLog } from "@/lib/builds/logs/logs";
 import { buildIdParamsSchema, buildLogQuerySchema } from "@/lib/builds/schemas";
-import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
+import { forwardToBuildHost, readerOf } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 

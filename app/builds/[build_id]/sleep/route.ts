@@ -1,8 +1,8 @@
 import { sleepBuild } from "@/lib/builds/runtime/sleep";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
-import { forwardToBuildHost, requireCaller } from "@/lib/cluster/forwarding";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
+import { forwardToBuildHost, requireCaller } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 

@@ -1,8 +1,8 @@
 import { rawBuildLog } from "@/lib/builds/logs/logs";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
-import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
+import { forwardToBuildHost, readerOf } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 

@@ -1,10 +1,10 @@
 import { acquireStreamSlot } from "@/lib/builds/logs/log-streams";
 import { streamBuildLog } from "@/lib/builds/logs/logs";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
-import { forwardToBuildHost, readerOf } from "@/lib/cluster/forwarding";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { getEnv } from "@/lib/server/env";
+import { forwardToBuildHost, readerOf } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 

@@ -1,0 +1,24 @@
+import { forwardToBuildHost } from "../cluster/forwarding";
+import { heartbeatJob } from "../cluster/heartbeat";
+import { thisInstanceName } from "../cluster/instances";
+import { announceNextRun, findAnnouncedNextRun, runOnceAcrossCluster } from "../cluster/leases";
+import { withClusterLock } from "../cluster/locks";
+import { listenToInstances, notifyInstances } from "../cluster/notifications";
+import { databaseNow } from "../db/statements/database-now";
+import type { Topology } from "./topology";
+
+/** Several instances share one PostgreSQL database; lib/cluster/ does the coordinating (lib/topology/topology.ts). */
+export const cluster: Topology = {
+  kind: "cluster",
+  instanceName: thisInstanceName,
+  buildsOfThisHost: thisInstanceName,
+  now: databaseNow,
+  withLock: withClusterLock,
+  runOnce: (job) => runOnceAcrossCluster(job, thisInstanceName),
+  announceNextRun: (job, at) => announceNextRun(job, thisInstanceName(), at),
+  announcedNextRun: findAnnouncedNextRun,
+  notify: notifyInstances,
+  listen: listenToInstances,
+  forwardToBuildHost,
+  membershipJob: (membership) => heartbeatJob(membership, { judgeOthers: true }),
+};
