@@ -3,7 +3,6 @@ import { getDb } from "../db";
 import { all, execute, executeReturningOne, queryOne, run, transaction } from "../db/hot-sql";
 import { enqueueBuildRow } from "../db/statements/enqueue-build";
 import { readBuildWithDetails } from "../db/statements/read-build";
-import { notifyBuildChanged } from "./build-events";
 import { buildEvents } from "./events";
 import type { BuildTrigger } from "./schemas";
 import { type BuildStatus, canMove, IN_PROGRESS_STATUSES, type StageName, type StageStatus } from "./status";
@@ -231,7 +230,7 @@ export async function moveBuild(id: string, from: BuildStatus, to: BuildStatus, 
   const ended = ENDED_STATUSES.includes(to) ? { endedAt: new Date() } : {};
   const count = await updateRows("Build", { ...values, ...ended }, `"id" = ? AND "status" = ?`, [id, from]);
   if (count === 1) {
-    notifyBuildChanged(id);
+    buildEvents().emit("changed", id);
     buildEvents().emit("moved", id, to);
   }
   return count === 1;
@@ -260,7 +259,7 @@ export async function claimQueuedBuild(host: string, now: Date): Promise<string 
     [host, now],
   );
   if (!claimed) return null;
-  notifyBuildChanged(claimed.id);
+  buildEvents().emit("changed", claimed.id);
   buildEvents().emit("moved", claimed.id, "checking_out");
   return claimed.id;
 }
@@ -291,7 +290,7 @@ export async function failInProgressBuildsOfHost(host: string, message: string, 
     return rows.map((row) => row.id);
   });
   for (const id of failed) {
-    notifyBuildChanged(id);
+    buildEvents().emit("changed", id);
     buildEvents().emit("moved", id, "failed");
   }
   return failed;
@@ -335,7 +334,7 @@ export async function updateStage(
           `"buildId" = ? AND "name" = ? AND EXISTS (SELECT 1 FROM "Build" WHERE "id" = ? AND "status" = ?)`,
           [buildId, name, buildId, whileBuildIs],
         );
-  if (count > 0) notifyBuildChanged(buildId);
+  if (count > 0) buildEvents().emit("changed", buildId);
   return count > 0;
 }
 
@@ -345,7 +344,7 @@ export async function closePendingStages(buildId: string, to: StageStatus) {
     where: { buildId, status: "pending" },
     data: { status: to },
   });
-  if (count > 0) notifyBuildChanged(buildId);
+  if (count > 0) buildEvents().emit("changed", buildId);
 }
 
 /** Closes the stages that never finished: running ones get `runningTo`, pending ones `pendingTo`. */
@@ -355,7 +354,7 @@ export async function closeOpenStages(buildId: string, runningTo: StageStatus, p
     data: { status: runningTo, finishedAt: at, handle: null },
   });
   await closePendingStages(buildId, pendingTo);
-  notifyBuildChanged(buildId);
+  buildEvents().emit("changed", buildId);
 }
 
 /** Moves a running build's expiry, only if it is still `currentExpiry` (compare-and-set), with the
@@ -373,7 +372,7 @@ export async function setRunningBuildExpiry(
     `"id" = ? AND "status" = 'running' AND "expiresAt" = ?`,
     [id, currentExpiry],
   );
-  if (count === 1) notifyBuildChanged(id);
+  if (count === 1) buildEvents().emit("changed", id);
   return count === 1;
 }
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { badRequest, notFound } from "../../http/problem";
-import { onBuildChanged } from "../build-events";
 import { getBuildsConfig } from "../config";
+import { onBuildChanged } from "../events";
 import type { BuildRecord } from "../repository";
 import { findBuild } from "../repository";
 import { recordedLogPath } from "../runtime/workspace";
@@ -193,7 +193,7 @@ async function fileSize(file: string | null): Promise<number> {
  * The stream is pulled: the next event is made only when the client has taken the previous one (Next writes
  * a chunk, waits for the socket to drain, then pulls), so a client that stops reading holds one chunk of at
  * most 64 KB, not the log. Between events it sleeps until the log file changes (one watcher per file, shared)
- * or the build does (./build-events.ts); the database is read again only then, or with each ping.
+ * or the build does (../events.ts); the database is read again only then, or with each ping.
  * `release` is called once when the stream ends, however it ends.
  */
 export async function streamBuildLog(
