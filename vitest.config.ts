@@ -22,6 +22,7 @@ const POSTGRESQL_SUITES = [
   "postgresql-cluster-builds",
   "postgresql-cluster-nginx",
   "postgresql-gateway",
+  "gateway-access",
   "postgresql-cluster-auto-builds",
   "postgresql-instance-names",
   "postgresql-lost-host",

@@ -9,6 +9,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { BUILD_STATUSES, type BuildStatus, type BuildSummary } from "@/lib/swr/types";
 import { useBuilds } from "@/lib/swr/use-builds";
+import { groupByRef } from "./build-groups";
 import { useStatusLabel } from "./build-status-badge";
 import { BuildsTable } from "./builds-table";
 import { FollowedBranches } from "./followed-branches";
@@ -33,6 +34,7 @@ export function BuildsPanel() {
   const statusLabel = useStatusLabel();
   const [status, setStatus] = useState<BuildStatus | "">("");
   const [search, setSearch] = useState("");
+  const [grouped, setGrouped] = useState(false);
   const deferredSearch = useDeferredValue(search);
   const [creating, setCreating] = useState(false);
   const { canAct, hint } = useCanAct();
@@ -57,7 +59,26 @@ export function BuildsPanel() {
     // The table reads the query string (to keep it in its links): a Suspense boundary lets the page prerender.
     body = (
       <Suspense>
-        <BuildsTable builds={shown!} />
+        {grouped ? (
+          <div className="flex min-h-48 flex-col gap-5" data-testid="build-groups">
+            {groupByRef(shown!).map((group) => (
+              <section key={group.key} aria-label={`${group.alias} ${group.ref}`}>
+                <h3 className="mb-2 flex flex-wrap items-baseline gap-x-2 text-sm font-semibold">
+                  <span className="font-mono">{group.alias}</span>
+                  <span className="font-mono break-all text-indigo-700 dark:text-indigo-300">
+                    {group.pullRequest === null ? group.ref : t("groups.pullRequest", { number: group.pullRequest })}
+                  </span>
+                  <span className="font-normal text-slate-600 dark:text-slate-400">
+                    {t("groups.count", { count: group.builds.length })}
+                  </span>
+                </h3>
+                <BuildsTable builds={group.builds} grouped />
+              </section>
+            ))}
+          </div>
+        ) : (
+          <BuildsTable builds={shown!} />
+        )}
       </Suspense>
     );
   }
@@ -108,6 +129,15 @@ export function BuildsPanel() {
             placeholder={t("searchPlaceholder")}
             className={`${inputClass} h-9`}
           />
+        </label>
+        <label className="flex items-center gap-2 text-sm font-medium text-slate-700 dark:text-slate-300">
+          <input
+            type="checkbox"
+            checked={grouped}
+            onChange={(e) => setGrouped(e.target.checked)}
+            className="h-4 w-4 accent-indigo-600"
+          />
+          {t("groups.toggle")}
         </label>
       </div>
       <FollowedBranches />

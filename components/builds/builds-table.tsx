@@ -22,14 +22,15 @@ const linkClass =
  * query kept). Each row says what a person looks for: the preview's link, how long ago, how long it took, the branch,
  * commit and its author. A table where its seven columns fit (lg); below, one card per build, so nothing scrolls sideways.
  */
-export function BuildsTable({ builds }: { builds: BuildSummary[] }) {
+export function BuildsTable({ builds, grouped = false }: { builds: BuildSummary[]; grouped?: boolean }) {
   const t = useTranslations("builds");
   const describeOrigin = useDescribeOrigin();
   const params = useSearchParams();
   const href = (build: BuildSummary) => hrefWith(params, { build: build.build_id });
   return (
-    // At least the loading placeholder's height, so the panel does not shrink when the list arrives.
-    <div className="min-h-48">
+    // At least the loading placeholder's height, so the panel does not shrink when the list arrives (one group of
+    // a grouped list takes only what its builds need).
+    <div className={grouped ? undefined : "min-h-48"}>
       <ul className="grid grid-cols-1 gap-2 md:grid-cols-2 lg:hidden" aria-label={t("list")}>
         {builds.map((build) => (
           <li

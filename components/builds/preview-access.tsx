@@ -5,6 +5,7 @@ import { useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
+import { inputClass } from "@/components/ui/field";
 import { useFormat } from "@/components/ui/use-format";
 import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import type { Build } from "@/lib/swr/types";
@@ -94,10 +95,10 @@ function ShareLinks({ buildId }: { buildId: string }) {
       </h3>
       <p className="text-slate-600 dark:text-slate-400">{t("intro")}</p>
       <div className="flex flex-wrap items-end gap-2">
-        <label className="flex flex-col gap-1 text-xs text-slate-600 dark:text-slate-400">
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
           {t("expiry")}
           <select
-            className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100"
+            className={`${inputClass} h-8 w-32`}
             value={seconds}
             onChange={(event) => setSeconds(Number(event.target.value))}
           >

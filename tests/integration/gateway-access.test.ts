@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, sessionSecret } from "../support/app-server";
+import { commandEnvironment, freePort, sessionSecret } from "../support/app-server";
 import {
   type BuildJson,
   type BuildsApp,
@@ -65,7 +65,7 @@ repositories:
   gateway = await startGateway({
     port,
     appUrl: builds.app.baseUrl,
-    env: { ...env, DATABASE_URL: builds.app.databaseUrl, BUILDS_CONFIG: fixture.configFile },
+    env: { ...env, ...commandEnvironment(builds.app), BUILDS_CONFIG: fixture.configFile },
     dataDir: builds.app.dataDir,
   });
   const started: BuildJson[] = [];
