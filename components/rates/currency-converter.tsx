@@ -1,7 +1,7 @@
 "use client";
 
 import { useLocale, useTranslations } from "next-intl";
-import { useEffect, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -71,11 +71,30 @@ export function CurrencyConverter() {
   return <Panel title={t("title")}>{body}</Panel>;
 }
 
+type Side = "from" | "to";
+
+/** What the person last typed, and in which box: the other box shows its conversion. */
+interface Typed {
+  side: Side;
+  text: string;
+}
+
+const otherSide = (side: Side): Side => (side === "from" ? "to" : "from");
+
+/**
+ * Two boxes, one per currency, as xe's and Google's converters have them: typing in either converts into the
+ * other, each box read by the same rules (components/rates/amount.ts). The box typed in keeps the text as
+ * written; the other shows the answer rounded to its currency's cents, which reads back as the same amount
+ * when typed over.
+ */
 function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const t = useTranslations("converter");
+  const format = useFormat();
   const codes = options.map((option) => option.code);
-  const [amountText, setAmountText] = useState("100");
-  const [settledText, setSettledText] = useState(amountText);
+  const [typed, setTyped] = useState<Typed>({ side: "from", text: "100" });
+  const [settled, setSettled] = useState(typed);
+  // Until the answer for a newly typed-in box arrives, the box typed in before keeps its own text.
+  const [leftBehind, setLeftBehind] = useState<Typed>();
   // The currency chosen in the rate card is the one converted from, and follows it when it changes there.
   const selected = useSelectedCurrency();
   const [pickedFrom, setFrom] = useState(selected.code);
@@ -90,67 +109,98 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   // picker shows it and the request sends it, never one thing shown and another asked.
   const from = codes.includes(pickedFrom) ? pickedFrom : codes[0];
   const to = codes.includes(pickedTo) ? pickedTo : codes.find((code) => code !== from)!;
+  const currencyOf = (side: Side) => (side === "from" ? from : to);
 
   useEffect(() => {
-    const timer = setTimeout(() => setSettledText(amountText), TYPING_PAUSE_MS);
+    const timer = setTimeout(() => setSettled(typed), TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
-  }, [amountText]);
+  }, [typed]);
 
   const language = useLocale();
-  const parsed = parseAmount(settledText, language);
+  const parsed = parseAmount(settled.text, language);
   const amount = parsed?.value;
-  const unreadable = settledText.trim() !== "" && amount === undefined;
-  const conversion = useConversion(amount === undefined ? null : { amount, from, to, date: date || undefined });
+  const unreadable = settled.text.trim() !== "" && amount === undefined;
+  const source = currencyOf(settled.side);
+  const target = currencyOf(otherSide(settled.side));
+  const conversion = useConversion(
+    amount === undefined ? null : { amount, from: source, to: target, date: date || undefined },
+  );
   const error = conversion.error;
+  // The API names its fields by the request, whose `from` is the box typed in: mapped back to the boxes.
+  const sideOfField = (field: "from" | "to"): Side => (field === "from" ? settled.side : otherSide(settled.side));
   const fieldError = (field: string) => error?.fieldError(`query.${field}`);
+  const pickerError = (side: Side) => fieldError(sideOfField("from") === side ? "from" : "to");
   const otherError =
     error && !["amount", "from", "to", "date"].some((field) => fieldError(field)) ? error.problem.detail : undefined;
   const result = !error && amount !== undefined ? conversion.data : undefined;
+  // The answer belongs in the other box only when it converts from the box typed in, into the other's currency.
+  const answer =
+    result && result.from === currencyOf(typed.side) && result.to === currencyOf(otherSide(typed.side))
+      ? result
+      : undefined;
+  if (answer && leftBehind) setLeftBehind(undefined);
+  const amountError = (side: Side) =>
+    side !== settled.side || side !== typed.side
+      ? undefined
+      : unreadable
+        ? t("unreadable", { example: t("amountExample") })
+        : fieldError("amount");
+  const shownIn = (side: Side) => {
+    if (side === typed.side) return typed.text;
+    if (answer) return groupDigits(roundDecimal(answer.result, minorUnitDigits(answer.to)), format.locale);
+    return leftBehind?.side === side ? leftBehind.text : "";
+  };
+  const type = (side: Side, text: string, { now = false } = {}) => {
+    if (side !== typed.side) setLeftBehind(typed);
+    setTyped({ side, text });
+    if (now) setSettled({ side, text });
+  };
+
+  const hintId = useId();
+  const picker = (side: Side) => (
+    <Field label={t(side)} error={pickerError(side)}>
+      {(control) => (
+        <CurrencyCombobox
+          {...control}
+          value={currencyOf(side)}
+          options={options}
+          onChange={side === "from" ? setFrom : setTo}
+        />
+      )}
+    </Field>
+  );
+  const amountBox = (side: Side) => (
+    <AmountBox
+      label={t("amountIn", { currency: currencyOf(side) })}
+      value={shownIn(side)}
+      onChange={(text) => type(side, text)}
+      // What was typed before the page ran has been waited on long enough.
+      onTypedEarly={(text) => type(side, text, { now: true })}
+      hintId={hintId}
+      error={amountError(side)}
+      busy={side !== typed.side && conversion.isValidating}
+    />
+  );
 
   return (
     // Side by side only when the panel itself is wide (a container query, not the window's width): at 1440 px
     // the panel is a narrow column, where two pickers abreast would cut the currencies' names off.
     <div className="@container">
       <form
-        className="grid grid-cols-1 gap-3 @lg:grid-cols-[minmax(0,1fr)_auto_minmax(0,1fr)]"
+        className="grid grid-cols-1 gap-x-3 gap-y-2 @lg:grid-cols-[minmax(0,1fr)_auto_minmax(0,1fr)]"
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          setSettledText(amountText);
+          setSettled(typed);
         }}
       >
-        <Field
-          label={t("amount")}
-          hint={t("amountHint", { example: t("amountExample") })}
-          error={unreadable ? t("unreadable", { example: t("amountExample") }) : fieldError("amount")}
-          className="@lg:col-span-3"
-        >
-          {(control) => (
-            <input
-              {...control}
-              className={inputClass}
-              inputMode="decimal"
-              autoComplete="off"
-              value={amountText}
-              onChange={(event) => setAmountText(event.target.value)}
-            />
-          )}
-        </Field>
-        {/* Right under the amount: on a phone it stays in sight with the keyboard up, above the pickers. */}
-        <div aria-live="polite" className="@lg:col-span-3" aria-busy={conversion.isValidating || undefined}>
-          {result && (
-            <ConversionResult
-              result={result}
-              // Said only while the reading is of the text that was converted, never of a newer one still unsent.
-              read={parsed?.value === result.amount ? { text: settledText.trim(), parsed, language } : undefined}
-            />
-          )}
-          {otherError && <Alert tone="error">{otherError}</Alert>}
+        {/* Each currency's picker over its box; on a phone the second box, which answers, stays in sight under
+            the first with the keyboard up. */}
+        <div className="flex flex-col gap-2">
+          {picker("from")}
+          {amountBox("from")}
         </div>
-        <Field label={t("from")} error={fieldError("from")}>
-          {(control) => <CurrencyCombobox {...control} value={from} options={options} onChange={setFrom} />}
-        </Field>
-        <div className="flex items-end">
+        <div className="flex justify-center @lg:items-center">
           <Button
             variant="ghost"
             aria-label={t("swap")}
@@ -160,26 +210,119 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
               setTo(from);
             }}
           >
-            ⇄
+            <span className="@lg:hidden">⇅</span>
+            <span className="hidden @lg:inline">⇄</span>
           </Button>
         </div>
-        <Field label={t("to")} error={fieldError("to")}>
-          {(control) => <CurrencyCombobox {...control} value={to} options={options} onChange={setTo} />}
-        </Field>
-        <Field label={t("date")} hint={t("dateHint")} error={fieldError("date")} className="@lg:col-span-3">
-          {(control) => (
-            <input
-              {...control}
-              type="date"
-              className={inputClass}
-              value={date}
-              onChange={(event) => setDate(event.target.value)}
+        <div className="flex flex-col gap-2">
+          {picker("to")}
+          {amountBox("to")}
+        </div>
+        <p id={hintId} className="text-xs text-slate-600 @lg:col-span-3 dark:text-slate-400">
+          {t("amountHint", { example: t("amountExample") })}
+        </p>
+        <div aria-live="polite" className="@lg:col-span-3" aria-busy={conversion.isValidating || undefined}>
+          {answer && (
+            <ConversionResult
+              result={answer}
+              // Said only while the reading is of the text that was converted, never of a newer one still unsent.
+              read={parsed?.value === answer.amount ? { text: settled.text.trim(), parsed, language } : undefined}
             />
           )}
+          {otherError && <Alert tone="error">{otherError}</Alert>}
+        </div>
+        <Field label={t("date")} hint={t("dateHint")} error={fieldError("date")} className="mt-1 @lg:col-span-3">
+          {(control) => <DateInput {...control} value={date} onChange={setDate} />}
         </Field>
       </form>
     </div>
   );
+}
+
+/** One currency's amount: typed into, or showing what the other box's amount comes to. */
+function AmountBox({
+  label,
+  value,
+  onChange,
+  onTypedEarly,
+  hintId,
+  error,
+  busy,
+}: {
+  label: string;
+  value: string;
+  onChange: (text: string) => void;
+  onTypedEarly: (text: string) => void;
+  hintId: string;
+  error?: string;
+  busy: boolean;
+}) {
+  const id = useId();
+  const input = useKeepTypedBeforeHydration(value, onTypedEarly);
+  return (
+    <div className="flex flex-col gap-1">
+      {/* The picker above says the currency on screen; the box's name says it too, for a screen reader. */}
+      <label htmlFor={id} className="sr-only">
+        {label}
+      </label>
+      <input
+        ref={input}
+        id={id}
+        className={`${inputClass} h-11 text-lg! font-semibold tabular-nums`}
+        inputMode="decimal"
+        autoComplete="off"
+        value={value}
+        aria-invalid={Boolean(error)}
+        aria-describedby={[hintId, error ? `${id}-error` : null].filter(Boolean).join(" ")}
+        aria-busy={busy || undefined}
+        onChange={(event) => onChange(event.target.value)}
+      />
+      {error && (
+        <p id={`${id}-error`} className="text-sm text-red-700 dark:text-red-300">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function DateInput({
+  value,
+  onChange,
+  ...control
+}: {
+  value: string;
+  onChange: (date: string) => void;
+  id: string;
+  "aria-invalid": boolean;
+  "aria-describedby"?: string;
+}) {
+  const input = useKeepTypedBeforeHydration(value, onChange);
+  return (
+    <input
+      {...control}
+      ref={input}
+      type="date"
+      className={inputClass}
+      value={value}
+      onChange={(event) => onChange(event.target.value)}
+    />
+  );
+}
+
+/**
+ * The boxes are in the first HTML and can be typed into before the page's scripts have taken them over (a slow
+ * phone, a busy machine): React leaves what was typed on screen but never hears of it, so nothing would be
+ * converted. Once running, the box takes up what it holds.
+ */
+function useKeepTypedBeforeHydration(value: string, onChange: (text: string) => void) {
+  const input = useRef<HTMLInputElement>(null);
+  const first = useRef({ value, onChange });
+  useEffect(() => {
+    const typed = input.current?.value;
+    if (typed !== undefined && typed !== first.current.value) first.current.onChange(typed);
+  }, []);
+  return input;
 }
 
 function ConversionResult({

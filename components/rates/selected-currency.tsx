@@ -59,9 +59,9 @@ export function CurrencySelect({ className = "" }: { className?: string }) {
       <label htmlFor={id} className="whitespace-nowrap">
         {t("label")}
       </label>
-      {/* A fixed width: the longest name ("Netherlands Antillean guilder") must not widen the card on a phone;
-          the open list shows every name whole. */}
-      <div className="w-52 min-w-0" data-testid="currency-select">
+      {/* A fixed width, enough for "USD · dólar estadounidense" whole: the longest name ("Netherlands Antillean
+          guilder") must not widen the card on a phone; the open list shows every name whole. */}
+      <div className="w-64 min-w-0" data-testid="currency-select">
         <CurrencyCombobox id={id} value={code} options={currencies} onChange={setCode} align="end" />
       </div>
     </div>

@@ -18,7 +18,7 @@ test.describe("The converter", { tag: "@rates" }, () => {
     const converter = page.getByRole("region", { name: "Converter" });
     const from = converter.getByRole("combobox", { name: "From", exact: true });
     const to = converter.getByRole("combobox", { name: "To", exact: true });
-    const amount = converter.getByLabel("Amount", { exact: true });
+    const amount = converter.getByLabel("Amount in USD", { exact: true });
 
     const asked = page.waitForRequest(
       (r) => r.url().includes("/convert?") && new URL(r.url()).searchParams.get("amount") === "1234.56",
@@ -43,8 +43,8 @@ test.describe("The converter", { tag: "@rates" }, () => {
 
   /** The converter's words in each language: its panel's name and its fields' labels. */
   const words = {
-    es: { panel: "Calculadora", date: "Fecha", amount: "Monto" },
-    en: { panel: "Converter", date: "Date", amount: "Amount" },
+    es: { panel: "Calculadora", date: "Fecha", amount: "Monto en" },
+    en: { panel: "Converter", date: "Date", amount: "Amount in" },
   };
 
   /** The converter at the rates of 2025-10-14 (1 USD = 197.2456 VES), asked by date whatever else is stored. */
@@ -54,14 +54,17 @@ test.describe("The converter", { tag: "@rates" }, () => {
     const answered = page.waitForResponse((r) => r.url().includes("/convert?") && r.url().includes("date=2025-10-14"));
     await converter.getByLabel(words[language].date, { exact: true }).fill("2025-10-14");
     await answered;
-    return { converter, amount: converter.getByLabel(words[language].amount, { exact: true }) };
+    const box = (currency: string) => converter.getByLabel(`${words[language].amount} ${currency}`, { exact: true });
+    return { converter, amount: box("USD"), bolivars: box("VES") };
   }
 
-  /** Types an amount and answers the amount the converter sent for it. */
-  async function convert(page: Page, amount: Locator, typed: string) {
-    const asked = page.waitForRequest((r) => r.url().includes("/convert?"));
-    await amount.fill(typed);
-    return new URL((await asked).url()).searchParams.get("amount");
+  /** Types an amount into a box and answers what the converter sent for it: the amount and the currencies. */
+  async function convert(page: Page, box: Locator, typed: string) {
+    // A bounded wait: a keystroke the page never heard of fails here, not at the test's timeout.
+    const asked = page.waitForRequest((r) => r.url().includes("/convert?"), { timeout: 30_000 });
+    await box.fill(typed);
+    const query = new URL((await asked).url()).searchParams;
+    return `${query.get("amount")} ${query.get("from")}>${query.get("to")}`;
   }
 
   test.describe("in Spanish (es-VE)", () => {
@@ -72,10 +75,11 @@ test.describe("The converter", { tag: "@rates" }, () => {
       request,
     }) => {
       await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
-      const { converter, amount } = await openConverter(page, "es");
-      await expect(converter.getByText("Escriba 1.234,56 o 50.000")).toBeVisible();
-      expect(await convert(page, amount, "50.000")).toBe("50000");
+      const { converter, amount, bolivars } = await openConverter(page, "es");
+      await expect(converter.getByText("Escriba 1.234,56 o 50.000 en cualquiera de las dos casillas")).toBeVisible();
+      expect(await convert(page, amount, "50.000")).toBe("50000 USD>VES");
       const result = converter.getByTestId("conversion-result");
+      await expect(bolivars).toHaveValue("9.862.280,00");
       await expect(result).toContainText("50.000 USD = 9.862.280,00 VES");
       await expect(result).toContainText("1 USD = 197,2456 VES");
       await expect(result).toContainText("Tasas del 14 oct 2025");
@@ -83,14 +87,15 @@ test.describe("The converter", { tag: "@rates" }, () => {
         "«50.000» leído como 50000: el punto separa los miles.",
       );
 
-      expect(await convert(page, amount, "1.234,56")).toBe("1234.56");
+      expect(await convert(page, amount, "1.234,56")).toBe("1234.56 USD>VES");
+      await expect(bolivars).toHaveValue("243.511,53");
       await expect(result).toContainText("1.234,56 USD = 243.511,53 VES");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "«1.234,56» leído como 1234,56: la coma es el separador decimal.",
       );
 
       // A decimal comma alone is the Spanish way: nothing to explain.
-      expect(await convert(page, amount, "35,50")).toBe("35.5");
+      expect(await convert(page, amount, "35,50")).toBe("35.5 USD>VES");
       await expect(result).toContainText("35,5 USD = 7.002,22 VES");
       await expect(converter.getByTestId("amount-reading")).toHaveCount(0);
 
@@ -101,6 +106,23 @@ test.describe("The converter", { tag: "@rates" }, () => {
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
         "35,5 USD = 7.002,22 VES · BCV, 14 oct 2025",
       );
+
+      // Typed in the bolívares' box, by the same rules: the dollars' box answers.
+      expect(await convert(page, bolivars, "1.234,56")).toBe("1234.56 VES>USD");
+      await expect(amount).toHaveValue("6,26");
+      await expect(result).toContainText("1.234,56 VES = 6,26 USD");
+      expect(await convert(page, bolivars, "50.000")).toBe("50000 VES>USD");
+      await expect(amount).toHaveValue("253,49");
+      await expect(result).toContainText("50.000 VES = 253,49 USD");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "«50.000» leído como 50000: el punto separa los miles.",
+      );
+      // An answer reads back as itself when typed on: "253,49" and a zero is 253,49 in Spanish.
+      const asked = page.waitForRequest((r) => r.url().includes("/convert?") && r.url().includes("from=USD"));
+      await amount.press("End");
+      await amount.pressSequentially("0");
+      expect(new URL((await asked).url()).searchParams.get("amount")).toBe("253.49");
+      await expect(bolivars).toHaveValue("49.999,79");
     });
   });
 
@@ -112,8 +134,10 @@ test.describe("The converter", { tag: "@rates" }, () => {
       request,
     }) => {
       await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
-      const { converter, amount } = await openConverter(page, "en");
-      expect(await convert(page, amount, "50.000")).toBe("50");
+      const { converter, amount, bolivars } = await openConverter(page, "en");
+      await expect(converter.getByText("Write 1,234.56 or 50,000 in either box")).toBeVisible();
+      expect(await convert(page, amount, "50.000")).toBe("50 USD>VES");
+      await expect(bolivars).toHaveValue("9,862.28");
       const result = converter.getByTestId("conversion-result");
       await expect(result).toContainText("50 USD = 9,862.28 VES");
       await expect(result).toContainText("Rates of Oct 14, 2025");
@@ -121,17 +145,28 @@ test.describe("The converter", { tag: "@rates" }, () => {
         "“50.000” read as 50: the dot is the decimal mark.",
       );
 
-      expect(await convert(page, amount, "1.234,56")).toBe("1234.56");
+      expect(await convert(page, amount, "1.234,56")).toBe("1234.56 USD>VES");
       await expect(result).toContainText("1,234.56 USD = 243,511.53 VES");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“1.234,56” read as 1234.56: the comma is the decimal mark.",
       );
 
-      expect(await convert(page, amount, "50,000")).toBe("50000");
+      expect(await convert(page, amount, "50,000")).toBe("50000 USD>VES");
       await expect(result).toContainText("50,000 USD = 9,862,280.00 VES");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“50,000” read as 50000: the comma groups thousands.",
       );
+
+      // Typed in the bolívares' box, by the same rules: the dollars' box answers.
+      expect(await convert(page, bolivars, "50.000")).toBe("50 VES>USD");
+      await expect(amount).toHaveValue("0.25");
+      await expect(result).toContainText("50 VES = 0.25 USD");
+      await expect(converter.getByTestId("amount-reading")).toHaveText(
+        "“50.000” read as 50: the dot is the decimal mark.",
+      );
+      expect(await convert(page, bolivars, "1.234,56")).toBe("1234.56 VES>USD");
+      await expect(amount).toHaveValue("6.26");
+      await expect(result).toContainText("1,234.56 VES = 6.26 USD");
     });
   });
 
@@ -172,7 +207,30 @@ test.describe("The converter", { tag: "@rates" }, () => {
     await expect(converter.getByRole("combobox", { name: "From", exact: true })).toHaveAttribute("data-value", "EUR");
   });
 
-  test("on a phone the result sits right under the amount, in sight with the keyboard up", async ({
+  test("what is typed before the page's scripts run is converted once they do", async ({ page, request }) => {
+    await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
+    // The scripts are held back until the boxes are typed into, as on a slow phone: the form is in the first HTML.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/_next/static/chunks/*.js", async (route) => {
+      await released;
+      await route.continue();
+    });
+    await page.goto("/", { waitUntil: "domcontentloaded" });
+    const converter = page.getByRole("region", { name: "Converter" });
+    await converter.getByLabel("Date", { exact: true }).fill("2025-10-14");
+    await converter.getByLabel("Amount in USD", { exact: true }).fill("2500");
+    const asked = page.waitForRequest((r) => r.url().includes("/convert?") && r.url().includes("amount=2500"), {
+      timeout: 60_000,
+    });
+    release();
+    expect(new URL((await asked).url()).searchParams.get("date")).toBe("2025-10-14");
+    await expect(converter.getByLabel("Amount in VES", { exact: true })).toHaveValue("493,114.00");
+  });
+
+  test("on a phone the answering box sits under the amount, in sight with the keyboard up", async ({
     page,
     request,
   }) => {
@@ -180,15 +238,17 @@ test.describe("The converter", { tag: "@rates" }, () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/");
     const converter = page.getByRole("region", { name: "Converter" });
-    const amount = converter.getByLabel("Amount", { exact: true });
+    await converter.getByLabel("Date", { exact: true }).fill("2025-10-14");
+    const amount = converter.getByLabel("Amount in USD", { exact: true });
+    const bolivars = converter.getByLabel("Amount in VES", { exact: true });
     await amount.fill("250");
-    const result = converter.getByTestId("conversion-result");
-    await expect(result).toContainText("250 USD =");
+    await expect(bolivars).toHaveValue("49,311.40");
     await amount.scrollIntoViewIfNeeded();
     const field = (await amount.boundingBox())!;
-    const shown = (await result.boundingBox())!;
-    // Under the field and its hint: an on-screen keyboard leaves about the top half of an 844 px screen.
-    expect(shown.y - (field.y + field.height)).toBeLessThan(60);
-    expect(shown.y + 40 - field.y).toBeLessThan(844 / 2);
+    const shown = (await bolivars.boundingBox())!;
+    // Only the other currency's picker between them; an on-screen keyboard leaves about the top half of an 844 px
+    // screen, and both boxes fit in it.
+    expect(shown.y).toBeGreaterThan(field.y + field.height);
+    expect(shown.y + shown.height - field.y).toBeLessThan(844 / 2 - 100);
   });
 });

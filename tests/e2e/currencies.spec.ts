@@ -77,9 +77,10 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
 
     // The converter converts as it is typed: no button to press.
     const converter = page.getByRole("region", { name: "Converter" });
-    await converter.getByLabel("Amount", { exact: true }).fill("100");
+    // It starts from the card's currency, the euro: the dollar is picked, whose box is then typed into.
     await pickCurrency(converter, "From", "USD");
     await pickCurrency(converter, "To", "VES");
+    await converter.getByLabel("Amount in USD", { exact: true }).fill("100");
     await converter.getByLabel("Date", { exact: true }).fill("2025-10-12");
     const result = converter.getByTestId("conversion-result");
     // Sunday 12 October has no rate: Friday 10 October's, 193.2996 per dollar.
@@ -89,13 +90,13 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await expect(result).toContainText("Rates of Oct 10, 2025 (no rates on Oct 12, 2025: 2 days earlier)");
 
     // Venezuelan writing: a dot groups thousands, a comma starts the decimals.
-    await converter.getByLabel("Amount", { exact: true }).fill("1.234,5");
+    await converter.getByLabel("Amount in USD", { exact: true }).fill("1.234,5");
     await expect(result).toContainText("1,234.5 USD = 238,628.36 VES");
-    await converter.getByLabel("Amount", { exact: true }).fill("0");
+    await converter.getByLabel("Amount in USD", { exact: true }).fill("0");
     await expect(converter.getByText("must be greater than zero")).toBeVisible();
-    await converter.getByLabel("Amount", { exact: true }).fill("12abc");
+    await converter.getByLabel("Amount in USD", { exact: true }).fill("12abc");
     await expect(converter.getByText("Write an amount such as 1,234.56 or 50,000.")).toBeVisible();
-    await converter.getByLabel("Amount", { exact: true }).fill("100");
+    await converter.getByLabel("Amount in USD", { exact: true }).fill("100");
     // The list is searched by name as well as code.
     await pickCurrency(converter, "From", "euro", "EUR");
     await pickCurrency(converter, "To", "MXN");

@@ -189,6 +189,9 @@ for (const [locale, language] of [
       const presets =
         language === "es" ? ["30 días", "90 días", "1 año", "Todo"] : ["30 days", "90 days", "1 year", "All"];
       for (const name of presets) await expect(page.getByRole("button", { name, exact: true })).toBeVisible();
+      // The rate card's picker shows the dollar's whole name ("USD · dólar estadounid" was cut at 1440 px).
+      const picker = page.getByRole("region", { name: words[language].latest }).getByRole("combobox");
+      expect(await picker.evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth)).toBe(true);
       // Spanish words are longer: nothing may stick out of a phone's screen (the header did).
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       await inEachScheme(page, async (scheme) => {
