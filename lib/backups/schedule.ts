@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { databaseFile } from "../db";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { backUpSqlite, secretFileOf } from "./sqlite-backup";
 
 /**
@@ -10,7 +11,7 @@ import { backUpSqlite, secretFileOf } from "./sqlite-backup";
  * The first one an interval after the start, so that a server restarting in a loop does not fill the folder. On
  * PostgreSQL the database's own tools back it up (README), and BACKUP_DIR is refused with a warning.
  */
-const globalForBackups = globalThis as unknown as { backupTimer?: NodeJS.Timeout };
+const globalForBackups = processWide<{ backupTimer?: NodeJS.Timeout }>("backupTimer", () => ({}));
 
 const BACKUP_NAME = /^app-\d{8}T\d{9}Z\.db$/;
 

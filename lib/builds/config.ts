@@ -5,6 +5,7 @@ import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { getEnv, readNamedVariable } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 import { unknownVariables } from "./runtime/drivers/compose-template";
 
@@ -478,7 +479,7 @@ export function previewAccessOf(alias: string | null): RepositoryConfig["preview
   return repository?.preview_access ?? "users";
 }
 
-const globalForConfig = globalThis as unknown as { buildsConfig?: BuildsConfig };
+const globalForConfig = processWide<{ buildsConfig?: BuildsConfig }>("buildsConfig", () => ({}));
 
 /** The configuration at BUILDS_CONFIG, read once per process. */
 export function getBuildsConfig(): BuildsConfig {

@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import { processWide } from "../server/process-wide";
 import type { BuildStatus } from "./status";
 
 /**
@@ -18,7 +19,7 @@ interface BuildEventMap {
   changed: [buildId: string];
 }
 
-const globalForEvents = globalThis as unknown as { buildEvents?: EventEmitter<BuildEventMap> };
+const globalForEvents = processWide<{ buildEvents?: EventEmitter<BuildEventMap> }>("buildEvents", () => ({}));
 
 export function buildEvents(): EventEmitter<BuildEventMap> {
   if (!globalForEvents.buildEvents) {

@@ -1,4 +1,5 @@
 import type { Job } from "../server/job";
+import { processWide } from "../server/process-wide";
 import {
   beatHeart,
   describeDisagreement,
@@ -30,7 +31,7 @@ interface HeartbeatState {
   lastBeatAt: number | null;
 }
 
-const globalForHeartbeat = globalThis as unknown as { instanceHeartbeat?: HeartbeatState };
+const globalForHeartbeat = processWide<{ instanceHeartbeat?: HeartbeatState }>("instanceHeartbeat", () => ({}));
 
 /** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
 export function heartbeatIntervalMs(): number {

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { execute, queryAll, queryOne } from "../db/hot-sql";
 import { databaseNow } from "../db/statements/database-now";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 
 /**
  * The instances sharing one database. Each registers itself at start in the Instance table under its
@@ -38,7 +39,7 @@ export interface ProcessIdentity {
   pid: number;
 }
 
-const globalForProcess = globalThis as unknown as { instanceProcess?: ProcessIdentity };
+const globalForProcess = processWide<{ instanceProcess?: ProcessIdentity }>("instanceProcess", () => ({}));
 
 export function thisProcess(): ProcessIdentity {
   return (globalForProcess.instanceProcess ??= {

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { unauthorized } from "../http/problem";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { thisInstanceName, thisProcess } from "./instances";
 
 /**
@@ -140,7 +141,7 @@ export function signPeerRequest(
  * MAX_REMEMBERED_NONCES live ones (a flood no honest cluster makes within a minute) requests are refused rather
  * than a nonce forgotten early.
  */
-const globalForNonces = globalThis as unknown as { peerNonces?: Map<string, number> };
+const globalForNonces = processWide<{ peerNonces?: Map<string, number> }>("peerNonces", () => ({}));
 
 function acceptNonce(nonce: string, validUntilMs: number, now: number): string | null {
   const seen = (globalForNonces.peerNonces ??= new Map());

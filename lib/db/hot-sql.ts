@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import type pg from "pg";
+import { processWide } from "../server/process-wide";
 import { getDialect } from "./dialect";
 import { getPool } from "./postgresql";
 import { runStatements, sqlDate, statement } from "./sqlite";
@@ -179,7 +180,10 @@ interface PreparedText {
   text: string;
 }
 
-const globalForPrepared = globalThis as unknown as { postgresqlPrepared?: Map<Sql, PreparedText> };
+const globalForPrepared = processWide<{ postgresqlPrepared?: Map<Sql, PreparedText> }>(
+  "postgresqlPrepared",
+  () => ({}),
+);
 
 /** The query's PostgreSQL text (`?` numbered as `$1`, `$2`...) and the name it is prepared under. */
 function postgresqlPrepared(sql: Sql): PreparedText {

@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import { secureDataFolderBeforeOpening } from "../server/data-folder";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { databaseFilePath } from "./database-url";
 import { getDialect } from "./dialect";
 import { getPool } from "./postgresql";
@@ -37,7 +38,7 @@ export function runQuery<T>(spellings: { readonly sqlite: () => T; readonly post
 }
 
 // One client per process. Next's dev server reloads modules, so the client is kept on globalThis there.
-const globalForPrisma = globalThis as unknown as { prisma?: PrismaClient };
+const globalForPrisma = processWide<{ prisma?: PrismaClient }>("prisma", () => ({}));
 
 export function getDb(): PrismaClient {
   if (!globalForPrisma.prisma) {

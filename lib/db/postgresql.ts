@@ -1,5 +1,6 @@
 import pg from "pg";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 
 /**
  * The app's pool of PostgreSQL connections, when DATABASE_URL is PostgreSQL: Prisma's pg adapter runs on it
@@ -28,7 +29,7 @@ const types = {
 } as pg.CustomTypesConfig;
 
 // On globalThis: Next bundles route handlers and instrumentation's jobs apart; they share one pool.
-const globalForPool = globalThis as unknown as { postgresqlPool?: pg.Pool };
+const globalForPool = processWide<{ postgresqlPool?: pg.Pool }>("postgresqlPool", () => ({}));
 
 /** How many connections one instance opens at most: requests wait for one past that. */
 const POOL_SIZE = 10;

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { processWide } from "../server/process-wide";
 import type { DatabaseDialect } from "./database-url";
 import { getDialect } from "./dialect";
 import { listMigrations, POSTGRESQL_MIGRATIONS_FOLDER } from "./postgresql-migrations";
@@ -12,7 +13,7 @@ const MIGRATION_FOLDERS = {
   postgresql: POSTGRESQL_MIGRATIONS_FOLDER,
 } as const;
 
-const globalForMigrations = globalThis as unknown as { shippedMigrations?: string[] };
+const globalForMigrations = processWide<{ shippedMigrations?: string[] }>("shippedMigrations", () => ({}));
 
 export function shippedMigrations(): { database: DatabaseDialect; names: string[] } {
   globalForMigrations.shippedMigrations ??= listMigrations(path.resolve(MIGRATION_FOLDERS[getDialect()])).map(

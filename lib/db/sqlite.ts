@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { secureDataFolderBeforeOpening } from "../server/data-folder";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { databaseFilePath } from "./database-url";
 
 /**
@@ -24,7 +25,7 @@ interface SqliteState {
 }
 
 // On globalThis: Next bundles route handlers and instrumentation's jobs apart; they share one connection.
-const globalForSqlite = globalThis as unknown as { sqliteState?: SqliteState };
+const globalForSqlite = processWide<{ sqliteState?: SqliteState }>("sqliteState", () => ({}));
 
 function state(): SqliteState {
   if (!globalForSqlite.sqliteState) {

@@ -1,5 +1,6 @@
 import { getBuildsConfig } from "../builds/config";
 import { execute } from "../db/hot-sql";
+import { processWide } from "../server/process-wide";
 
 /**
  * Visits through the gateway are activity (Build.visitedAt): the sleep policy puts the least recently visited
@@ -16,7 +17,7 @@ function writeInterval(): number {
     ? VISIT_WRITE_INTERVAL_MS
     : Math.min(VISIT_WRITE_INTERVAL_MS, (idleSeconds * 1000) / 4);
 }
-const globalForVisits = globalThis as unknown as { gatewayVisitsWritten?: Map<string, number> };
+const globalForVisits = processWide<{ gatewayVisitsWritten?: Map<string, number> }>("gatewayVisitsWritten", () => ({}));
 
 export function noteVisit(buildId: string, now = Date.now()): void {
   const written = (globalForVisits.gatewayVisitsWritten ??= new Map());

@@ -3,6 +3,7 @@ import { wakeForVisit } from "../builds/runtime/sleep";
 import { thisInstanceName } from "../cluster/instances";
 import { peerAddressee, signPeerRequest } from "../cluster/peer-auth";
 import { queryOne } from "../db/hot-sql";
+import { processWide } from "../server/process-wide";
 
 /**
  * Wake on visit: a visit through the gateway to a sleeping preview wakes it, and the visitor gets a page that
@@ -19,9 +20,9 @@ export type WakeOutcome = "waking" | "limited" | "unreachable";
 
 const ASK_AGAIN_AFTER_MS = 60_000;
 const HOUR_MS = 3_600_000;
-const globalForWakes = globalThis as unknown as {
+const globalForWakes = processWide<{
   gatewayWakes?: { asked: Map<string, number>; byClient: Map<string, number[]> };
-};
+}>("gatewayWakes", () => ({}));
 
 function state(): { asked: Map<string, number>; byClient: Map<string, number[]> } {
   return (globalForWakes.gatewayWakes ??= { asked: new Map(), byClient: new Map() });

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import { getEnv, normalizeAddress } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { trackRequestInFlight } from "./requests-in-flight";
 
 /**
@@ -19,7 +20,7 @@ import { trackRequestInFlight } from "./requests-in-flight";
  */
 const HEADER = "x-runbot-socket-address";
 const RECEIVED_AT_HEADER = "x-runbot-received-at";
-const state = globalThis as unknown as { socketAddressNonce?: string };
+const state = processWide<{ socketAddressNonce?: string }>("socketAddressNonce", () => ({}));
 
 export const UNKNOWN_ADDRESS = "unknown";
 

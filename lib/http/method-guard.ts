@@ -1,4 +1,5 @@
 import http from "node:http";
+import { processWide } from "../server/process-wide";
 
 /**
  * The methods this server serves somewhere. Anything else (TRACE, TRACK, PROPFIND, MKCOL, ...) is answered
@@ -10,7 +11,7 @@ import http from "node:http";
 export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const served = new Set<string>(SERVED_METHODS);
 
-const state = globalThis as unknown as { methodGuardInstalled?: boolean };
+const state = processWide<{ methodGuardInstalled?: boolean }>("methodGuardInstalled", () => ({}));
 
 /** Wraps `http.Server#emit` (like the address stamp of ./client-address.ts), once per process. */
 export function installMethodGuard(): void {

@@ -1,4 +1,5 @@
 import type http from "node:http";
+import { processWide } from "../server/process-wide";
 
 /**
  * How many HTTP requests the server is answering right now, counted by the request stamp that
@@ -7,7 +8,7 @@ import type http from "node:http";
  * loop (a fork of the whole process, database writes), which a burst of API requests should not wait behind.
  * Log streams (`…/logs/stream`) last as long as their clients like, so they do not count.
  */
-const state = globalThis as unknown as { requestsInFlight?: number };
+const state = processWide<{ requestsInFlight?: number }>("requestsInFlight", () => ({}));
 
 export function trackRequestInFlight(request: http.IncomingMessage, response: http.ServerResponse): void {
   if ((request.url ?? "").split("?")[0].endsWith("/logs/stream")) return;

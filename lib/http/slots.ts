@@ -1,3 +1,4 @@
+import { processWide } from "../server/process-wide";
 /**
  * A ceiling on how many of one kind of work run at once, for work whose cost lasts as long as a client makes it
  * last (a streamed export held open by a reader who stops reading). `take` answers a release function, or null
@@ -11,7 +12,7 @@ export interface Slots {
   inUse(): number;
 }
 
-const globalForSlots = globalThis as unknown as { slotCounts?: Map<string, { taken: number }> };
+const globalForSlots = processWide<{ slotCounts?: Map<string, { taken: number }> }>("slotCounts", () => ({}));
 
 export function slotsOf(kind: string, capacity: () => number): Slots {
   const counts = (globalForSlots.slotCounts ??= new Map());

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { processWide } from "../server/process-wide";
 
 /**
  * The figures this instance counts as it works (GET /metrics, lib/metrics/scrape.ts adds those read at scrape
@@ -15,7 +16,7 @@ export interface InstanceMetrics {
   webhookDeliveries: Counter<"outcome">;
 }
 
-const globalForMetrics = globalThis as unknown as { instanceMetrics?: InstanceMetrics };
+const globalForMetrics = processWide<{ instanceMetrics?: InstanceMetrics }>("instanceMetrics", () => ({}));
 
 export function instanceMetrics(): InstanceMetrics {
   globalForMetrics.instanceMetrics ??= createMetrics();

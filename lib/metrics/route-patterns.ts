@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { processWide } from "../server/process-wide";
 
 /**
  * The route pattern a request path answers under ("/builds/[build_id]/logs"), the label of the request metrics:
@@ -13,7 +14,7 @@ interface Pattern {
   segments: string[];
 }
 
-const globalForPatterns = globalThis as unknown as { routePatterns?: Pattern[] };
+const globalForPatterns = processWide<{ routePatterns?: Pattern[] }>("routePatterns", () => ({}));
 
 function loadPatterns(): Pattern[] {
   let manifest: Record<string, string>;

@@ -1,6 +1,7 @@
 import * as cheerio from "cheerio";
 import pRetry from "p-retry";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { DOLLAR, HOME_PAGE_BLOCKS } from "./currencies";
 import { todayIn } from "./dates";
 import { implausibleHomePageDate, implausibleRateReason } from "./plausibility";
@@ -73,7 +74,10 @@ export function bcvClientConfigFromEnv(): BcvClientConfig {
 // One fetch in flight per address, shared by every caller that asks while it runs (20 simultaneous POST
 // /rates/ must not become 20 fetches with their retries). On globalThis: Next.js may load this module once
 // per route bundle, and the schedule runs in yet another.
-const globalForFetches = globalThis as unknown as { bcvFetchesInFlight?: Map<string, Promise<PublishedRate>> };
+const globalForFetches = processWide<{ bcvFetchesInFlight?: Map<string, Promise<PublishedRate>> }>(
+  "bcvFetchesInFlight",
+  () => ({}),
+);
 const inFlight = (globalForFetches.bcvFetchesInFlight ??= new Map());
 
 /**

@@ -1,4 +1,5 @@
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { getTopology } from "../topology";
 import { fetchAndStoreRate } from "./service";
 
@@ -28,7 +29,7 @@ interface RateSchedule {
 }
 
 // On globalThis: GET /rates/status, bundled apart from instrumentation, reads the next tick from here.
-const globalForSchedule = globalThis as unknown as { rateSchedule?: RateSchedule };
+const globalForSchedule = processWide<{ rateSchedule?: RateSchedule }>("rateSchedule", () => ({}));
 
 /** The wait before retrying after `failures` failed fetches in a row: base, 2 × base, 4 × base ..., at most the interval. */
 export function retryDelayMs(failures: number, retryBaseMs: number, intervalMs: number): number {

@@ -1,5 +1,6 @@
 import { cachedJson, type SerializedJson, serializedJson } from "../http/cache";
 import { getEnv } from "../server/env";
+import { processWide } from "../server/process-wide";
 import { todayIn } from "./dates";
 import { RATE_SOURCE_HEADERS } from "./source";
 import { ratesVersion } from "./version";
@@ -34,7 +35,7 @@ interface CacheState {
 
 // On globalThis: Next bundles the route handlers apart from instrumentation's jobs (the scheduled fetch), and
 // an invalidation from either must reach the one cache.
-const globalForCache = globalThis as unknown as { rateReadCache?: CacheState };
+const globalForCache = processWide<{ rateReadCache?: CacheState }>("rateReadCache", () => ({}));
 
 function cache(): CacheState {
   globalForCache.rateReadCache ??= {

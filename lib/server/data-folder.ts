@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { processWide } from "./process-wide";
 
 /**
  * The data folder holds the database and the generated secret: only the server's user may read them, so
@@ -27,7 +28,7 @@ export function secureDataFolder(databaseFile: string): void {
   }
 }
 
-const globalForDataFolder = globalThis as unknown as { securedDatabaseFiles?: Set<string> };
+const globalForDataFolder = processWide<{ securedDatabaseFiles?: Set<string> }>("securedDatabaseFiles", () => ({}));
 
 /**
  * secureDataFolder, once per process and database file, before the process opens its first connection to it.

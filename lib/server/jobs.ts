@@ -10,6 +10,7 @@ import { rateJobs } from "../rates/jobs";
 import { webhookJobs } from "../rates/webhooks/dispatcher";
 import { getTopology } from "../topology";
 import type { Job } from "./job";
+import { processWide } from "./process-wide";
 
 // The instance registers first: the build executor's claims name it as their host. A job marked `once` runs on
 // one instance of the cluster at a time, the holder of its lease.
@@ -21,7 +22,7 @@ const jobs: Job[] = [
   ),
 ];
 
-const globalForJobs = globalThis as unknown as { backgroundJobsStarted?: boolean };
+const globalForJobs = processWide<{ backgroundJobsStarted?: boolean }>("backgroundJobsStarted", () => ({}));
 
 export async function startBackgroundJobs(): Promise<void> {
   if (globalForJobs.backgroundJobsStarted) return;

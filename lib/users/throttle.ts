@@ -1,6 +1,7 @@
 import { getDb } from "../db";
 import { get, lockStep, transaction } from "../db/hot-sql";
 import { tooManyRequests } from "../http/problem";
+import { processWide } from "../server/process-wide";
 
 export const MAX_LOGIN_FAILURES = 10;
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
@@ -62,7 +63,7 @@ export async function clearLoginAttempts(email: string, address: string): Promis
 }
 
 const PRUNE_INTERVAL_MS = 60_000;
-const pruning = globalThis as unknown as { loginAttemptsPrunedAt?: number };
+const pruning = processWide<{ loginAttemptsPrunedAt?: number }>("loginAttemptsPrunedAt", () => ({}));
 
 /** Attempts older than the window no longer count; delete them now and then so guessing cannot grow the table. */
 async function pruneOldAttempts(since: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import { serviceUnavailable } from "../../http/problem";
 import { readBody } from "../../http/request";
+import { processWide } from "../../server/process-wide";
 import { checkHookBeforeBody, type HookAnswer, MAX_HOOK_BODY_BYTES, receiveHook } from "./webhooks";
 
 /**
@@ -16,7 +17,7 @@ const HOOK_BODY_TIMEOUT_MS = 10_000;
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
 // On globalThis, as the other per-process state of the builds (one count whatever bundle counts).
-const globalForIntake = globalThis as unknown as { hookBodiesInFlight?: number };
+const globalForIntake = processWide<{ hookBodiesInFlight?: number }>("hookBodiesInFlight", () => ({}));
 
 export async function takeInHook(alias: string, request: Request): Promise<HookAnswer> {
   checkHookBeforeBody(alias, request.headers);

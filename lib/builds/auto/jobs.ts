@@ -1,3 +1,4 @@
+import { processWide } from "../../server/process-wide";
 import { type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { buildEvents } from "../events";
 import { git, mirrorPath, syncMirror } from "../git/mirrors";
@@ -19,7 +20,7 @@ interface WatchState {
   polling: Set<string>;
 }
 
-const globalForWatch = globalThis as unknown as { autoBuildWatch?: WatchState };
+const globalForWatch = processWide<{ autoBuildWatch?: WatchState }>("autoBuildWatch", () => ({}));
 
 function logFailure(what: string) {
   return (error: unknown) => console.error(`builds: ${what} failed:`, error);

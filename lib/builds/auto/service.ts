@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import picomatch from "picomatch";
+import { processWide } from "../../server/process-wide";
 import { getTopology } from "../../topology";
 import { BRANCH_GLOB_OPTIONS, type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { readCommitInfo } from "../git/commits";
@@ -63,7 +64,7 @@ export function followsRef(repository: RepositoryConfig, ref: string): boolean {
 // Notices, drains and branch deletions run one at a time in this process, and across the instances of a cluster
 // (a webhook on one, a poll or a drain on another): "is there a build of this commit?" and "make one" must not
 // interleave between two notices of the same push.
-const globalForAuto = globalThis as unknown as { autoBuildsTail?: Promise<unknown> };
+const globalForAuto = processWide<{ autoBuildsTail?: Promise<unknown> }>("autoBuildsTail", () => ({}));
 
 function serialized<T>(work: () => Promise<T>): Promise<T> {
   const locked = () => getTopology().withLock("automatic builds", work);

@@ -1,3 +1,4 @@
+import { processWide } from "../../server/process-wide";
 import type { ForgeConfig } from "../config";
 import { listAutomaticBuildsOfBranch } from "../repository";
 import { AUTOMATIC_TRIGGERS } from "../schemas";
@@ -13,7 +14,10 @@ import { findPullRequestComment, listForgeReports, recordForgeReport, savePullRe
  * Only the request's newest build writes it: an older build canceled because a newer one replaced it must not
  * overwrite the newer one's state.
  */
-const globalForComments = globalThis as unknown as { pullRequestCommentChains?: Map<string, Promise<void>> };
+const globalForComments = processWide<{ pullRequestCommentChains?: Map<string, Promise<void>> }>(
+  "pullRequestCommentChains",
+  () => ({}),
+);
 
 /**
  * What the comment says of the preview. More than the commit status knows: a status is the build's verdict on

@@ -1,4 +1,5 @@
 import { getEnv } from "../../server/env";
+import { processWide } from "../../server/process-wide";
 import { pullNumberOf } from "../auto/pull-refs";
 import { type ForgeConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
@@ -38,7 +39,7 @@ interface ReporterState {
   listeners: { queued: (buildId: string) => void; moved: (buildId: string, to: BuildStatus) => void } | null;
 }
 
-const globalForReports = globalThis as unknown as { forgeReporter?: ReporterState };
+const globalForReports = processWide<{ forgeReporter?: ReporterState }>("forgeReporter", () => ({}));
 
 function reporter(): ReporterState {
   globalForReports.forgeReporter ??= { chains: new Map(), last: new Map(), listeners: null };

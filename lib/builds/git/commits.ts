@@ -1,3 +1,4 @@
+import { processWide } from "../../server/process-wide";
 import type { BuildsConfig } from "../config";
 import { git, mirrorPath } from "./mirrors";
 
@@ -9,7 +10,10 @@ export interface CommitInfo {
 // A commit's subject and author never change, so each is read from git once: a burst of builds of one commit
 // (or a rebuild) then spawns no git process for them. Bounded; the oldest entry goes first.
 const MAX_CACHED_COMMITS = 1_000;
-const globalForCommits = globalThis as unknown as { buildCommitInfo?: Map<string, Promise<CommitInfo>> };
+const globalForCommits = processWide<{ buildCommitInfo?: Map<string, Promise<CommitInfo>> }>(
+  "buildCommitInfo",
+  () => ({}),
+);
 
 /**
  * A commit's subject line and author name, read from the repository's mirror; nulls when git cannot say

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { processWide } from "../../server/process-wide";
 import { PULL_REF_PATTERN } from "../auto/pull-refs";
 import type { BuildsConfig, RepositoryConfig } from "../config";
 import { MODULE_NAME_PATTERN } from "../names";
@@ -46,10 +47,10 @@ interface RefTable {
 }
 
 // On globalThis: the route handlers' bundle and instrumentation's share one view of the mirrors.
-const globalForMirrors = globalThis as unknown as {
+const globalForMirrors = processWide<{
   buildMirrors?: Map<string, MirrorState>;
   buildModuleCache?: Map<string, string[]>;
-};
+}>("buildMirrors", () => ({}));
 
 function mirrorState(alias: string): MirrorState {
   globalForMirrors.buildMirrors ??= new Map();

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { serviceUnavailable } from "../../http/problem";
+import { processWide } from "../../server/process-wide";
 
 /**
  * What open log streams share: one file watcher per log file, and the count of streams in all and per
@@ -16,7 +17,7 @@ interface StreamsState {
   perClient: Map<string, number>;
 }
 
-const globalForStreams = globalThis as unknown as { logStreams?: StreamsState };
+const globalForStreams = processWide<{ logStreams?: StreamsState }>("logStreams", () => ({}));
 
 function state(): StreamsState {
   globalForStreams.logStreams ??= { watched: new Map(), open: 0, perClient: new Map() };

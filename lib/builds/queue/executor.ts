@@ -4,6 +4,7 @@ import { storageFault } from "../../http/problem";
 import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
 import { instanceMetrics } from "../../metrics/registry";
 import { buildProcessBaseEnv, getEnv } from "../../server/env";
+import { processWide } from "../../server/process-wide";
 import { getTopology } from "../../topology";
 import { type BuildsConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
@@ -72,7 +73,7 @@ interface ExecutorState {
   stopping: boolean;
 }
 
-const globalForExecutor = globalThis as unknown as { buildExecutor?: ExecutorState };
+const globalForExecutor = processWide<{ buildExecutor?: ExecutorState }>("buildExecutor", () => ({}));
 
 /** How long a stage start waits at most for the API requests in flight to be answered (runStage). */
 const STAGE_START_GIVES_WAY_MS = 250;
@@ -214,7 +215,7 @@ export async function stopActiveBuild(buildId: string): Promise<boolean> {
 }
 
 // The destroys in progress, by build: on globalThis, since route handlers and the reaper live in different bundles.
-const globalForDestroys = globalThis as unknown as { buildDestroys?: Map<string, Promise<void>> };
+const globalForDestroys = processWide<{ buildDestroys?: Map<string, Promise<void>> }>("buildDestroys", () => ({}));
 
 /**
  * Stops everything of a build through its driver, frees its port and removes its runtime files; the logs

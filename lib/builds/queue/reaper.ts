@@ -1,3 +1,4 @@
+import { processWide } from "../../server/process-wide";
 import { getBuildsConfig } from "../config";
 import { listExpiredRunningBuilds, moveBuild } from "../repository";
 import { buildsOfThisHost, destroyRuntime, failBuildsWithDeadRuntimes, retryUnfinishedDestroys } from "./executor";
@@ -8,9 +9,9 @@ import { purgeExpiredRetention } from "./retention";
  * their runtime, fails running builds whose runtime died, and purges builds past their retention. Its
  * first pass runs at start, which catches builds that expired while the server was down.
  */
-const globalForReaper = globalThis as unknown as {
+const globalForReaper = processWide<{
   buildReaper?: { timer: NodeJS.Timeout | null; pass: Promise<void> };
-};
+}>("buildReaper", () => ({}));
 
 export async function reapExpiredBuilds(now = new Date()): Promise<void> {
   // Each host reaps its own builds: their runtimes run there.

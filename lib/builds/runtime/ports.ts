@@ -1,4 +1,5 @@
 import net from "node:net";
+import { processWide } from "../../server/process-wide";
 
 /**
  * Port leases of the runtimes: one per build, on the host's preview address (preview_address, loopback by
@@ -9,10 +10,10 @@ import net from "node:net";
  * second (lib/gateway/resolve.ts), and in that second a destroyed build's name must not reach a new build on its port.
  */
 const PORT_REST_MS = 10_000;
-const globalForPorts = globalThis as unknown as {
+const globalForPorts = processWide<{
   buildPortLeases?: Map<number, string>;
   buildPortsReleasedAt?: Map<number, number>;
-};
+}>("buildPortLeases", () => ({}));
 
 function leases(): Map<number, string> {
   globalForPorts.buildPortLeases ??= new Map();

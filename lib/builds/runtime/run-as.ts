@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { buildProcessBaseEnv } from "../../server/env";
+import { processWide } from "../../server/process-wide";
 import type { BuildsConfig } from "../config";
 import { endProcessesOfUser, usersWithProcesses } from "./processes";
 import { spawnDetached } from "./spawner";
@@ -42,7 +43,7 @@ const BUILD_ID = /^[0-9a-f]{16}$/;
 
 // Where the next lease starts looking: after the last uid leased; at first, anywhere, so that two instances
 // given one range by mistake do not both begin with its first uid.
-const globalForLeases = globalThis as unknown as { buildUserCursor?: { next: number } };
+const globalForLeases = processWide<{ buildUserCursor?: { next: number } }>("buildUserCursor", () => ({}));
 
 function leasesFolder(config: BuildsConfig): string {
   return path.join(config.builds_root, ".build-users");

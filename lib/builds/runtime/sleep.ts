@@ -1,5 +1,6 @@
 import path from "node:path";
 import { conflict, serviceUnavailable } from "../../http/problem";
+import { processWide } from "../../server/process-wide";
 import { getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
 import { type Actor, assertCanActOnBuild } from "../permissions";
@@ -18,7 +19,7 @@ import { workspacePaths } from "./workspace";
  * again. With max_awake_builds, once more builds run than that, the ones awake longest without a wake or an
  * extension go to sleep (runboat's policy): more previews exist than fit in memory.
  */
-const globalForSleep = globalThis as unknown as { buildsWaking?: Set<string> };
+const globalForSleep = processWide<{ buildsWaking?: Set<string> }>("buildsWaking", () => ({}));
 
 /** POST /builds/{id}/sleep: same permissions as extend. A sleeping build answers as it is. */
 export async function sleepBuild(user: Actor, buildId: string): Promise<BuildView> {
@@ -183,7 +184,10 @@ export async function putExcessBuildsToSleep(): Promise<void> {
 }
 
 /** The policy follows builds reaching running (lib/builds/jobs.ts): a new preview may put an older one to sleep. */
-const globalForPolicy = globalThis as unknown as { sleepPolicyListener?: () => void; idleTimer?: NodeJS.Timeout };
+const globalForPolicy = processWide<{ sleepPolicyListener?: () => void; idleTimer?: NodeJS.Timeout }>(
+  "sleepPolicyListener",
+  () => ({}),
+);
 
 export function startSleepPolicy(): void {
   if (globalForPolicy.sleepPolicyListener) return;

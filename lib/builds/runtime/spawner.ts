@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { processWide } from "../../server/process-wide";
 
 /**
  * Starts the builds' processes through a small helper process, started once: starting a child forks the
@@ -44,7 +45,7 @@ interface Spawner {
 }
 
 // On globalThis: the executor and the drivers may live in different bundles of the server, and one helper serves all.
-const globalForSpawner = globalThis as unknown as { buildsSpawner?: Spawner };
+const globalForSpawner = processWide<{ buildsSpawner?: Spawner }>("buildsSpawner", () => ({}));
 
 // The helper's program, run with `node -e`: a file of its own would be bundled away by Next.js.
 const HELPER_SOURCE = `

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { secureDataFolderBeforeOpening } from "../../server/data-folder";
 import { getEnv } from "../../server/env";
+import { processWide } from "../../server/process-wide";
 import { runQuery } from "..";
 import { databaseFilePath } from "../database-url";
 import { freshReads } from "../fresh-reads";
@@ -17,10 +18,10 @@ const VERSION_QUERY = `SELECT "version" FROM "RatesVersion" WHERE "id" = 1`;
 
 // On globalThis: Next bundles each route handler apart; the reads of every route share one connection, and on
 // PostgreSQL one round trip.
-const globalForVersion = globalThis as unknown as {
+const globalForVersion = processWide<{
   readSqliteRatesVersion?: () => number;
   readPostgresqlRatesVersion?: () => Promise<number>;
-};
+}>("readSqliteRatesVersion", () => ({}));
 
 function readOnSqlite(): number {
   if (!globalForVersion.readSqliteRatesVersion) {

@@ -1,5 +1,6 @@
 import { instanceMetrics } from "../../metrics/registry";
 import { getEnv } from "../../server/env";
+import { processWide } from "../../server/process-wide";
 import { findLatestRate } from "../repository";
 import { allowedHosts, publishedPayload, randomId } from "./messages";
 import {
@@ -46,7 +47,10 @@ interface DispatcherState {
 }
 
 // On globalThis: the route handlers (a test delivery) nudge the dispatcher that instrumentation started.
-const globalForDispatcher = globalThis as unknown as { rateWebhookDispatcher?: DispatcherState };
+const globalForDispatcher = processWide<{ rateWebhookDispatcher?: DispatcherState }>(
+  "rateWebhookDispatcher",
+  () => ({}),
+);
 
 export function retryDelayMs(attempt: number, baseMs: number): number {
   return Math.min(baseMs * 4 ** (attempt - 1), MAX_BACKOFF_MS);

@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { buildProcessBaseEnv } from "../../../server/env";
+import { processWide } from "../../../server/process-wide";
 import type { BuildsConfig } from "../../config";
 import {
   type BuildContext,
@@ -103,10 +104,10 @@ function capture(file: string, args: string[], timeoutMs = QUERY_TIMEOUT_MS): Pr
 /** The Compose client as argv: `docker compose` (v2) or `docker-compose` (v1), as configured or detected. */
 type ComposeCli = { file: string; prefix: string[] };
 
-const globalForCompose = globalThis as unknown as {
+const globalForCompose = processWide<{
   composeCli?: Promise<ComposeCli | null>;
   composeReadiness?: { at: number; result: Promise<Readiness> };
-};
+}>("composeCli", () => ({}));
 
 async function detectCli(compose: ComposeConfig): Promise<ComposeCli | null> {
   const v2: ComposeCli = { file: "docker", prefix: ["compose"] };
