@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnDetached } from "@/lib/builds/runtime/spawner";
+import { processWide } from "@/lib/server/process-wide";
 
 /** The builds' process starter, with real processes: a helper Node.js started once, children in their own groups. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-spawner-"));
@@ -10,7 +11,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 const helperPid = () =>
-  (globalThis as unknown as { buildsSpawner?: { helper: { pid?: number } } }).buildsSpawner?.helper.pid;
+  processWide<{ buildsSpawner?: { helper: { pid?: number } } }>("buildsSpawner", () => ({})).buildsSpawner?.helper.pid;
 
 describe("spawnDetached", () => {
   it("starts a command in its own process group, its output in the log, and reports its exit", async () => {
