@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import PQueue from "p-queue";
 import { storageFault } from "../../http/problem";
 import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
 import { instanceMetrics } from "../../metrics/registry";
@@ -40,7 +41,9 @@ import { type BuildStatus, IN_PROGRESS_STATUSES, type StageName } from "../statu
 /**
  * The executor. The queue is the database: queued builds wait there, and an instance with a free slot (fewer
  * builds claimed than its max_concurrent_builds) claims the oldest (`claimQueuedBuild`: the build becomes
- * checking_out with this instance as its `host`), then runs its stages in order. Claims are tried when a build is
+ * checking_out with this instance as its `host`), then runs its stages in order on its run queue, a p-queue whose
+ * concurrency is max_concurrent_builds. A build is claimed only when the run queue has room, so it starts at once
+ * and never waits in memory, where a restart would lose it. Claims are tried when a build is
  * created here, when another instance announces one (PostgreSQL's NOTIFY), when a slot frees, and every
  * CLAIM_POLL_MS in case a notice was lost. `max_concurrent_builds: 0` makes an instance that accepts builds and
  * never claims one. A restart loses no queued build; what a host leaves in progress its recovery fails, or,
@@ -60,8 +63,8 @@ interface ActiveBuild {
 interface ExecutorState {
   /** max_concurrent_builds: how many builds this instance runs at once. */
   slots: number;
-  /** Builds claimed and not yet over (a slot each); `active` holds those whose run has begun. */
-  claimed: number;
+  /** The claimed builds' runs, at most `slots` at once; `active` holds those whose run has begun. */
+  runs: PQueue;
   active: Map<string, ActiveBuild>;
   /** Claims wait for the recovery: it must not take a fresh claim for a build a previous process left. */
   started: boolean;
@@ -84,7 +87,8 @@ const CLAIM_POLL_MS = 10_000;
 function executor(): ExecutorState {
   globalForExecutor.buildExecutor ??= {
     slots: getBuildsConfig().max_concurrent_builds,
-    claimed: 0,
+    // p-queue wants a concurrency of at least 1; with no slot nothing is ever claimed, so nothing runs.
+    runs: new PQueue({ concurrency: Math.max(1, getBuildsConfig().max_concurrent_builds) }),
     active: new Map(),
     started: false,
     claiming: false,
@@ -113,7 +117,7 @@ function driverOf(build: Pick<BuildRecord, "driver">): RuntimeDriver {
 /** This instance's slots and how many builds hold one (GET /metrics). */
 export function executorSlots(): { total: number; used: number } {
   const state = executor();
-  return { total: state.slots, used: state.claimed };
+  return { total: state.slots, used: claimedCount(state) };
 }
 
 /** A build was queued through this instance: claim it here if a slot is free, and tell the other instances. */
@@ -137,10 +141,15 @@ export function wakeClaims(): void {
   });
 }
 
+/** The builds claimed and not yet over: each holds a slot. */
+function claimedCount(state: ExecutorState): number {
+  return state.runs.pending + state.runs.size;
+}
+
 async function claimWhileFree(state: ExecutorState): Promise<void> {
   while (state.wanted && !state.stopping) {
     state.wanted = false;
-    while (!state.stopping && state.claimed < state.slots) {
+    while (!state.stopping && claimedCount(state) < state.slots) {
       let buildId: string | null;
       try {
         buildId = await claimQueuedBuild(getTopology().instanceName(), new Date());
@@ -150,13 +159,10 @@ async function claimWhileFree(state: ExecutorState): Promise<void> {
         return;
       }
       if (buildId === null) break;
-      state.claimed++;
-      void runBuild(buildId)
-        .catch((error) => console.error(`builds: build ${buildId} failed unexpectedly:`, error))
-        .finally(() => {
-          state.claimed--;
-          wakeClaims();
-        });
+      const claimed = buildId;
+      void state.runs
+        .add(() => runBuild(claimed))
+        .catch((error) => console.error(`builds: build ${claimed} failed unexpectedly:`, error));
     }
   }
 }
@@ -180,6 +186,8 @@ export async function startExecutor(): Promise<void> {
   const state = executor();
   state.started = true;
   if (state.slots === 0) return;
+  // A run that ended freed its slot.
+  state.runs.on("next", wakeClaims);
   state.stopListening = getTopology().listen("build_queued", wakeClaims);
   state.poll = setInterval(wakeClaims, CLAIM_POLL_MS);
   state.poll.unref();
