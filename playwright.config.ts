@@ -18,9 +18,6 @@ export default defineConfig({
   workers: 2,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
-  // The specs share one app and one database, and two of them still meet on the same dates now and then: a
-  // failure under CI is tried once more, and the report lists it as flaky so it is found and fixed.
-  retries: process.env.CI ? 1 : 0,
   // Per test; with two workers on two cores each takes longer than it would alone.
   timeout: 180_000,
   // How long a check waits for the page to get there: two workers share two cores with the app and the builds,
