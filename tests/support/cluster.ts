@@ -71,15 +71,27 @@ export async function startBuilderPair(
     async stop() {
       // Every build's processes end first, through alpha (which forwards to beta what runs there); a test that
       // killed alpha has ended its builds before.
-      await endEveryBuild(connectBuildsApp(alphaApp, fixture, authorization)).catch((error) =>
-        console.error("cluster teardown:", error),
-      );
+      if (isRunning(alphaApp.pid)) {
+        await endEveryBuild(connectBuildsApp(alphaApp, fixture, authorization)).catch((error) =>
+          console.error("cluster teardown:", error),
+        );
+      }
       // beta shares alpha's database, which alpha drops when it stops.
       await betaApp.stop();
       await alphaApp.stop();
       fs.rmSync(fixture.root, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether the process `pid` still runs (a signal 0 reaches it). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Reads a response's body until `until` holds for what arrived (or it ends); returns the text. */
