@@ -2,35 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, startAppServer } from "../support/app-server";
 import { waitFor } from "../support/auto-builds";
 import { openStalledPipeline } from "../support/pipelining";
-import { seedRates, shiftDate } from "../support/rates";
+import { BANK_CURRENCIES, seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
 // GET /rates/history?format=csv|ndjson streams at most RATES_EXPORT_MAX_STREAMS exports at once, in the whole
 // server: one more is answered 503 with Retry-After before it reads anything, however the exports
 // came (pipelined on one connection, or on many), while the JSON reads go on answering.
-const CODES = [
-  "USD",
-  "ANG",
-  "ARS",
-  "BOB",
-  "BRL",
-  "CAD",
-  "CLP",
-  "CNY",
-  "COP",
-  "CUC",
-  "DOP",
-  "EUR",
-  "INR",
-  "JPY",
-  "MXN",
-  "NIO",
-  "PEN",
-  "RUB",
-  "TRY",
-  "TTD",
-  "UYU",
-];
 const END = "2026-11-20";
 const START = shiftDate(END, -3660);
 // Ten years of every currency: about 1 MB of CSV, 1.8 MB of JSON.
@@ -51,7 +28,10 @@ beforeAll(async () => {
       date: shiftDate(START, day),
       dollar: `${100 + day}.${String(day).padStart(8, "0")}`,
       others: Object.fromEntries(
-        CODES.slice(1).map((code, column) => [code, `${column + 1}.${String(day * 31 + column).padStart(8, "0")}`]),
+        BANK_CURRENCIES.slice(1).map((code, column) => [
+          code,
+          `${column + 1}.${String(day * 31 + column).padStart(8, "0")}`,
+        ]),
       ),
     })),
   );

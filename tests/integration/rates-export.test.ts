@@ -2,33 +2,10 @@ import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, startAppServer } from "../support/app-server";
 import { openStalledPipeline } from "../support/pipelining";
-import { seedRates, shiftDate } from "../support/rates";
+import { BANK_CURRENCIES, seedRates, shiftDate } from "../support/rates";
 import { MB, residentBytes } from "../support/sse";
 
 // Ten years of every currency the bank publishes, every calendar day: 3,661 value dates x 21 currencies.
-const CODES = [
-  "USD",
-  "ANG",
-  "ARS",
-  "BOB",
-  "BRL",
-  "CAD",
-  "CLP",
-  "CNY",
-  "COP",
-  "CUC",
-  "DOP",
-  "EUR",
-  "INR",
-  "JPY",
-  "MXN",
-  "NIO",
-  "PEN",
-  "RUB",
-  "TRY",
-  "TTD",
-  "UYU",
-];
 const END = "2026-11-20";
 const START = shiftDate(END, -3660);
 const TEN_YEARS = `start_date=${START}&end_date=${END}`;
@@ -45,12 +22,12 @@ beforeAll(async () => {
   app = await startAppServer({ RATES_EXPORT_IDLE_SECONDS: String(IDLE_SECONDS), RATES_EXPORT_MAX_STREAMS: "100" });
   const rows = Array.from({ length: 3661 }, (_, day) => {
     const date = shiftDate(START, day);
-    const values = CODES.map((_, column) => cellValueOf(day, column));
+    const values = BANK_CURRENCIES.map((_, column) => cellValueOf(day, column));
     seeded.set(date, values);
     return {
       date,
       dollar: values[0],
-      others: Object.fromEntries(CODES.slice(1).map((code, index) => [code, values[index + 1]])),
+      others: Object.fromEntries(BANK_CURRENCIES.slice(1).map((code, index) => [code, values[index + 1]])),
     };
   });
   seedRates(app, rows);
@@ -119,7 +96,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     expect(response.headers.get("link")).toContain("https://www.bcv.org.ve/");
     const text = await response.text();
     const rows = parseCsv(text);
-    expect(rows[0]).toEqual(["date", ...CODES]);
+    expect(rows[0]).toEqual(["date", ...BANK_CURRENCIES]);
     expect(rows).toHaveLength(1 + 3661);
     // Newest first, as the JSON history.
     expect(rows[1][0]).toBe(END);
@@ -127,7 +104,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     for (const row of rows.slice(1)) expect(row.slice(1), row[0]).toEqual(seeded.get(row[0]));
     // A decimal point, never a comma inside a value; nothing needed quoting.
     expect(text).not.toContain('"');
-    console.info(`ten years of ${CODES.length} currencies as CSV: ${(text.length / MB).toFixed(2)} MB`);
+    console.info(`ten years of ${BANK_CURRENCIES.length} currencies as CSV: ${(text.length / MB).toFixed(2)} MB`);
   });
 
   it("CSV of a chosen few: the dollar first, then the asked codes in their order", async () => {
@@ -141,7 +118,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
       ...[0, -1, -2].map((shift) => {
         const date = shiftDate(END, shift);
         const values = seeded.get(date)!;
-        return [date, values[0], values[CODES.indexOf("EUR")], values[CODES.indexOf("CNY")]];
+        return [date, values[0], values[BANK_CURRENCIES.indexOf("EUR")], values[BANK_CURRENCIES.indexOf("CNY")]];
       }),
     ]);
   });
@@ -184,7 +161,7 @@ describe("GET /rates/history as CSV and NDJSON", () => {
     const text = await (await app.fetch(`/rates/history?${TEN_YEARS}&currencies=all&format=ndjson`)).text();
     const lines = text.trimEnd().split("\n");
     expect(lines).toHaveLength(3661);
-    expect(Object.keys(JSON.parse(lines[0]).rates)).toHaveLength(CODES.length);
+    expect(Object.keys(JSON.parse(lines[0]).rates)).toHaveLength(BANK_CURRENCIES.length);
   });
 
   it("Accept chooses only when format is absent, and JSON wins a tie", async () => {

@@ -4,7 +4,14 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type AppServer, commandEnvironment, sharedAppServer } from "../support/app-server";
 import { queryDatabase } from "../support/database";
-import { deleteAllRates, readAllStoredRates, seedRates, shiftDate, todayAtOffset } from "../support/rates";
+import {
+  BANK_CURRENCIES,
+  deleteAllRates,
+  readAllStoredRates,
+  seedRates,
+  shiftDate,
+  todayAtOffset,
+} from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 import { bankDate, makeWorkbook, Q1_2025, Q2_2025, Q4_2025, readWorkbook } from "../support/workbooks";
 
@@ -23,29 +30,6 @@ afterAll(() => app?.stop());
 beforeEach(() => deleteAllRates(app));
 
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
-const ALL_CODES = [
-  "ANG",
-  "ARS",
-  "BOB",
-  "BRL",
-  "CAD",
-  "CLP",
-  "CNY",
-  "COP",
-  "CUC",
-  "DOP",
-  "EUR",
-  "INR",
-  "JPY",
-  "MXN",
-  "NIO",
-  "PEN",
-  "RUB",
-  "TRY",
-  "TTD",
-  "USD",
-  "UYU",
-];
 
 function upload(bytes: Uint8Array, name: string, headers: Record<string, string> = authorization) {
   const form = new FormData();
@@ -151,7 +135,7 @@ describe("POST /rates/import", () => {
       values_stored: 189,
       first_date: "2025-10-02",
       last_date: "2025-10-14",
-      currencies: ALL_CODES,
+      currencies: [...BANK_CURRENCIES].sort(),
       sheets_skipped: [],
       rows_skipped: [],
       home_page_kept: [],

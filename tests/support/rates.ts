@@ -2,6 +2,34 @@ import { expect } from "vitest";
 import type { AppServer } from "./app-server";
 import { queryDatabase } from "./database";
 
+/**
+ * Every currency the bank publishes (its home page and its workbooks), the dollar first and then by code: the
+ * order of `currencies=all` and of the exports' columns.
+ */
+export const BANK_CURRENCIES = [
+  "USD",
+  "ANG",
+  "ARS",
+  "BOB",
+  "BRL",
+  "CAD",
+  "CLP",
+  "CNY",
+  "COP",
+  "CUC",
+  "DOP",
+  "EUR",
+  "INR",
+  "JPY",
+  "MXN",
+  "NIO",
+  "PEN",
+  "RUB",
+  "TRY",
+  "TTD",
+  "UYU",
+];
+
 export interface RateRow {
   id: number;
   date: string;
