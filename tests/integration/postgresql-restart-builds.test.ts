@@ -68,20 +68,40 @@ async function waitForLog(buildId: string, stage: string, text: string): Promise
 
 /** How long the database stays away after a stage ended: the executor's first writes fail meanwhile. */
 const AWAY_AFTER_THE_END_MS = 1500;
+const stayAway = () => new Promise<void>((resolve) => setTimeout(resolve, AWAY_AFTER_THE_END_MS));
+
+/**
+ * Starts a build of `modules` and stops PostgreSQL while its `stage` runs; once the stage's log shows `end` (the
+ * stage ended with the database away), runs `meanwhile` with the build's id, then brings the database back on TCP. Answers the
+ * build's id.
+ */
+async function buildWhoseStageEndsWithoutDatabase(
+  modules: string[],
+  stage: string,
+  end: string,
+  meanwhile: (buildId: string) => Promise<void> = stayAway,
+): Promise<string> {
+  const buildId = await createBuild(modules);
+  await waitForRunningStage(buildId, stage);
+  database.stopServer();
+  try {
+    await waitForLog(buildId, stage, end);
+    await meanwhile(buildId);
+  } finally {
+    database.startServer();
+  }
+  return buildId;
+}
 
 describe("a stage that ends while PostgreSQL is stopped", () => {
   it("is recorded once the database is back, and the build goes on to run its preview", {
     timeout: 90_000,
   }, async () => {
-    const buildId = await createBuild(["base_mod", "pausing_install"]);
-    await waitForRunningStage(buildId, "install");
-    database.stopServer();
-    try {
-      await waitForLog(buildId, "install", "install over");
-      await new Promise((resolve) => setTimeout(resolve, AWAY_AFTER_THE_END_MS));
-    } finally {
-      database.startServer();
-    }
+    const buildId = await buildWhoseStageEndsWithoutDatabase(
+      ["base_mod", "pausing_install"],
+      "install",
+      "install over",
+    );
     const running = await builds.waitForStatus(buildId, ["running"], 30_000);
     expect(running.stages.map((stage) => [stage.name, stage.status])).toEqual([
       ["checkout", "succeeded"],
@@ -96,15 +116,7 @@ describe("a stage that ends while PostgreSQL is stopped", () => {
   it("the start stage's end: the preview, started meanwhile, runs once the database is back", {
     timeout: 90_000,
   }, async () => {
-    const buildId = await createBuild(["base_mod", "pausing_start"]);
-    await waitForRunningStage(buildId, "healthcheck");
-    database.stopServer();
-    try {
-      await waitForLog(buildId, "healthcheck", "answered");
-      await new Promise((resolve) => setTimeout(resolve, AWAY_AFTER_THE_END_MS));
-    } finally {
-      database.startServer();
-    }
+    const buildId = await buildWhoseStageEndsWithoutDatabase(["base_mod", "pausing_start"], "healthcheck", "answered");
     const running = await builds.waitForStatus(buildId, ["running"], 30_000);
     const preview = await fetch(running.preview_url!);
     expect(await preview.text()).toBe(`build ${buildId} modules base_mod,pausing_start`);
@@ -113,35 +125,34 @@ describe("a stage that ends while PostgreSQL is stopped", () => {
   it("a build failed meanwhile stays failed: the late writes move it only from the status they expect", {
     timeout: 90_000,
   }, async () => {
-    const buildId = await createBuild(["base_mod", "pausing_install"]);
-    await waitForRunningStage(buildId, "install");
-    database.stopServer();
-    try {
-      await waitForLog(buildId, "install", "install over");
-      await new Promise((resolve) => setTimeout(resolve, AWAY_AFTER_THE_END_MS));
-      // Back on its Unix socket only: the server, on TCP, still cannot write while another instance fails the build.
-      database.startServer({ tcp: false });
-      const socket = { databaseUrl: database.socketUrl };
-      queryDatabase(
-        socket,
-        {
-          sqlite: "",
-          postgresql: `UPDATE "Build" SET "status" = 'failed', "failureStage" = 'recovery', "failureMessage" = 'Failed elsewhere.' WHERE "id" = :'params'::json->>0`,
-        },
-        [buildId],
-      );
-      queryDatabase(
-        socket,
-        {
-          sqlite: "",
-          postgresql: `UPDATE "BuildStage" SET "status" = CASE "status" WHEN 'running' THEN 'failed' ELSE 'skipped' END WHERE "buildId" = :'params'::json->>0 AND "status" IN ('running', 'pending')`,
-        },
-        [buildId],
-      );
-      database.stopServer();
-    } finally {
-      database.startServer();
-    }
+    const buildId = await buildWhoseStageEndsWithoutDatabase(
+      ["base_mod", "pausing_install"],
+      "install",
+      "install over",
+      async (buildId) => {
+        await stayAway();
+        // Back on its Unix socket only: the server, on TCP, still cannot write while another instance fails the build.
+        database.startServer({ tcp: false });
+        const socket = { databaseUrl: database.socketUrl };
+        queryDatabase(
+          socket,
+          {
+            sqlite: "",
+            postgresql: `UPDATE "Build" SET "status" = 'failed', "failureStage" = 'recovery', "failureMessage" = 'Failed elsewhere.' WHERE "id" = :'params'::json->>0`,
+          },
+          [buildId],
+        );
+        queryDatabase(
+          socket,
+          {
+            sqlite: "",
+            postgresql: `UPDATE "BuildStage" SET "status" = CASE "status" WHEN 'running' THEN 'failed' ELSE 'skipped' END WHERE "buildId" = :'params'::json->>0 AND "status" IN ('running', 'pending')`,
+          },
+          [buildId],
+        );
+        database.stopServer();
+      },
+    );
     // The executor's late writes land (or find the build moved) within a few of its tries.
     const deadline = Date.now() + 20_000;
     while (!builds.app.output().includes(`the database answers again; build ${buildId} goes on`)) {
@@ -165,16 +176,15 @@ describe("a stage that ends while PostgreSQL is stopped", () => {
   it("what is left unwritten when the server stops meanwhile is found by its recovery at the next start", {
     timeout: 90_000,
   }, async () => {
-    const buildId = await createBuild(["base_mod", "pausing_install"]);
-    await waitForRunningStage(buildId, "install");
-    database.stopServer();
-    try {
-      await waitForLog(buildId, "install", "install over");
-      earlier = builds.app;
-      await earlier.stopProcess("SIGTERM");
-    } finally {
-      database.startServer();
-    }
+    const buildId = await buildWhoseStageEndsWithoutDatabase(
+      ["base_mod", "pausing_install"],
+      "install",
+      "install over",
+      async () => {
+        earlier = builds.app;
+        await earlier.stopProcess("SIGTERM");
+      },
+    );
     const restarted = await startAppServer({
       DATABASE_URL: database.databaseUrl,
       INSTANCE_NAME: "solo",
