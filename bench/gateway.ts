@@ -16,6 +16,10 @@ import { makeDatabase, projectRoot, startApp } from "./support/servers";
  * kept 1 s) before proxying. Both nginx run with the same main configuration, workers and proxy headers, and neither
  * keeps connections to the preview open (the gateway cannot: its upstream is a variable). Rounds take turns, and the
  * ratio is the median of each round's gateway/plain req/s.
+ *
+ * And a private preview (preview_access: users) through the gateway: (d) a visitor admitted by the gateway's cookie
+ * (from a share link), whose answers nginx keeps 1 s per Host and cookie, against the public preview of (c); (e) an
+ * automated test's requests with X-Preview-Bypass, which nginx never answers from its cache: each asks the app.
  */
 export interface GatewayResult {
   rounds: number;
@@ -27,6 +31,12 @@ export interface GatewayResult {
   /** What the gateway adds to the preview reached directly (ms), at p50 and p99. */
   addedLatencyP50Ms: number;
   addedLatencyP99Ms: number;
+  /** A private preview, through the gateway with an admitted visitor's cookie (answers kept per cookie). */
+  privateAdmitted: LoadResult;
+  /** Private-with-cookie req/s over public req/s through the gateway, the median of the rounds' ratios. */
+  privateRatioToPublic: number;
+  /** A private preview with X-Preview-Bypass on every request: never cached, every request asks the app. */
+  privateBypass: LoadResult;
   /** What plain nginx adds, for comparison. */
   plainAddedLatencyP50Ms: number;
   plainAddedLatencyP99Ms: number;
@@ -35,6 +45,7 @@ export interface GatewayResult {
 }
 
 const DOMAIN = "preview.localhost";
+const BYPASS_SECRET = "bench-bypass-secret-0123456789";
 
 export async function measureGateway(settings: {
   connections: number;
@@ -71,14 +82,18 @@ runtime:
   start: exec node ${path.join(projectRoot, "bench", "servers", "node-http.mjs")} $PORT '{"preview":"hello"}'
 repositories:
   - { alias: demo, url: ${repository}, default_ref: main, modules_path: addons, module_manifest: manifest.json }
+  - { alias: private, url: ${repository}, default_ref: main, modules_path: addons, module_manifest: manifest.json, preview_access: users, preview_bypass_secret_env: BENCH_PREVIEW_BYPASS }
 `,
   );
-  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env: { BUILDS_CONFIG: configFile } });
+  const env = { BUILDS_CONFIG: configFile, BENCH_PREVIEW_BYPASS: BYPASS_SECRET };
+  const app = await startApp({ databaseUrl: `file:${databaseFile}`, env });
   let gateway: Gateway | undefined;
   let plain: { port: number; stop(): Promise<void> } | undefined;
   let build: { buildId: string; authorization: string } | undefined;
+  let privateBuild: { buildId: string; authorization: string } | undefined;
   try {
     build = await runOneBuild(app.baseUrl);
+    privateBuild = await runOneBuild(app.baseUrl, "private");
     const { buildId, authorization } = build;
     const resolved = await fetch(`${app.baseUrl}/gateway/resolve`, {
       headers: { "X-Gateway-Host": `${buildId}.${DOMAIN}:${gatewayPort}` },
@@ -87,19 +102,31 @@ repositories:
     gateway = await startGateway({
       port: gatewayPort,
       appUrl: app.baseUrl,
-      env: { DATABASE_URL: `file:${databaseFile}`, BUILDS_CONFIG: configFile },
+      env: { ...env, DATABASE_URL: `file:${databaseFile}` },
       dataDir,
     });
     plain = await startPlainNginx(Number(previewPort));
     const host = `${buildId}.${DOMAIN}:${gatewayPort}`;
     const check = await requestThrough(gatewayPort, { host });
     if (check.body !== '{"preview":"hello"}') throw new Error(`the gateway answered ${check.status}: ${check.body}`);
+    const privateHost = `${privateBuild.buildId}.${DOMAIN}:${gatewayPort}`;
+    const cookie = await shareCookie(app.baseUrl, privateBuild, gatewayPort, privateHost);
     const targets = [
       { name: "direct", url: `http://127.0.0.1:${previewPort}/`, headers: {} as Record<string, string> },
       { name: "plain", url: `http://127.0.0.1:${plain.port}/`, headers: { Host: host } },
       { name: "gateway", url: `http://127.0.0.1:${gatewayPort}/`, headers: { Host: host } },
+      { name: "private", url: `http://127.0.0.1:${gatewayPort}/`, headers: { Host: privateHost, Cookie: cookie } },
+      {
+        name: "bypass",
+        url: `http://127.0.0.1:${gatewayPort}/`,
+        headers: { Host: privateHost, "X-Preview-Bypass": BYPASS_SECRET },
+      },
     ];
-    const results: Record<string, LoadResult[]> = { direct: [], plain: [], gateway: [] };
+    for (const target of targets.slice(3)) {
+      const answer = await requestThrough(gatewayPort, { host: privateHost, headers: target.headers });
+      if (answer.body !== '{"preview":"hello"}') throw new Error(`${target.name} answered ${answer.status}`);
+    }
+    const results: Record<string, LoadResult[]> = { direct: [], plain: [], gateway: [], private: [], bypass: [] };
     for (const target of targets)
       await measureLoad(target.url, {
         connections: settings.connections,
@@ -109,7 +136,9 @@ repositories:
       });
     for (let round = 0; round < settings.rounds; round++) {
       // The two nginx take turns being first.
-      const order = round % 2 === 0 ? [0, 1, 2] : [0, 2, 1];
+      // The bypass round goes last and is followed by a pause: every one of its requests asks the app, whose backlog
+      // would otherwise still be answering when the next target starts.
+      const order = round % 2 === 0 ? [0, 1, 2, 3, 4] : [0, 3, 2, 1, 4];
       for (const index of order) {
         const target = targets[index];
         const result = await measureLoad(target.url, {
@@ -121,6 +150,7 @@ repositories:
         if (result.non2xx > 0 || result.errors > 0)
           throw new Error(`gateway bench, ${target.name}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
         results[target.name].push(result);
+        if (target.name === "bypass") await new Promise((resolve) => setTimeout(resolve, 5_000));
         console.error(
           `  gateway round ${round + 1} ${target.name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms`,
         );
@@ -137,7 +167,13 @@ repositories:
       latencyP50Ms: median(rounds.map((r) => r.latencyP50Ms)),
       latencyP99Ms: median(rounds.map((r) => r.latencyP99Ms)),
     });
-    const [direct, plainNginx, viaGateway] = [results.direct, results.plain, results.gateway].map(summary);
+    const [direct, plainNginx, viaGateway, privateAdmitted, privateBypass] = [
+      results.direct,
+      results.plain,
+      results.gateway,
+      results.private,
+      results.bypass,
+    ].map(summary);
     const round2 = (value: number) => Number(value.toFixed(2));
     // Each round's difference to the direct figure of the same round, then the median: the load drifts between rounds.
     const added = (rounds: LoadResult[], figure: (result: LoadResult) => number) =>
@@ -150,6 +186,11 @@ repositories:
       ratioToPlainNginx: round2(
         median(results.gateway.map((r, index) => r.requestsPerSecond / results.plain[index].requestsPerSecond)),
       ),
+      privateAdmitted,
+      privateRatioToPublic: round2(
+        median(results.private.map((r, index) => r.requestsPerSecond / results.gateway[index].requestsPerSecond)),
+      ),
+      privateBypass,
       wakeToFirstByteMs,
       addedLatencyP50Ms: added(results.gateway, (r) => r.latencyP50Ms),
       addedLatencyP99Ms: added(results.gateway, (r) => r.latencyP99Ms),
@@ -160,7 +201,8 @@ repositories:
     await gateway?.stop();
     await plain?.stop();
     // The preview runs as a build user in a process group of its own: it ends with its build, not with the app.
-    if (build) await destroyBuild(app.baseUrl, build).catch((error) => console.error("gateway bench:", error));
+    for (const one of [build, privateBuild])
+      if (one) await destroyBuild(app.baseUrl, one).catch((error) => console.error("gateway bench:", error));
     await app.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(root, { recursive: true, force: true });
@@ -183,7 +225,8 @@ async function measureWake(
     headers: { Authorization: authorization },
   });
   if (slept.status !== 200) throw new Error(`sleep answered ${slept.status}: ${await slept.text()}`);
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // nginx keeps the "running" answer 1 s counted in whole seconds of its clock: under 2 s.
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
   const visited = Date.now();
   const first = await requestThrough(gatewayPort, { host });
   if (first.status !== 503) throw new Error(`the first visit of the sleeping preview answered ${first.status}`);
@@ -209,9 +252,28 @@ async function destroyBuild(baseUrl: string, build: { buildId: string; authoriza
   throw new Error(`build ${build.buildId} was not destroyed within 30 s`);
 }
 
+/** A share link of the private build, opened through the gateway: the gateway's cookie it sets, as `name=value`. */
+async function shareCookie(
+  baseUrl: string,
+  build: { buildId: string; authorization: string },
+  gatewayPort: number,
+  host: string,
+): Promise<string> {
+  const shared = await fetch(`${baseUrl}/builds/${build.buildId}/share`, {
+    method: "POST",
+    headers: { Authorization: build.authorization },
+  });
+  if (shared.status !== 201) throw new Error(`POST /builds/{id}/share answered ${shared.status}`);
+  const { url } = (await shared.json()) as { url: string };
+  const opened = await requestThrough(gatewayPort, { host, path: new URL(url).pathname });
+  const line = (opened.headers["set-cookie"] ?? []).find((cookie) => cookie.startsWith("preview-access="));
+  if (!line) throw new Error(`the share link answered ${opened.status} without the gateway's cookie`);
+  return line.split(";")[0];
+}
+
 /** Registers a user, starts one build of module hello and waits until its preview runs; returns its id. */
-async function runOneBuild(baseUrl: string): Promise<{ buildId: string; authorization: string }> {
-  const email = `gateway-bench-${Date.now()}@example.com`;
+async function runOneBuild(baseUrl: string, repository = "demo"): Promise<{ buildId: string; authorization: string }> {
+  const email = `gateway-bench-${repository}-${Date.now()}@example.com`;
   const password = "a long bench password";
   await fetch(`${baseUrl}/users/`, {
     method: "POST",
@@ -226,7 +288,7 @@ async function runOneBuild(baseUrl: string): Promise<{ buildId: string; authoriz
   const created = await fetch(`${baseUrl}/builds`, {
     method: "POST",
     headers: { Authorization: `Bearer ${access_token}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ repositories: [{ repository: "demo" }], modules: ["hello"] }),
+    body: JSON.stringify({ repositories: [{ repository }], modules: ["hello"] }),
   });
   if (created.status !== 202) throw new Error(`POST /builds answered ${created.status}: ${await created.text()}`);
   const { build_id } = (await created.json()) as { build_id: string };

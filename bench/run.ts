@@ -616,8 +616,11 @@ function gatewayTable(result: GatewayResult, { connections }: { connections: num
       result.gateway,
       `${result.addedLatencyP50Ms} / ${result.addedLatencyP99Ms}`,
     ),
+    row("a private preview, an admitted visitor's cookie (kept 1 s per cookie)", result.privateAdmitted),
+    row("a private preview, X-Preview-Bypass (never kept: the app every request)", result.privateBypass),
     "",
     `The gateway against plain nginx, the same round: ${result.ratioToPlainNginx}x in req/s (median of ${result.rounds} rounds).`,
+    `A private preview's admitted visitor against the public preview, the same round: ${result.privateRatioToPublic}x in req/s.`,
     `Wake on visit, from the first visit of a sleeping preview to its first byte: ${result.wakeToFirstByteMs.join(", ")} ms.`,
   ].join("\n");
 }
