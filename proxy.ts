@@ -32,9 +32,10 @@ export const config = {
   // Pages (for their nonce), next-auth's routes and Next's not-found page; not Next's own assets, whose names
   // are generated, nor the JSON API (the prefixes in next.config.mjs, which gives them the security headers):
   // the proxy costs about as much again as a whole route handler (docs/performance.md). API paths with a
-  // percent sign, which may be malformed, still come here.
+  // percent sign, which may be malformed, still come here. Nor /embed, the one page any site may frame, which
+  // sets its own headers (app/embed/route.ts).
   matcher: [
-    "/((?!_next/static|_next/image|(?:rates|builds|users|app-config|convert|currencies|hooks|bench)(?:/|$)|openapi\\.json$).*)",
+    "/((?!_next/static|_next/image|(?:rates|builds|users|app-config|convert|currencies|hooks|bench)(?:/|$)|openapi\\.json$|embed/?$).*)",
     "/(rates|builds|users|app-config|convert|currencies|hooks|bench)/(.*%.*)",
   ],
 };

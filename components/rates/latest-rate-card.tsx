@@ -6,10 +6,12 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
+import { useCurrencies } from "@/lib/swr/use-currencies";
 import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRateStatus } from "@/lib/swr/use-rate-status";
 import { useRates } from "@/lib/swr/use-rates";
+import { EmbedSnippets } from "./embed-snippets";
 import { FetchRateButton } from "./fetch-rate-button";
 import { useDistanceEarlier } from "./gaps";
 import { ImportWorkbook } from "./import-workbook";
@@ -25,6 +27,7 @@ export function LatestRateCard() {
   const latest = useLatestRate(currency.code);
   const isAdmin = useIsAdmin();
   const status = useRateStatus();
+  const currencies = useCurrencies();
   // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
   // range the API serves, ending at the latest date; its second entry is the previous rate.
   const history = useRates(
@@ -106,6 +109,12 @@ export function LatestRateCard() {
       {latest.data !== undefined && !latest.error && (
         <div className="mt-4">
           <FetchRateButton variant={latest.data === null ? "primary" : "secondary"} />
+        </div>
+      )}
+      {/* Offered for any stored currency: the badge shows its newest rate, even one older than the dollar's. */}
+      {currencies.data?.currencies.some((stored) => stored.code === currency.code) && (
+        <div className="mt-4 border-t border-slate-200 pt-3 dark:border-slate-800">
+          <EmbedSnippets />
         </div>
       )}
       {/* Admins only (the server refuses anyone else). Mounted apart from the rate's state: its summary stays

@@ -8,6 +8,8 @@ export interface CacheOptions {
   scope?: "public" | "private";
   /** More headers for both the 200 and the 304. */
   headers?: Record<string, string>;
+  /** The body's type when it is not JSON (an SVG image, an HTML page made on the server). */
+  contentType?: string;
 }
 
 /** A JSON body serialised once, with its ETag: what a cache keeps to answer without doing the work again. */
@@ -17,7 +19,12 @@ export interface SerializedJson {
 }
 
 export function serializedJson(body: unknown): SerializedJson {
-  const bytes = Buffer.from(JSON.stringify(body));
+  return serializedText(JSON.stringify(body));
+}
+
+/** Any text body (SVG, HTML) kept and revalidated as a JSON one is. */
+export function serializedText(text: string): SerializedJson {
+  const bytes = Buffer.from(text);
   return { body: bytes, etag: etag(bytes) };
 }
 
@@ -48,7 +55,7 @@ export function cachedJson(request: Request, json: SerializedJson, options: Cach
   // No Content-Length: Next.js drops it from a route handler's response and sends the body chunked.
   return new Response(uncopiedBody(json.body), {
     status: 200,
-    headers: { ...headers, "Content-Type": "application/json" },
+    headers: { ...headers, "Content-Type": options.contentType ?? "application/json" },
   });
 }
 

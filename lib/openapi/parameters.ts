@@ -7,7 +7,7 @@ import {
   listBuildsQuerySchema,
 } from "../builds/schemas";
 import { admitQuerySchema, shareIdParamsSchema, ticketQuerySchema } from "../gateway/schemas";
-import { convertQuerySchema } from "../rates/schemas";
+import { convertQuerySchema, rateCardQuerySchema } from "../rates/schemas";
 import { userIdParamsSchema } from "../users/schemas";
 
 /**
@@ -28,6 +28,7 @@ const SCHEMAS: Record<string, { in: "query" | "path"; schema: z.ZodObject }> = {
   TicketQuery: { in: "query", schema: ticketQuerySchema },
   AdmitQuery: { in: "query", schema: admitQuerySchema },
   ConvertQuery: { in: "query", schema: convertQuerySchema },
+  RateCardQuery: { in: "query", schema: rateCardQuerySchema },
 };
 
 type JsonSchema = {

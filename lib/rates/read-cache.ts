@@ -1,4 +1,4 @@
-import { cachedJson, type SerializedJson, serializedJson } from "../http/cache";
+import { cachedJson, type SerializedJson, serializedJson, serializedText } from "../http/cache";
 import { getEnv } from "../server/env";
 import { processWide } from "../server/process-wide";
 import { todayIn } from "./dates";
@@ -115,11 +115,16 @@ function store(key: string, entry: SerializedJson): void {
   }
 }
 
-function load(key: string, epoch: number, read: () => Promise<unknown>): Promise<SerializedJson> {
+function load(
+  key: string,
+  epoch: number,
+  read: () => Promise<unknown>,
+  serialize: (body: unknown) => SerializedJson,
+): Promise<SerializedJson> {
   const state = cache();
   const running = state.inFlight.get(key);
   if (running) return running;
-  const flight = read().then(serializedJson);
+  const flight = read().then(serialize);
   state.inFlight.set(key, flight);
   flight.then(
     (entry) => {
@@ -139,11 +144,12 @@ function load(key: string, epoch: number, read: () => Promise<unknown>): Promise
  * Answers a public rate read from the cache, calling `read` (the unchanged service call, whose errors pass
  * through as problems and are never cached) on a miss. `perDay`: the answer depends on today's date.
  * `headers`: more headers for the answer (CORS, say); the rates' source (lib/rates/source.ts) is always named.
+ * `contentType`: `read` answers text of that type (an SVG badge, an HTML card) instead of a value sent as JSON.
  */
 export async function serveRateRead(
   request: Request,
   read: () => Promise<unknown>,
-  options: { perDay?: boolean; headers?: Record<string, string> } = {},
+  options: { perDay?: boolean; headers?: Record<string, string>; contentType?: string } = {},
 ): Promise<Response> {
   const key = options.perDay ? `${pathAndQuery(request.url)}\0${today()}` : pathAndQuery(request.url);
   const epoch = await currentEpoch();
@@ -153,11 +159,12 @@ export async function serveRateRead(
     state.entries.delete(key);
     state.entries.set(key, entry);
   } else {
-    entry = await load(key, epoch, read);
+    entry = await load(key, epoch, read, options.contentType ? (text) => serializedText(String(text)) : serializedJson);
   }
   return cachedJson(request, entry, {
     maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS,
     headers: { ...RATE_SOURCE_HEADERS, ...options.headers },
+    contentType: options.contentType,
   });
 }
 

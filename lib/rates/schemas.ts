@@ -35,6 +35,26 @@ export const rateCurrenciesQuerySchema = z
   .object({ currencies: currenciesParameterSchema, include: includeParameterSchema })
   .meta({ id: "RateCurrenciesQuery" });
 
+/** The badge and the card for a shop's own site: which currency, in which language. */
+export const rateCardQuerySchema = z
+  .object({
+    currency: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{3}$/, { error: "must be a three-letter ISO 4217 code such as USD or EUR" })
+      .default("USD")
+      .describe("The currency whose rate is shown, in bolivares per unit: USD (the default) or another stored one")
+      .meta({ example: "USD" }),
+    lang: z
+      .enum(["es", "en"], { error: 'must be "es" (Spanish) or "en" (English)' })
+      .default("es")
+      .describe(
+        "The language of the words and of the numbers: es writes 236,4587 and 26 nov 2026 (the default), en " +
+          "writes 236.4587 and Nov 26, 2026",
+      ),
+  })
+  .meta({ id: "RateCardQuery" });
+
 export const rateByDateQuerySchema = rateCurrenciesQuerySchema
   .extend({
     in_force: z
@@ -295,6 +315,7 @@ export type RateReadQuery = z.infer<typeof rateCurrenciesQuerySchema>;
 export type RateByDateQuery = z.infer<typeof rateByDateQuerySchema>;
 export type CurrencyChangeView = z.infer<typeof currencyChangeSchema>;
 export type ConvertQuery = z.infer<typeof convertQuerySchema>;
+export type RateCardQuery = z.infer<typeof rateCardQuerySchema>;
 export type ConversionView = z.infer<typeof conversionSchema>;
 export type CurrencyView = z.infer<typeof currencySchema>;
 export type CurrencyListView = z.infer<typeof currencyListSchema>;

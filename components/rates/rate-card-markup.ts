@@ -1,0 +1,105 @@
+/**
+ * The rate as a shop shows it on its own site, written on the server as text: an SVG badge for an <img> and a
+ * small HTML card for an <iframe>. No script and nothing loaded from elsewhere, so both can be cached like the
+ * API's reads and shown by any page. Each names its source, the central bank, as the bank's terms ask.
+ */
+import type { Locale } from "@/i18n/locale";
+import { translatorFor } from "@/i18n/translator";
+import type { PublishedRate } from "@/lib/rates/published-rate";
+import { RATE_SOURCE, RATE_SOURCE_TERMS_URL } from "@/lib/rates/source";
+import { formatDay } from "../ui/format";
+import { formatRateText } from "./amount";
+
+/** What the badge and the card say, in the language asked: every number as that language writes it. */
+function wordsFor(published: PublishedRate, locale: Locale) {
+  const t = translatorFor(locale, "rateCard");
+  const names = translatorFor(locale, "currencies");
+  const code = published.currency;
+  const name = names.has(`names.${code}` as never) ? names(`names.${code}` as never) : code;
+  return { t, code, name, rate: formatRateText(published.rate, locale), date: formatDay(published.date, locale) };
+}
+
+const escapeMarkup = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/**
+ * Approximate widths of Verdana at 11 px, the badge's font, per character: the SVG sets each text's length to
+ * the estimate (textLength), so a reader's font that runs wider or narrower is fitted rather than cut.
+ */
+function textWidth(text: string): number {
+  let width = 0;
+  for (const char of text) {
+    if (/\d/.test(char)) width += 7;
+    else if (/[.,:·' ]/.test(char)) width += 3.9;
+    else if (/[A-Z]/.test(char)) width += 7.6;
+    else width += 6.3;
+  }
+  return Math.ceil(width);
+}
+
+/** A badge in the style of shields.io: "BCV USD" on the left, "236,4587 Bs · 26 nov 2026" on the right. */
+export function rateBadgeSvg(published: PublishedRate, locale: Locale): string {
+  const { t, code, name, rate, date } = wordsFor(published, locale);
+  const label = t("badgeLabel", { currency: code });
+  const value = t("badgeValue", { rate, date });
+  const title = t("badgeTitle", { name, rate, date });
+  const [labelText, valueText] = [textWidth(label), textWidth(value)];
+  const [left, right] = [labelText + 12, valueText + 12];
+  const width = left + right;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="20" role="img" aria-label="${escapeMarkup(title)}">
+<title>${escapeMarkup(title)}</title>
+<linearGradient id="s" x2="0" y2="100%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
+<clipPath id="r"><rect width="${width}" height="20" rx="3" fill="#fff"/></clipPath>
+<g clip-path="url(#r)"><rect width="${left}" height="20" fill="#334155"/><rect x="${left}" width="${right}" height="20" fill="#4338ca"/><rect width="${width}" height="20" fill="url(#s)"/></g>
+<g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" font-size="11">
+<text x="${left / 2}" y="14" textLength="${labelText}" lengthAdjust="spacingAndGlyphs">${escapeMarkup(label)}</text>
+<text x="${left + right / 2}" y="14" textLength="${valueText}" lengthAdjust="spacingAndGlyphs">${escapeMarkup(value)}</text>
+</g>
+</svg>
+`;
+}
+
+/**
+ * The card for an iframe (about 320 x 150 px): the currency, the rate in bolívares, its value date, the source
+ * and the terms. Links open in a new tab, out of the frame. Light or dark as the visitor's system is.
+ */
+export function rateEmbedHtml(published: PublishedRate, locale: Locale): string {
+  const { t, name, rate, date } = wordsFor(published, locale);
+  const link = (href: string) => (chunks: string) =>
+    `<a href="${escapeMarkup(href)}" target="_blank" rel="noopener noreferrer">${chunks}</a>`;
+  return `<!doctype html>
+<html lang="${locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeMarkup(t("title", { name }))}</title>
+<style>
+:root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+body { margin: 0; background: #fff; color: #0f172a; }
+main { box-sizing: border-box; min-height: 100vh; padding: 12px 14px; border: 1px solid #e2e8f0; border-radius: 10px; }
+p, h1 { margin: 0; }
+.per { font-size: 13px; font-weight: 400; color: #475569; }
+.rate { font-size: 28px; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; margin: 2px 0; }
+.date { font-size: 13px; color: #334155; }
+.source { margin-top: 6px; font-size: 11px; color: #475569; }
+a { color: #4338ca; }
+@media (prefers-color-scheme: dark) {
+  body { background: #0f172a; color: #f1f5f9; }
+  main { border-color: #334155; }
+  .per, .source { color: #94a3b8; }
+  .date { color: #cbd5e1; }
+  a { color: #a5b4fc; }
+}
+</style>
+</head>
+<body>
+<main>
+<h1 class="per">${escapeMarkup(t("perUnit", { name }))}</h1>
+<p class="rate">${escapeMarkup(rate)}</p>
+<p class="date">${escapeMarkup(t("valueDate", { date }))}</p>
+<p class="source">${t.markup("source", { bank: link(RATE_SOURCE.url) })}<br>${t.markup("terms", { terms: link(RATE_SOURCE_TERMS_URL) })}</p>
+</main>
+</body>
+</html>
+`;
+}
