@@ -20,12 +20,14 @@ export function AuthControls() {
   const { data: session, status } = useSession();
   const t = useTranslations("auth");
   const [mode, setMode] = useState<AuthMode | null>(null);
+  const [previewName, setPreviewName] = useState<string | null>(null);
 
   // Sent here to sign in for a private preview: the dialog opens by itself, and once signed in the browser goes
   // back through the ticket route to the preview.
   useEffect(() => {
     const target = pendingReturn();
     if (!target) return;
+    setPreviewName(new URLSearchParams(target.slice(target.indexOf("?"))).get("name"));
     if (status === "authenticated") window.location.assign(target);
     else if (status === "unauthenticated") setMode((current) => current ?? "sign-in");
   }, [status]);
@@ -71,7 +73,7 @@ export function AuthControls() {
       <Button size="sm" variant="primary" onClick={() => setMode("sign-in")}>
         {t("signIn")}
       </Button>
-      <AuthDialog mode={mode} onModeChange={setMode} />
+      <AuthDialog mode={mode} onModeChange={setMode} previewName={previewName} />
     </div>
   );
 }

@@ -14,13 +14,15 @@ export type AuthMode = "sign-in" | "register";
 interface AuthDialogProps {
   mode: AuthMode | null;
   onModeChange: (mode: AuthMode | null) => void;
+  /** Why the dialog opened by itself (a private preview's name), said above the form. */
+  previewName?: string | null;
 }
 
 /**
  * Sign in or register (then sign in) with email and password. Registration goes through POST /users/, so its
  * field problems (invalid email, short password, duplicate) show next to the fields they name.
  */
-export function AuthDialog({ mode, onModeChange }: AuthDialogProps) {
+export function AuthDialog({ mode, onModeChange, previewName }: AuthDialogProps) {
   const t = useTranslations("auth");
   return (
     <Modal
@@ -28,6 +30,11 @@ export function AuthDialog({ mode, onModeChange }: AuthDialogProps) {
       onClose={() => onModeChange(null)}
       title={mode === "register" ? t("createAccountTitle") : t("signIn")}
     >
+      {mode && previewName && (
+        <p className="mb-4 text-sm text-slate-700 dark:text-slate-300" data-testid="private-preview-notice">
+          {t("privatePreview", { name: previewName })}
+        </p>
+      )}
       {mode && <AuthForm key={mode} mode={mode} onModeChange={onModeChange} />}
     </Modal>
   );

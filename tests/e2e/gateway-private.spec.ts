@@ -152,11 +152,18 @@ async function signInOnDashboard(page: Page) {
   await dialog.getByRole("button", { name: "Sign in" }).click();
 }
 
-test("a private preview sends a visitor to sign in and back to the page they asked for", async ({ page, context }) => {
+test("a private preview sends a visitor to sign in and back to the page they asked for", async ({
+  page,
+  context,
+}, testInfo) => {
   const preview = `http://${buildId}.${DOMAIN}:${gatewayPort}`;
   await page.goto(`${preview}/web/login?from=mail`);
   // On the dashboard, with the sign-in dialog open by itself.
   await expect(page).toHaveURL(new RegExp(`^${baseUrl}/\\?sign-in=`));
+  await expect(page.getByTestId("private-preview-notice")).toHaveText(
+    `The preview ${buildId} is private: sign in to open it.`,
+  );
+  await page.screenshot({ path: testInfo.outputPath("sign-in-1440-light.png") });
   await signInOnDashboard(page);
   // Back on the preview, at the page asked for, served by the preview itself.
   await expect(page).toHaveURL(`${preview}/web/login?from=mail`);
