@@ -4,7 +4,7 @@
  * On PostgreSQL, pg_dump (README).
  */
 import { backUpSqlite } from "../lib/backups/sqlite-backup";
-import { databaseDialect, databaseFilePath } from "../lib/db/database-url";
+import { sqliteFileOf } from "../lib/db/database-url";
 import { getEnv } from "../lib/server/env";
 
 const target = process.argv[2];
@@ -13,13 +13,14 @@ if (!target || process.argv.length > 3) {
   process.exit(2);
 }
 const env = getEnv();
-if (databaseDialect(env.DATABASE_URL) !== "sqlite") {
+const databaseFile = sqliteFileOf(env.DATABASE_URL);
+if (databaseFile === null) {
   console.error("DATABASE_URL is PostgreSQL: back it up with pg_dump (see the README's Backups).");
   process.exit(1);
 }
 try {
-  const made = backUpSqlite(databaseFilePath(env.DATABASE_URL), env.DATA_DIR, target);
-  console.log(`Backed up ${databaseFilePath(env.DATABASE_URL)} into ${made.file} (${made.bytes} bytes).`);
+  const made = backUpSqlite(databaseFile, env.DATA_DIR, target);
+  console.log(`Backed up ${databaseFile} into ${made.file} (${made.bytes} bytes).`);
   console.log(
     made.secret
       ? `The secret is beside it: ${made.secret}. Keep both, and keep them private.`

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { InvalidBuildsConfigError, loadBuildsConfig } from "../lib/builds/config";
 import { refuseDashboardUnderPreviews, warnPrivatePreviewsWithOpenRegistration } from "../lib/builds/preview-names";
 import { checkStageUser, StageUserError } from "../lib/builds/runtime/run-as";
-import { databaseDialect, databaseFilePath } from "../lib/db/database-url";
+import { sqliteFileOf } from "../lib/db/database-url";
 import { migratePostgresql, POSTGRESQL_MIGRATIONS_FOLDER } from "../lib/db/postgresql-migrations";
 import { secureDataFolder } from "../lib/server/data-folder";
 import { getEnv, InvalidEnvironmentError } from "../lib/server/env";
@@ -27,7 +27,8 @@ async function main() {
   if (privateWarning) console.warn(privateWarning);
   assertNoOtherServer(env.DATA_DIR);
   let database: string;
-  if (databaseDialect(env.DATABASE_URL) === "postgresql") {
+  const dbFile = sqliteFileOf(env.DATABASE_URL);
+  if (dbFile === null) {
     fs.mkdirSync(env.DATA_DIR, { recursive: true, mode: 0o700 });
     for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
     const run = await migratePostgresql(env.DATABASE_URL, path.join(projectRoot, POSTGRESQL_MIGRATIONS_FOLDER));
@@ -35,7 +36,6 @@ async function main() {
       console.warn(`The migration ${name} changed after it was applied to this database.`);
     database = `${redactPassword(env.DATABASE_URL)} (${run.applied.length > 0 ? `migrations applied: ${run.applied.join(", ")}` : "up to date"})`;
   } else {
-    const dbFile = databaseFilePath(env.DATABASE_URL);
     secureDataFolder(dbFile);
     for (const warning of checkStageUser(builds, env.DATA_DIR)) console.warn(warning);
     // WAL lets the server, the migration step and test processes read while one of them writes.

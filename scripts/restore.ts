@@ -4,7 +4,7 @@
  * an older schema and its recovery fails the builds whose runtime it cannot find. On PostgreSQL, pg_restore (README).
  */
 import { RestoreRefused, restoreSqlite } from "../lib/backups/sqlite-backup";
-import { databaseDialect, databaseFilePath } from "../lib/db/database-url";
+import { sqliteFileOf } from "../lib/db/database-url";
 import { getEnv } from "../lib/server/env";
 import { assertNoOtherServer, DataFolderInUseError } from "../lib/server/pid-file";
 
@@ -14,13 +14,13 @@ if (!backup || process.argv.length > 3) {
   process.exit(2);
 }
 const env = getEnv();
-if (databaseDialect(env.DATABASE_URL) !== "sqlite") {
+const databaseFile = sqliteFileOf(env.DATABASE_URL);
+if (databaseFile === null) {
   console.error("DATABASE_URL is PostgreSQL: restore it with pg_restore (see the README's Backups).");
   process.exit(1);
 }
 try {
   assertNoOtherServer(env.DATA_DIR);
-  const databaseFile = databaseFilePath(env.DATABASE_URL);
   const restored = restoreSqlite(backup, databaseFile, env.DATA_DIR);
   console.log(`Restored ${backup} into ${databaseFile}.`);
   if (restored.replaced) console.log(`The database it replaced is kept as ${restored.replaced}.`);

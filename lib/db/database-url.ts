@@ -35,6 +35,15 @@ export function databaseDialect(url: string): DatabaseDialect {
   );
 }
 
+/**
+ * The database's file, absolute, when the URL names one (SQLite); null when it names a server (PostgreSQL), which
+ * several instances may share and whose own tools back it up. What a caller outside lib/db/ asks instead of the
+ * dialect.
+ */
+export function sqliteFileOf(url: string): string | null {
+  return databaseDialect(url) === "sqlite" ? databaseFilePath(url) : null;
+}
+
 /** The file path of a `file:` SQLite URL, absolute. */
 export function databaseFilePath(url: string): string {
   if (!url.startsWith("file:")) {

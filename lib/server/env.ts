@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { databaseDialect, databaseFilePath, resolveDatabaseUrl } from "../db/database-url";
+import { resolveDatabaseUrl, sqliteFileOf } from "../db/database-url";
 
 /**
  * The one validated view of the environment. Every setting has a default that works on a fresh machine;
@@ -208,13 +208,11 @@ export function getEnv(): Env {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new InvalidEnvironmentError(`Invalid environment:\n${lines.join("\n")}`);
   }
-  const onSqlite = databaseDialect(parsed.data.DATABASE_URL) === "sqlite";
-  const dataDir = path.resolve(
-    parsed.data.DATA_DIR ?? (onSqlite ? path.dirname(databaseFilePath(parsed.data.DATABASE_URL)) : "data"),
-  );
+  const sqliteFile = sqliteFileOf(parsed.data.DATABASE_URL);
+  const dataDir = path.resolve(parsed.data.DATA_DIR ?? (sqliteFile !== null ? path.dirname(sqliteFile) : "data"));
   // On PostgreSQL several instances share one database, so they must share one secret: a generated one, kept
   // on one machine's disk, would sign every instance's sessions differently.
-  if (!onSqlite && parsed.data.NEXTAUTH_SECRET === undefined) {
+  if (sqliteFile === null && parsed.data.NEXTAUTH_SECRET === undefined) {
     throw new InvalidEnvironmentError(
       "Invalid environment:\n  NEXTAUTH_SECRET: required when DATABASE_URL is PostgreSQL (every instance must use the same one)",
     );
