@@ -10,6 +10,7 @@ const alias = { "@": path.resolve(import.meta.dirname) };
  */
 const POSTGRESQL_SUITES = [
   "builds-repository",
+  "db-statements",
   "builds-lifecycle",
   "builds-validation",
   "security-ownership",
