@@ -147,3 +147,14 @@ export function formatRateText(decimal: string, language: AmountLanguage): strin
   const [integer, fraction = ""] = rounded.split(".");
   return groupDigits(`${integer}.${fraction.padEnd(2, "0")}`, language);
 }
+
+/** The exact product of two non-negative decimal texts ("1.2" x "236.4587" = "283.75044"), no float between. */
+export function multiplyDecimal(a: string, b: string): string {
+  const [ai, af = ""] = a.split(".");
+  const [bi, bf = ""] = b.split(".");
+  const product = (BigInt(ai + af || "0") * BigInt(bi + bf || "0")).toString();
+  const scale = af.length + bf.length;
+  if (scale === 0) return product;
+  const padded = product.padStart(scale + 1, "0");
+  return `${padded.slice(0, -scale)}.${padded.slice(-scale)}`.replace(/\.?0+$/, "");
+}

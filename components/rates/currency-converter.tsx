@@ -42,6 +42,7 @@ export function CurrencyConverter() {
   // Imports are for admins (the server refuses anyone else): only they are pointed to one.
   const isAdmin = useIsAdmin();
   const t = useTranslations("converter");
+  const prices = useTranslations("priceList");
   let body: React.ReactNode;
   if (currencies.error) {
     body = <PanelError error={currencies.error} onRetry={() => void currencies.mutate()} className="h-48" />;
@@ -68,7 +69,16 @@ export function CurrencyConverter() {
   } else {
     body = <ConverterForm options={[...currencies.data.currencies, BOLIVAR]} />;
   }
-  return <Panel title={t("title")}>{body}</Panel>;
+  return (
+    <Panel title={t("title")}>
+      {body}
+      <p className="mt-4 border-t border-slate-200 pt-3 text-sm dark:border-slate-800">
+        <a className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href="/prices">
+          {prices("open")}
+        </a>
+      </p>
+    </Panel>
+  );
 }
 
 type Side = "from" | "to";

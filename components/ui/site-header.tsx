@@ -6,7 +6,7 @@ import { LanguageSwitch } from "./language-switch";
 export async function SiteHeader() {
   const t = await getTranslations("header");
   return (
-    <header className="sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
+    <header className="print:hidden sticky top-0 z-20 border-b border-slate-200 bg-white/90 backdrop-blur dark:border-slate-800 dark:bg-slate-950/90">
       <div className="mx-auto flex h-14 max-w-[1600px] items-center justify-between gap-2 px-4 sm:gap-4 sm:px-6">
         <div className="flex items-center gap-2 sm:gap-6">
           <a href="/" className="flex items-center gap-2 font-semibold tracking-tight whitespace-nowrap">

@@ -1,0 +1,287 @@
+"use client";
+
+import { useLocale, useTranslations } from "next-intl";
+import { useEffect, useId, useState } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Field, inputClass } from "@/components/ui/field";
+import { Panel } from "@/components/ui/panel";
+import { PanelLoading } from "@/components/ui/panel-states";
+import { useFormat } from "@/components/ui/use-format";
+import { useConversion } from "@/lib/swr/use-conversion";
+import { formatRateText, groupDigits, multiplyDecimal, parseAmount, roundDecimal } from "./amount";
+import { PRICE_CURRENCIES, type PriceCurrency, type PriceItem, parsePastedPrices } from "./price-list-items";
+import { todayInCaracas } from "./rate-range";
+
+/** A price as shops write it: at least the cents ("1.2" -> "1,20" in Spanish), every decimal given kept. */
+const priceText = (price: string, language: string) => {
+  const [whole, cents = ""] = price.split(".");
+  return `${groupDigits(`${whole}.${cents.padEnd(2, "0")}`, language as "es" | "en")}`;
+};
+
+/** Where the list is kept: this browser only, nothing is sent anywhere. */
+const STORAGE_KEY = "bcv-price-list";
+
+function readStoredItems(): PriceItem[] {
+  try {
+    const stored = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? "[]");
+    return Array.isArray(stored)
+      ? stored.filter(
+          (item): item is PriceItem =>
+            typeof item?.name === "string" &&
+            typeof item?.price === "string" &&
+            /^\d+(\.\d+)?$/.test(item.price) &&
+            PRICE_CURRENCIES.includes(item?.currency),
+        )
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * "Lista de precios": a shop's items priced in dollars or euros, each shown in bolívares at the rates in force
+ * today (the newest value date on or before today in Caracas), with that date. Typed one by one or pasted as
+ * lines; kept in this browser; printed without the page around it, to hang up; copied or shared as text.
+ */
+export function PriceList() {
+  const t = useTranslations("priceList");
+  const format = useFormat();
+  const language = useLocale();
+  const [items, setItems] = useState<PriceItem[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  useEffect(() => {
+    setItems(readStoredItems());
+    setLoaded(true);
+  }, []);
+  useEffect(() => {
+    if (loaded) window.localStorage.setItem(STORAGE_KEY, JSON.stringify(items));
+  }, [items, loaded]);
+  // Each currency's rate in force today: that of its newest value date on or before today in Caracas (GET
+  // /convert of one unit answers it with its date), the euro's even when the dollar's date has none.
+  const today = todayInCaracas();
+  const inForce = {
+    USD: useConversion({ amount: "1", from: "USD", to: "VES", date: today }),
+    EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: today }),
+  };
+  const perUnit = (currency: PriceCurrency): string | undefined => inForce[currency].data?.rate;
+  const bolivars = (item: PriceItem) => {
+    const rate = perUnit(item.currency);
+    return rate === undefined ? undefined : groupDigits(roundDecimal(multiplyDecimal(item.price, rate), 2), language);
+  };
+  const rateLine = t("ratesOf", {
+    rates: PRICE_CURRENCIES.flatMap((currency) => {
+      const answer = inForce[currency].data;
+      return answer
+        ? [t("rateOf", { rate: formatRateText(answer.rate, language), currency, date: format.day(answer.date) })]
+        : [];
+    }).join(" · "),
+  });
+  const asText = [
+    `${t("title")} · ${rateLine}`,
+    ...items.map((item) =>
+      t("itemText", {
+        name: item.name,
+        price: `${priceText(item.price, language)} ${item.currency}`,
+        bolivars: bolivars(item) ?? "?",
+      }),
+    ),
+  ].join("\n");
+
+  let rateState: React.ReactNode;
+  if (PRICE_CURRENCIES.every((currency) => inForce[currency].error)) {
+    rateState = <Alert tone="error">{t("noRates")}</Alert>;
+  } else if (PRICE_CURRENCIES.some((currency) => !inForce[currency].data && !inForce[currency].error)) {
+    rateState = <PanelLoading label={t("loadingRates")} className="h-16" />;
+  } else {
+    rateState = (
+      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="price-list-rates">
+        {rateLine}
+      </p>
+    );
+  }
+
+  return (
+    <Panel title={t("title")} className="print:border-0 print:shadow-none">
+      <div className="flex flex-col gap-5">
+        {rateState}
+        {items.length === 0 ? (
+          <p className="text-sm text-slate-600 dark:text-slate-400">{loaded ? t("empty") : t("loadingList")}</p>
+        ) : (
+          <table className="w-full text-left tabular-nums print:text-lg" data-testid="price-list-table">
+            <thead className="text-xs text-slate-600 uppercase dark:text-slate-400">
+              <tr>
+                <th className="py-2 pr-2 font-medium">{t("item")}</th>
+                <th className="py-2 pr-2 text-right font-medium">{t("price")}</th>
+                <th className="py-2 text-right font-medium">{t("inBolivars")}</th>
+                <th className="print:hidden">
+                  <span className="sr-only">{t("actions")}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((item, index) => (
+                <tr
+                  // biome-ignore lint/suspicious/noArrayIndexKey: two items may share a name; the list has no ids.
+                  key={index}
+                  className="border-t border-slate-200 dark:border-slate-800"
+                >
+                  <td className="py-2 pr-2 break-words">{item.name}</td>
+                  <td className="py-2 pr-2 text-right sm:whitespace-nowrap">
+                    {priceText(item.price, language)} {item.currency}
+                  </td>
+                  <td className="py-2 text-right font-semibold whitespace-nowrap">
+                    {bolivars(item) === undefined ? "–" : `Bs ${bolivars(item)}`}
+                  </td>
+                  <td className="py-1 pl-1 text-right print:hidden">
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      aria-label={t("remove", { name: item.name })}
+                      onClick={() => setItems(items.filter((_, at) => at !== index))}
+                    >
+                      ✕
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <div className="flex flex-col gap-5 print:hidden">
+          <AddItemForm onAdd={(item) => setItems([...items, item])} />
+          <PasteItems onAdd={(added) => setItems([...items, ...added])} />
+          {items.length > 0 && (
+            <div className="flex flex-wrap items-center gap-2">
+              <Button size="sm" onClick={() => window.print()}>
+                {t("print")}
+              </Button>
+              <CopyButton text={asText} label={t("copy")} />
+              <ShareButton text={asText} label={t("share")} />
+            </div>
+          )}
+        </div>
+      </div>
+    </Panel>
+  );
+}
+
+function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {
+  const t = useTranslations("priceList");
+  const language = useLocale();
+  const [name, setName] = useState("");
+  const [price, setPrice] = useState("");
+  const [currency, setCurrency] = useState<PriceCurrency>("USD");
+  const [problem, setProblem] = useState<"name" | "price">();
+  return (
+    <form
+      className="grid grid-cols-1 gap-3 sm:grid-cols-[minmax(0,2fr)_minmax(0,1fr)_auto_auto] sm:items-start"
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        const parsed = parseAmount(price, language);
+        if (name.trim() === "") return setProblem("name");
+        if (!parsed || !/[1-9]/.test(parsed.value) || parsed.value.startsWith("-")) return setProblem("price");
+        onAdd({ name: name.trim(), price: parsed.value, currency });
+        setName("");
+        setPrice("");
+        setProblem(undefined);
+      }}
+    >
+      <Field label={t("item")} error={problem === "name" ? t("nameMissing") : undefined}>
+        {(control) => (
+          <input {...control} className={inputClass} value={name} onChange={(event) => setName(event.target.value)} />
+        )}
+      </Field>
+      <Field
+        label={t("price")}
+        error={problem === "price" ? t("priceUnreadable", { example: t("priceExample") }) : undefined}
+      >
+        {(control) => (
+          <input
+            {...control}
+            className={inputClass}
+            inputMode="decimal"
+            autoComplete="off"
+            value={price}
+            onChange={(event) => setPrice(event.target.value)}
+          />
+        )}
+      </Field>
+      <Field label={t("currency")}>
+        {(control) => (
+          <select
+            {...control}
+            className={inputClass}
+            value={currency}
+            onChange={(event) => setCurrency(event.target.value as PriceCurrency)}
+          >
+            {PRICE_CURRENCIES.map((code) => (
+              <option key={code} value={code}>
+                {code}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Button type="submit" variant="primary" className="sm:mt-6">
+        {t("add")}
+      </Button>
+    </form>
+  );
+}
+
+function PasteItems({ onAdd }: { onAdd: (items: PriceItem[]) => void }) {
+  const t = useTranslations("priceList");
+  const language = useLocale();
+  const id = useId();
+  const [text, setText] = useState("");
+  const [unreadable, setUnreadable] = useState<string[]>([]);
+  return (
+    <details>
+      <summary className="cursor-pointer text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
+        {t("paste")}
+      </summary>
+      <div className="mt-3 flex flex-col gap-2">
+        <label htmlFor={id} className="text-sm text-slate-700 dark:text-slate-300">
+          {t("pasteHint")}
+        </label>
+        <textarea
+          id={id}
+          rows={5}
+          className={`${inputClass} h-auto py-2`}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+        />
+        <div>
+          <Button
+            size="sm"
+            onClick={() => {
+              const read = parsePastedPrices(text, language);
+              onAdd(read.items);
+              setUnreadable(read.unreadable);
+              setText(read.unreadable.join("\n"));
+            }}
+          >
+            {t("addLines")}
+          </Button>
+        </div>
+        {unreadable.length > 0 && (
+          <Alert tone="error">{t("unreadableLines", { count: unreadable.length, example: t("pasteExample") })}</Alert>
+        )}
+      </div>
+    </details>
+  );
+}
+
+function ShareButton({ text, label }: { text: string; label: string }) {
+  const [canShare, setCanShare] = useState(false);
+  useEffect(() => setCanShare(typeof navigator.share === "function"), []);
+  if (!canShare) return null;
+  return (
+    <Button size="sm" onClick={() => void navigator.share({ text }).catch(() => {})}>
+      {label}
+    </Button>
+  );
+}
