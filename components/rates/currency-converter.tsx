@@ -9,6 +9,7 @@ import { Field, inputClass } from "@/components/ui/field";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
+import { DEFAULT_CONVERSION } from "@/lib/swr/rate-keys";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
 import { useIsAdmin } from "@/lib/swr/use-me";
@@ -101,7 +102,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const t = useTranslations("converter");
   const format = useFormat();
   const codes = options.map((option) => option.code);
-  const [typed, setTyped] = useState<Typed>({ side: "from", text: "100" });
+  const [typed, setTyped] = useState<Typed>({ side: "from", text: DEFAULT_CONVERSION.amount });
   const [settled, setSettled] = useState(typed);
   // Until the answer for a newly typed-in box arrives, the box typed in before keeps its own text.
   const [leftBehind, setLeftBehind] = useState<Typed>();
@@ -113,7 +114,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
     setFollowed(selected.code);
     setFrom(selected.code);
   }
-  const [pickedTo, setTo] = useState("VES");
+  const [pickedTo, setTo] = useState<string>(DEFAULT_CONVERSION.to);
   const [date, setDate] = useState("");
   // A pick that is not (or no longer) among the stored currencies falls back to the first that is: the
   // picker shows it and the request sends it, never one thing shown and another asked.

@@ -11,6 +11,19 @@ export interface DateRange {
   end_date: string;
 }
 
+export interface ConversionQuery {
+  amount: string;
+  from: string;
+  to: string;
+  date?: string;
+}
+
+export const conversionKey = (query: ConversionQuery) =>
+  `/convert?${new URLSearchParams({ amount: query.amount, from: query.from, to: query.to, ...(query.date ? { date: query.date } : {}) })}`;
+
+/** What the converter converts before anything is typed: 100 of the card's currency into bolívares. */
+export const DEFAULT_CONVERSION = { amount: "100", to: "VES" } as const;
+
 export const LATEST_RATE_KEY = "/rates/";
 export const RATE_STATUS_KEY = "/rates/status";
 export const CURRENCIES_KEY = "/currencies";

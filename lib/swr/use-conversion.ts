@@ -1,16 +1,9 @@
 import useSWR from "swr";
 import type { ApiError } from "./fetcher";
+import { type ConversionQuery, conversionKey } from "./rate-keys";
 import type { Conversion } from "./types";
 
-export interface ConversionQuery {
-  amount: string;
-  from: string;
-  to: string;
-  date?: string;
-}
-
-export const conversionKey = (query: ConversionQuery) =>
-  `/convert?${new URLSearchParams({ amount: query.amount, from: query.from, to: query.to, ...(query.date ? { date: query.date } : {}) })}`;
+export { type ConversionQuery, conversionKey };
 
 /**
  * GET /convert for one amount, pair and date; `null` asks nothing (an amount that cannot be read). The

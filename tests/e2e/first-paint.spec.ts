@@ -31,6 +31,15 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
       await expect(rows.first()).toContainText("246.75");
     });
 
+    test("answers the converter's default amount: 100 dollars in bolívares", async ({ page }) => {
+      await page.goto("/");
+      const converter = page.getByRole("region", { name: "Converter" });
+      await expect(converter.getByLabel("Amount in USD", { exact: true })).toHaveValue("100");
+      // 100 x 246.75, the rate stored above.
+      await expect(converter.getByLabel("Amount in VES", { exact: true })).toHaveValue("24,675.00");
+      await expect(converter.getByTestId("conversion-result")).toContainText("100 USD = 24,675.00 VES");
+    });
+
     test("shows the currency and range of the address", async ({ page, request }) => {
       const latest = await (await request.get("/rates/?currencies=EUR")).json();
       await page.goto("/?currency=EUR&range=90d");
