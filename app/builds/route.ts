@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { requireUser } from "@/lib/auth/guard";
-import { createBuild, parseCreateBuild } from "@/lib/builds/create";
+import { createBuild, parseCreateBuild } from "@/lib/builds/actions/create";
 import { listBuildsQuerySchema } from "@/lib/builds/schemas";
 import { listBuilds } from "@/lib/builds/service";
 import { requestReceivedAt } from "@/lib/http/client-address";

@@ -1,5 +1,5 @@
 /**
- * What Extend does to a running build's expiry, in one place for the API (lib/builds/actions.ts) and the
+ * What Extend does to a running build's expiry, in one place for the API (lib/builds/actions/extend.ts) and the
  * dashboard's confirmation (which says the new expiry before it is asked for).
  *
  * "Extend by 1 hour" adds an hour to the time left, as Vercel's and runboat's "extend" do: it never

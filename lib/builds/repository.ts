@@ -130,7 +130,7 @@ export function listBuildsWithStatus(statuses: readonly BuildStatus[], host?: Ho
 
 /**
  * Builds that are over but still hold a port or a runtime handle (a destroy that could not finish, or a DELETE
- * made while their host was lost: lib/builds/service.ts destroyBuildOfLostHost), and DELETEs left halfway.
+ * made while their host was lost: lib/builds/actions/destroy.ts destroyBuildOfLostHost), and DELETEs left halfway.
  */
 export function listBuildsAwaitingDestroy(host?: HostScope): Promise<BuildRecord[]> {
   return getDb().build.findMany({

@@ -4,7 +4,7 @@ import { BUILD_STATUSES, STAGE_STATUSES } from "./status";
 /**
  * The build service's request and response shapes: they validate requests and generate the OpenAPI
  * components (those with `.meta({ id })`). Wrong JSON types answer 422; the domain rules of POST /builds
- * (lib/builds/create.ts), unknown fields included, answer 400.
+ * (lib/builds/actions/create.ts), unknown fields included, answer 400.
  */
 export const MAX_REPOSITORIES = 10;
 export const MAX_MODULES = 100;

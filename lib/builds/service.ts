@@ -1,21 +1,17 @@
 import type { z } from "zod";
-import { conflict, notFound, serviceUnavailable, unprocessable } from "../http/problem";
+import { notFound, unprocessable } from "../http/problem";
 import { getBuildsConfig } from "./config";
 import { listForgeReports } from "./forge/reports";
 import { isRepositoryReady, modulesAtDefaultRef } from "./git/mirrors";
-import { type Actor, assertCanActOnBuild, canActOnBuild } from "./permissions";
-import { destroyRuntime, stopActiveBuild } from "./queue/executor";
+import { type Actor, canActOnBuild } from "./permissions";
 import {
   type BuildRecord,
-  closeOpenStages,
   findBuild,
   findBuildSeq,
   listBuildRecords,
   listQueuedSeqs,
-  moveBuild,
   queuePosition,
 } from "./repository";
-import { RuntimeUnavailableError } from "./runtime/driver";
 import { configuredDriver } from "./runtime/drivers";
 import {
   type AppConfigView,
@@ -24,7 +20,6 @@ import {
   MAX_MODULES,
   MAX_REPOSITORIES,
 } from "./schemas";
-import { type BuildStatus, isInProgress } from "./status";
 import { toBuildSummary, toBuildView } from "./views";
 
 export const APP_VERSION = "0.2.0";
@@ -76,83 +71,6 @@ export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>) 
     builds: page.map((build) => toBuildSummary(build, queued.indexOf(build.seq) + 1 || null)),
     next_cursor: records.length > query.limit ? page[page.length - 1].id : null,
   };
-}
-
-/**
- * POST /builds/{id}/cancel: stops a queued or in-progress build. The status becomes `canceled` first, so the
- * executor cannot move it further; then the executor stops the stage's process group and destroys the runtime.
- */
-export async function cancelBuild(buildId: string, user: Actor): Promise<BuildView> {
-  for (;;) {
-    const build = await requireBuild(buildId);
-    assertCanActOnBuild(user, build);
-    const status = build.status as BuildStatus;
-    if (status !== "queued" && !isInProgress(status)) {
-      const hint = status === "running" ? " It is running: DELETE /builds/{id} destroys its runtime." : "";
-      throw conflict(
-        `Build ${buildId} is already over (${status}); there is nothing to cancel.${hint}`.replace("{id}", buildId),
-      );
-    }
-    // Only from the status just read: if the executor moved the build meanwhile, read it again.
-    if (!(await moveBuild(buildId, status, "canceled", { finishedAt: new Date() }))) continue;
-    const stopped = status !== "queued" && (await stopActiveBuild(buildId));
-    if (!stopped) {
-      // Nobody is working on it (queued, or between two steps): close it here.
-      await destroyRuntime(buildId);
-      await closeOpenStages(buildId, "canceled", "canceled", new Date());
-    }
-    return getBuild(buildId, user);
-  }
-}
-
-/**
- * DELETE /builds/{id}: destroys the runtime of a build that is over (stops its processes, frees its port,
- * removes its runtime files, keeps the logs). Deleting a destroyed build answers it again.
- */
-export async function destroyBuild(buildId: string, user: Actor): Promise<BuildView> {
-  for (;;) {
-    const build = await requireBuild(buildId);
-    assertCanActOnBuild(user, build);
-    const status = build.status as BuildStatus;
-    if (status === "destroyed") return presentBuild(build, user);
-    if (status === "queued" || isInProgress(status)) {
-      throw conflict(`Build ${buildId} is ${status}; cancel it first with POST /builds/${buildId}/cancel.`);
-    }
-    if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
-    try {
-      await destroyRuntime(buildId);
-    } catch (error) {
-      if (!(error instanceof RuntimeUnavailableError)) throw error;
-      throw serviceUnavailable(`Build ${buildId} stays destroying: ${error.message} It is tried again shortly.`, 30);
-    }
-    await moveBuild(buildId, "destroying", "destroyed");
-    return getBuild(buildId, user);
-  }
-}
-
-/**
- * DELETE of a build whose host is lost (no heartbeat for INSTANCE_LOST_AFTER_SECONDS; lib/cluster/forwarding.ts):
- * its runtime and logs are on a machine no instance reaches, maybe never again. The build is destroyed in the
- * database, so that it stops counting as live and showing as running; its port and runtime handles stay recorded,
- * and the host, if it comes back, removes what it left (its reaper's retryUnfinishedDestroys takes destroyed
- * builds that still hold them). Its runtime is never touched from here: it is another machine's.
- */
-export async function destroyBuildOfLostHost(buildId: string, user: Actor, host: string): Promise<BuildView> {
-  for (;;) {
-    const build = await requireBuild(buildId);
-    assertCanActOnBuild(user, build);
-    const status = build.status as BuildStatus;
-    if (status === "destroyed") return presentBuild(build, user);
-    if (status === "queued" || isInProgress(status)) {
-      // The heartbeat of any instance fails the builds a lost host had in progress, within a few seconds.
-      throw conflict(
-        `Build ${buildId} is ${status} on ${host}, which is lost; it is failed within seconds, then it can be destroyed.`,
-      );
-    }
-    if (status !== "destroying" && !(await moveBuild(buildId, status, "destroying"))) continue;
-    if (!(await moveBuild(buildId, "destroying", "destroyed"))) continue;
-    return getBuild(buildId, user);
-  }
 }
 
 /** GET /app-config: what a client needs to offer a build; never the repositories' URLs. */

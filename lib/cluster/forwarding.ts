@@ -17,7 +17,7 @@ import { type PeerIdentity, peerAddressee, signPeerRequest, verifyPeerRequest } 
  * back as it comes, a live log's events included, unbuffered. A host that does not answer gives a 503 naming it.
  * A lost host (its heartbeat older than INSTANCE_LOST_AFTER_SECONDS: killed, powered off, cut off) is not tried
  * at all, since a machine that is off may leave a connection hanging for minutes: 503 naming it and its last
- * heartbeat, unless the caller knows what to do without it (DELETE: lib/builds/service.ts destroyBuildOfLostHost).
+ * heartbeat, unless the caller knows what to do without it (DELETE: lib/builds/actions/destroy.ts destroyBuildOfLostHost).
  *
  * What lives in the database (the build's view, extend, rebuild) is served by any instance and never forwarded.
  * A single instance (lib/topology) forwards nothing.

@@ -1,6 +1,7 @@
 import { viewerOf } from "@/lib/auth/guard";
+import { destroyBuild, destroyBuildOfLostHost } from "@/lib/builds/actions/destroy";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
-import { destroyBuild, destroyBuildOfLostHost, getBuild } from "@/lib/builds/service";
+import { getBuild } from "@/lib/builds/service";
 import { prefersHtml } from "@/lib/http/negotiate";
 import { parseParams } from "@/lib/http/request";
 import { dashboardWithBuild, json, route } from "@/lib/http/route";

@@ -2,6 +2,8 @@ import crypto from "node:crypto";
 import picomatch from "picomatch";
 import { processWide } from "../../server/process-wide";
 import { getTopology } from "../../topology";
+import { cancelBuild } from "../actions/cancel";
+import { destroyBuild } from "../actions/destroy";
 import { BRANCH_GLOB_OPTIONS, type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { readCommitInfo } from "../git/commits";
 import { listModules } from "../git/mirrors";
@@ -17,7 +19,6 @@ import {
 } from "../repository";
 import { configuredDriver } from "../runtime/drivers";
 import { AUTOMATIC_TRIGGERS } from "../schemas";
-import { cancelBuild, destroyBuild } from "../service";
 import { type BuildStatus, IN_PROGRESS_STATUSES } from "../status";
 import {
   type AutoTrigger,

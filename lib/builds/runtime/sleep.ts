@@ -3,11 +3,9 @@ import { conflict, serviceUnavailable } from "../../http/problem";
 import { processWide } from "../../server/process-wide";
 import { getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
-import { type Actor, assertCanActOnBuild } from "../permissions";
 import { buildsOfThisHost, destroyRuntime } from "../queue/executor";
 import { type BuildRecord, listBuildsWithStatus, moveBuild, updateBuildRuntime } from "../repository";
-import type { BuildView } from "../schemas";
-import { getBuild, requireBuild } from "../service";
+import { requireBuild } from "../service";
 import { type BuildContext, RuntimeUnavailableError, type StageControl, type StageResult } from "./driver";
 import { getDriver } from "./drivers";
 import { workspacePaths } from "./workspace";
@@ -21,21 +19,8 @@ import { workspacePaths } from "./workspace";
  */
 const globalForSleep = processWide<{ buildsWaking?: Set<string> }>("buildsWaking", () => ({}));
 
-/** POST /builds/{id}/sleep: same permissions as extend. A sleeping build answers as it is. */
-export async function sleepBuild(user: Actor, buildId: string): Promise<BuildView> {
-  const build = await requireBuild(buildId);
-  assertCanActOnBuild(user, build);
-  if (build.status === "sleeping") return getBuild(buildId, user);
-  if (build.status !== "running")
-    throw conflict(`Build ${buildId} is ${build.status}; only a running build can be put to sleep.`);
-  if (build.runtimeHandle === null)
-    throw conflict(`Build ${buildId} has no runtime (no start command): there is nothing to put to sleep.`);
-  if (!(await putToSleep(build))) throw conflict(`Build ${buildId} changed meanwhile; it was not put to sleep.`);
-  return getBuild(buildId, user);
-}
-
 /** Moves a running build to sleeping, then stops its runtime; false when it was no longer running. */
-async function putToSleep(build: BuildRecord): Promise<boolean> {
+export async function putToSleep(build: BuildRecord): Promise<boolean> {
   if (!(await moveBuild(build.id, "running", "sleeping"))) return false;
   try {
     await getDriver(build.driver).sleep(getBuildsConfig(), build.id, build.runtimeHandle);
@@ -50,28 +35,6 @@ async function putToSleep(build: BuildRecord): Promise<boolean> {
 }
 
 /**
- * POST /builds/{id}/wake: starts the runtime again and waits for its healthcheck; answers the build running,
- * or failed (stage `wake`) when the runtime did not come back. A running build answers as it is.
- */
-export async function wakeBuild(user: Actor, buildId: string): Promise<BuildView> {
-  const build = await requireBuild(buildId);
-  assertCanActOnBuild(user, build);
-  if (build.status === "running") return getBuild(buildId, user);
-  if (build.status !== "sleeping")
-    throw conflict(`Build ${buildId} is ${build.status}; only a sleeping build can be woken.`);
-  const waking = (globalForSleep.buildsWaking ??= new Set());
-  if (waking.has(buildId)) throw conflict(`Build ${buildId} is already waking up.`);
-  waking.add(buildId);
-  try {
-    await wake(build);
-  } finally {
-    waking.delete(buildId);
-  }
-  await putExcessBuildsToSleep();
-  return getBuild(buildId, user);
-}
-
-/**
  * A visit through the gateway to a sleeping preview (lib/gateway/wake-on-visit.ts), on the build's host: wakes it
  * as POST /wake does, without a user. Resolves once the wake ended; false when nothing was started (the build is
  * not asleep, or is waking already).
@@ -79,13 +42,21 @@ export async function wakeBuild(user: Actor, buildId: string): Promise<BuildView
 export async function wakeForVisit(buildId: string): Promise<boolean> {
   const build = await requireBuild(buildId);
   if (build.status !== "sleeping") return false;
+  return wakeOnce(build);
+}
+
+/**
+ * Wakes a sleeping build (POST /wake, a visit) unless a wake of it is under way here (false then), then puts to
+ * sleep the builds beyond max_awake_builds.
+ */
+export async function wakeOnce(build: BuildRecord): Promise<boolean> {
   const waking = (globalForSleep.buildsWaking ??= new Set());
-  if (waking.has(buildId)) return false;
-  waking.add(buildId);
+  if (waking.has(build.id)) return false;
+  waking.add(build.id);
   try {
     await wake(build);
   } finally {
-    waking.delete(buildId);
+    waking.delete(build.id);
   }
   await putExcessBuildsToSleep();
   return true;

@@ -1,5 +1,5 @@
+import { cancelBuild } from "@/lib/builds/actions/cancel";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
-import { cancelBuild } from "@/lib/builds/service";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { forwardToBuildHost, requireCaller } from "@/lib/topology";

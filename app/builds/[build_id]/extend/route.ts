@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/guard";
-import { extendBuild } from "@/lib/builds/actions";
+import { extendBuild } from "@/lib/builds/actions/extend";
 import { buildIdParamsSchema, extendBuildSchema } from "@/lib/builds/schemas";
 import { parseJson, parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";

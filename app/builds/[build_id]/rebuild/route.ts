@@ -1,5 +1,5 @@
 import { requireUser } from "@/lib/auth/guard";
-import { rebuildBuild } from "@/lib/builds/actions";
+import { rebuildBuild } from "@/lib/builds/actions/rebuild";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { requestReceivedAt } from "@/lib/http/client-address";
 import { parseParams } from "@/lib/http/request";

@@ -1,4 +1,4 @@
-import { sleepBuild } from "@/lib/builds/runtime/sleep";
+import { sleepBuild } from "@/lib/builds/actions/sleep";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";

@@ -1,4 +1,4 @@
-import { wakeBuild } from "@/lib/builds/runtime/sleep";
+import { wakeBuild } from "@/lib/builds/actions/wake";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";

@@ -1,17 +1,17 @@
 import crypto from "node:crypto";
 import { z } from "zod";
-import { badRequest, invalidRequest, MAX_LISTED_ERRORS, serviceUnavailable } from "../http/problem";
-import { type PublicUser, publicNameOf } from "../users/roles";
-import { getBuildsConfig, type RepositoryConfig } from "./config";
-import { readCommitInfo } from "./git/commits";
-import { isRepositoryReady, listModules, resolveRef, syncMirror } from "./git/mirrors";
-import { assertUnderUserLimits, limitsFor } from "./limits";
-import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
-import { enqueueBuild } from "./queue/executor";
-import { countQueuedBuilds, insertQueuedBuild } from "./repository";
-import { configuredDriver } from "./runtime/drivers";
-import { type BuildTrigger, type BuildView, createBuildSchema, MAX_MODULES, MAX_REPOSITORIES } from "./schemas";
-import { presentBuild } from "./service";
+import { badRequest, invalidRequest, MAX_LISTED_ERRORS, serviceUnavailable } from "../../http/problem";
+import { type PublicUser, publicNameOf } from "../../users/roles";
+import { getBuildsConfig, type RepositoryConfig } from "../config";
+import { readCommitInfo } from "../git/commits";
+import { isRepositoryReady, listModules, resolveRef, syncMirror } from "../git/mirrors";
+import { assertUnderUserLimits, limitsFor } from "../limits";
+import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "../names";
+import { enqueueBuild } from "../queue/executor";
+import { countQueuedBuilds, insertQueuedBuild } from "../repository";
+import { configuredDriver } from "../runtime/drivers";
+import { type BuildTrigger, type BuildView, createBuildSchema, MAX_MODULES, MAX_REPOSITORIES } from "../schemas";
+import { presentBuild } from "../service";
 
 /** Seconds a client is asked to wait before trying again when the service cannot take a build. */
 const RETRY_AFTER_SECONDS = 30;
