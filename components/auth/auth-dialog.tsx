@@ -107,7 +107,8 @@ function AuthForm({ mode, onModeChange }: { mode: AuthMode; onModeChange: AuthDi
       <Field
         label={t("password")}
         error={fieldErrors.password}
-        hint={mode === "register" ? t("passwordHint") : undefined}
+        // The rule once: the hint before, or the API's error in its place, never both saying it.
+        hint={mode === "register" && !fieldErrors.password ? t("passwordHint") : undefined}
       >
         {(control) => (
           <input

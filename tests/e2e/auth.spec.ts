@@ -21,12 +21,15 @@ test.describe("Signing in, registering and signing out from the header", () => {
     await page.goto("/");
     await page.getByRole("banner").getByRole("button", { name: "Register" }).click();
     const dialog = page.getByRole("dialog", { name: "Create an account" });
+    await expect(dialog.getByText("At least 8 characters.", { exact: true })).toBeVisible();
     await dialog.getByLabel("Email").fill("not-an-email");
     await dialog.getByLabel("Password").fill("short");
     await dialog.getByRole("button", { name: "Create account" }).click();
     await expect(dialog.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
     await expect(dialog.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
     await expect(dialog.getByText("must be at least 8 characters")).toBeVisible();
+    // The rule is said once: the error takes the hint's place.
+    await expect(dialog.getByText("At least 8 characters.", { exact: true })).toHaveCount(0);
   });
 
   test("register, sign out, fail and then succeed to sign in", async ({ page }) => {
