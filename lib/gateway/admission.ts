@@ -1,7 +1,7 @@
+import type { Locale } from "../../i18n/locale";
 import { readSession } from "../auth/guard";
 import { type GatewayConfig, getBuildsConfig } from "../builds/config";
 import { nameUrl, readHost } from "../builds/preview-names";
-import { prefersHtml } from "../http/negotiate";
 import { badRequest, HttpProblem, notFound } from "../http/problem";
 import {
   dashboardUrl,
@@ -12,7 +12,8 @@ import {
   TICKET_SECONDS,
   USER_COOKIE_SECONDS,
 } from "./access";
-import { gatewayPage } from "./pages";
+import { say } from "./messages";
+import { gatewayPage, pageLocale } from "./pages";
 import type { Verdict } from "./resolve";
 import { findShareBySecret } from "./shares";
 
@@ -43,13 +44,13 @@ function redirect(location: string, headers: Record<string, string> = {}): Respo
 /** A visitor a private preview does not admit: a browser goes to sign in and back, a program gets 401. */
 export function admissionAnswer(
   verdict: Verdict & { status: 401 },
-  html: boolean,
+  locale: Locale | null,
   returnPath: string | null,
 ): Response {
   const gateway = gatewayOrThrow();
   const clear: Record<string, string> = verdict.badCookie ? { "Set-Cookie": gatewayCookie(gateway, null) } : {};
   const dashboard = dashboardUrl();
-  if (html && dashboard) {
+  if (locale && dashboard) {
     const query = new URLSearchParams({ name: verdict.label, to: safeReturnPath(returnPath) });
     return redirect(`${dashboard}/gateway/ticket?${query}`, clear);
   }
@@ -59,7 +60,7 @@ export function admissionAnswer(
       ...verdict,
       detail: `${verdict.detail} In a browser, ${where}; an automated test sends its repository's bypass secret in X-Preview-Bypass.`,
     },
-    html,
+    locale,
     clear,
   );
 }
@@ -95,16 +96,7 @@ export function admitWithTicket(request: Request, ticket: string | undefined, to
   const gateway = gatewayOrThrow();
   const { label } = labelOf(request, gateway);
   const grant = ticket ? readPass(ticket, "ticket", label) : null;
-  if (!grant)
-    return gatewayPage(
-      {
-        status: 403,
-        detail:
-          "This sign-in ticket is not valid for this preview or has expired (tickets last a minute): open the preview again.",
-      },
-      prefersHtml(request),
-      NO_REFERRER,
-    );
+  if (!grant) return gatewayPage({ status: 403, ...say("badTicket") }, pageLocale(request), NO_REFERRER);
   const expiresAt = Math.floor(Date.now() / 1000) + USER_COOKIE_SECONDS;
   const cookie = gatewayCookie(gateway, signPass("cookie", label, grant, expiresAt), USER_COOKIE_SECONDS);
   return redirect(safeReturnPath(to), { "Set-Cookie": cookie });
@@ -116,14 +108,7 @@ export async function admitWithShare(request: Request, secret: string): Promise<
   const { label, buildId } = labelOf(request, gateway);
   const share = await findShareBySecret(secret);
   if (!share || share.buildId !== buildId)
-    return gatewayPage(
-      {
-        status: 404,
-        detail: "This share link does not open this preview: it was revoked, it expired, or it is mistyped.",
-      },
-      prefersHtml(request),
-      NO_REFERRER,
-    );
+    return gatewayPage({ status: 404, ...say("badShare") }, pageLocale(request), NO_REFERRER);
   const seconds = Math.min(USER_COOKIE_SECONDS, Math.floor((share.expiresAt.getTime() - Date.now()) / 1000));
   const pass = signPass("cookie", label, { kind: "share", shareId: share.id }, Math.floor(Date.now() / 1000) + seconds);
   return redirect("/", { "Set-Cookie": gatewayCookie(gateway, pass, seconds) });

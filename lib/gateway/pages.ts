@@ -1,47 +1,73 @@
+import { RequestCookies } from "next/dist/compiled/@edge-runtime/cookies";
+import { LOCALE_COOKIE, type Locale, pickLocale } from "../../i18n/locale";
 import { buildPageUrl } from "../builds/forge/statuses";
+import { prefersHtml } from "../http/negotiate";
 import { HttpProblem, problemResponse } from "../http/problem";
+import { type GatewayMessage, gatewayTranslator } from "./messages";
 import type { Verdict } from "./resolve";
 
 /**
  * The gateway's own answers, for a name that it does not proxy: a small page for a browser, an RFC 9457 problem
  * for anything else. 404: no such name; 410: its build ended, with a link to the build's page on the dashboard;
  * 503 with Retry-After: its build is being built or asleep; 400: a Host no preview can have. Never another
- * preview's content, and never anything of the request echoed but the name, escaped.
+ * preview's content, and never anything of the request echoed but the name, escaped. The page speaks the
+ * visitor's language (the dashboard's `lang` cookie when the preview's host receives it, else the browser's first
+ * language); the problem, for programs, stays in English.
  */
 export type PageVerdict =
   | Exclude<Verdict, { status: 200 }>
-  | { status: 403; detail: string }
-  | { status: 502; detail: string; buildId: string }
-  | { status: 429; detail: string; buildId: string; retryAfterSeconds: number }
-  | { status: 503; detail: string; buildId: string; retryAfterSeconds: number; waking: true };
+  | { status: 403; detail: string; message: GatewayMessage }
+  | { status: 502; detail: string; message: GatewayMessage; buildId: string }
+  | { status: 429; detail: string; message: GatewayMessage; buildId: string; retryAfterSeconds: number }
+  | { status: 503; detail: string; message: GatewayMessage; buildId: string; retryAfterSeconds: number; waking: true };
 
-const TITLES: Record<PageVerdict["status"], string> = {
-  400: "Bad Request",
-  401: "Sign in to open this preview",
-  403: "Not admitted",
-  404: "No preview here",
-  410: "This preview is gone",
-  429: "Too many wakes",
-  502: "This preview does not answer",
-  503: "This preview is not up",
-};
+const TITLES = {
+  400: "badRequest",
+  401: "signIn",
+  403: "notAdmitted",
+  404: "notFound",
+  410: "gone",
+  429: "tooManyWakes",
+  502: "notAnswering",
+  503: "notUp",
+} as const satisfies Record<PageVerdict["status"], string>;
 
-const titleOf = (verdict: PageVerdict) => ("waking" in verdict ? "Waking this preview up" : TITLES[verdict.status]);
+const titleOf = (verdict: PageVerdict, locale: Locale) =>
+  gatewayTranslator(locale)(`titles.${"waking" in verdict ? "waking" : TITLES[verdict.status]}`);
 
-export function gatewayPage(verdict: PageVerdict, html: boolean, extraHeaders: Record<string, string> = {}): Response {
+/**
+ * The language of the page for this request, or null when it asks for a problem rather than a page: the `lang`
+ * cookie the dashboard's language switch sets (seldom here: the previews' domain is usually not the dashboard's),
+ * else Spanish when the browser's first language is, else English.
+ */
+export function pageLocale(request: Request): Locale | null {
+  if (!prefersHtml(request)) return null;
+  return pickLocale(
+    new RequestCookies(request.headers).get(LOCALE_COOKIE)?.value,
+    request.headers.get("accept-language"),
+  );
+}
+
+export function gatewayPage(
+  verdict: PageVerdict,
+  locale: Locale | null,
+  extraHeaders: Record<string, string> = {},
+): Response {
   const buildId = "buildId" in verdict ? verdict.buildId : null;
   const link = buildId ? buildPageUrl(buildId) : null;
   const headers: Record<string, string> = { "Cache-Control": "no-store", ...extraHeaders };
   if ("retryAfterSeconds" in verdict) headers["Retry-After"] = String(verdict.retryAfterSeconds);
-  if (!html) {
-    const title = titleOf(verdict);
+  if (!locale) {
+    const title = titleOf(verdict, "en");
     const detail = link ? `${verdict.detail} Its page: ${link}` : verdict.detail;
     return problemResponse(new HttpProblem(verdict.status, title, detail, { headers }));
   }
+  const t = gatewayTranslator(locale);
+  const title = titleOf(verdict, locale);
   const body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">${verdict.status === 503 ? `\n<meta http-equiv="refresh" content="${verdict.retryAfterSeconds}">` : ""}
-<title>${verdict.status} ${escapeHtml(titleOf(verdict))}</title>
+<title>${verdict.status} ${escapeHtml(title)}</title>
 <style>
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
   body { margin: 0; display: grid; min-height: 100vh; place-items: center; background: #f8fafc; color: #0f172a; }
@@ -52,9 +78,9 @@ export function gatewayPage(verdict: PageVerdict, html: boolean, extraHeaders: R
 </style></head>
 <body><main>
 <p class="code">${verdict.status}</p>
-<h1>${escapeHtml(titleOf(verdict))}</h1>
-<p>${escapeHtml(verdict.detail)}</p>
-${link ? `<p><a href="${escapeHtml(link)}">Build ${escapeHtml(buildId!)} on the dashboard</a></p>` : ""}
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(t(verdict.message.key, verdict.message.values))}</p>
+${link ? `<p><a href="${escapeHtml(link)}">${escapeHtml(t("buildLink", { id: buildId! }))}</a></p>` : ""}
 </main></body></html>
 `;
   return new Response(body, {

@@ -5,6 +5,7 @@ import { ENDED_STATUSES } from "../builds/repository";
 import type { BuildStatus } from "../builds/status";
 import { queryAll } from "../db/hot-sql";
 import { type Credentials, checkAccess } from "./access";
+import { type GatewayMessage, say } from "./messages";
 
 /**
  * What the gateway (nginx, lib/gateway/nginx-config.ts) does with a request for a Host: proxy it to the
@@ -22,20 +23,22 @@ import { type Credentials, checkAccess } from "./access";
  */
 export type Verdict =
   | { status: 200; upstream: string; buildId: string }
-  | { status: 400 | 404; detail: string }
+  | { status: 400 | 404; detail: string; message: GatewayMessage }
   | {
       status: 401;
       detail: string;
+      message: GatewayMessage;
       buildId: string;
       /** The name's label under the domain, which the visitor's passes are signed for. */
       label: string;
       /** The visitor sent a gateway cookie that does not hold (expired, revoked, for another name): clear it. */
       badCookie: boolean;
     }
-  | { status: 410; detail: string; buildId: string }
+  | { status: 410; detail: string; message: GatewayMessage; buildId: string }
   | {
       status: 503;
       detail: string;
+      message: GatewayMessage;
       buildId: string;
       retryAfterSeconds: number;
       /** Set for a sleeping build: the host that would wake it (a visit does, lib/gateway/wake-on-visit.ts). */
@@ -62,13 +65,8 @@ const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runt
   FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId" LEFT JOIN "Instance" i ON i."name" = b."host"
   WHERE r."alias" = ? AND r."position" = 0 ORDER BY b."seq" DESC LIMIT 500`;
 
-const IN_PROGRESS: Partial<Record<BuildStatus, string>> = {
-  queued: "is queued",
-  checking_out: "is being checked out",
-  installing: "is installing",
-  testing: "is running its tests",
-  starting: "is starting",
-};
+/** Statuses whose preview is still to come (messages' gateway.inProgress says each). */
+const IN_PROGRESS: readonly BuildStatus[] = ["queued", "checking_out", "installing", "testing", "starting"];
 
 /** The gateway's verdict on a Host header for this visitor, with this instance's builds configuration. */
 export async function resolveHost(
@@ -81,29 +79,36 @@ export async function resolveHost(
   const verdict = verdictOf(found.row);
   const access = await checkAccess({ buildId: found.row.id, alias: found.row.alias }, found.label, credentials);
   if (access.admitted) return verdict;
-  return { status: 401, buildId: found.row.id, label: found.label, detail: access.detail, badCookie: access.badCookie };
+  return {
+    status: 401,
+    buildId: found.row.id,
+    label: found.label,
+    detail: access.detail,
+    message: say("private", { id: found.row.id }).message,
+    badCookie: access.badCookie,
+  };
 }
 
 async function findBuild(
   host: string,
   gateway: GatewayConfig | undefined,
 ): Promise<{ row: BuildRow; label: string } | (Verdict & { status: 400 | 404 })> {
-  if (!gateway) return { status: 404, detail: "This service has no gateway: previews are reached at their port." };
+  if (!gateway) return { status: 404, ...say("noGateway") };
   const request = readHost(gateway, host);
   switch (request.kind) {
     case "invalid":
-      return { status: 400, detail: request.reason };
+      return { status: 400, detail: request.reason, message: say("badHost").message };
     case "unknown":
-      return { status: 404, detail: noPreview(gateway, request.label) };
+      return { status: 404, ...noPreview(gateway, request.label) };
     case "build": {
       const [row] = await queryAll<BuildRow>(BUILD_BY_ID, [request.buildId]);
-      return row ? { row, label: request.label } : { status: 404, detail: `There is no build ${request.buildId}.` };
+      return row ? { row, label: request.label } : { status: 404, ...say("noBuild", { id: request.buildId }) };
     }
     case "ref": {
       const repository = getBuildsConfig().repositories.find(
         (candidate) => aliasPart(candidate.alias) === request.aliasLabel,
       );
-      if (!repository) return { status: 404, detail: noPreview(gateway, request.label) };
+      if (!repository) return { status: 404, ...noPreview(gateway, request.label) };
       const rows = (await queryAll<BuildRow>(BUILDS_BY_FIRST_REPOSITORY, [repository.alias])).filter(
         (row) => refLabel(repository.alias, row.ref!) === request.label,
       );
@@ -112,9 +117,7 @@ async function findBuild(
         rows.find((row) => verdictOf(row).status === 200) ??
         rows.find((row) => !ENDED_STATUSES.includes(row.status) && row.status !== "destroying") ??
         rows[0];
-      return chosen
-        ? { row: chosen, label: request.label }
-        : { status: 404, detail: noPreview(gateway, request.label) };
+      return chosen ? { row: chosen, label: request.label } : { status: 404, ...noPreview(gateway, request.label) };
     }
   }
 }
@@ -124,25 +127,24 @@ export function credentialsOf(request: Request): Credentials {
   return { cookie: request.headers.get("x-gateway-cookie"), bypass: request.headers.get("x-gateway-bypass") };
 }
 
-function noPreview(gateway: GatewayConfig, label: string): string {
-  return `No preview is named ${label ? `${label}.` : ""}${gateway.domain}.`;
+function noPreview(gateway: GatewayConfig, label: string) {
+  return say("noPreview", { name: `${label ? `${label}.` : ""}${gateway.domain}` });
 }
 
 function verdictOf(row: BuildRow): Verdict {
   const buildId = row.id;
-  const inProgress = IN_PROGRESS[row.status];
-  if (inProgress)
+  if (IN_PROGRESS.includes(row.status))
     return {
       status: 503,
       buildId,
-      detail: `Build ${buildId} ${inProgress}: its preview is not up yet.`,
+      ...say("inProgress", { id: buildId, state: row.status }),
       retryAfterSeconds: 5,
     };
   if (row.status === "sleeping")
     return {
       status: 503,
       buildId,
-      detail: `Build ${buildId} is asleep: wake it from its page on the dashboard.`,
+      ...say("asleep", { id: buildId }),
       retryAfterSeconds: 30,
       asleep: { host: row.host },
     };
@@ -150,14 +152,14 @@ function verdictOf(row: BuildRow): Verdict {
     return {
       status: 410,
       buildId,
-      detail: `Build ${buildId} is ${row.status === "destroying" ? "being destroyed" : row.status}: its preview is gone.`,
+      ...say("gone", { id: buildId, state: row.status }),
     };
   const address = row.previewAddress;
   if (address === null || net.isIP(address) === 0)
     return {
       status: 503,
       buildId,
-      detail: `Build ${buildId} runs on ${row.host ?? "a host"}, which has not published where its previews listen (preview_address): restart it with this version.`,
+      ...say("noAddress", { id: buildId, host: row.host ?? "none" }),
       retryAfterSeconds: 30,
     };
   return { status: 200, buildId, upstream: `${net.isIPv6(address) ? `[${address}]` : address}:${row.port}` };

@@ -204,6 +204,33 @@ describe("the gateway (npm run gateway)", () => {
     }
   });
 
+  it("shows its pages in Spanish to a browser whose first language is Spanish, its problems in English", async () => {
+    const name = `nothing.${DOMAIN}`;
+    const spanish = await through(name, "/web", {
+      host: "",
+      headers: { Accept: "text/html", "Accept-Language": "es-VE,es;q=0.9,en;q=0.8" },
+    });
+    expect(spanish.status).toBe(404);
+    expect(spanish.body).toContain('<html lang="es">');
+    expect(spanish.body).toContain("<h1>Aquí no hay ninguna vista previa</h1>");
+    expect(spanish.body).toContain(`Ninguna vista previa se llama ${name}.`);
+    expect(spanish.body).not.toContain("No preview");
+    // English first, Spanish second: English.
+    const english = await through(name, "/web", {
+      host: "",
+      headers: { Accept: "text/html", "Accept-Language": "en-US,es;q=0.9" },
+    });
+    expect(english.body).toContain('<html lang="en">');
+    expect(english.body).toContain("<h1>No preview here</h1>");
+    expect(english.body).toContain(`No preview is named ${name}.`);
+    const problem = await through(name, "/web", { host: "", headers: { "Accept-Language": "es-VE" } });
+    expect(jsonOf(problem)).toMatchObject({
+      status: 404,
+      title: "No preview here",
+      detail: `No preview is named ${name}.`,
+    });
+  });
+
   it("makes a new build reachable at its name within 2 s of it running, and a branch name follow a rebuild", async () => {
     const branch = nameOf(started.main, "branch").name;
     expect(jsonOf(await through(branch)).build_id).toBe(started.main.build_id);
@@ -400,15 +427,34 @@ describe("wake on visit", () => {
     expect(await startsOf(build.build_id)).toBe(1);
     const name = `${build.build_id}.${DOMAIN}`;
     await waitFor("the gateway to see it asleep", async () => (await through(name)).status === 503, 3_000);
+    // Every other visitor reads Spanish first.
+    const spanish = (index: number) => index % 2 === 1;
     const visits = await Promise.all(
-      Array.from({ length: 100 }, () => through(name, "/web", { host: "", headers: { Accept: "text/html" } })),
+      Array.from({ length: 100 }, (_, index) =>
+        through(name, "/web", {
+          host: "",
+          headers: { Accept: "text/html", ...(spanish(index) ? { "Accept-Language": "es-VE,es;q=0.9" } : {}) },
+        }),
+      ),
     );
     const waiting = visits.filter((visit) => visit.status === 503);
     expect(waiting.length).toBeGreaterThan(0);
     expect(waiting.filter((visit) => visit.body.includes("Waking this preview up")).length).toBeGreaterThan(0);
-    for (const visit of waiting) {
+    expect(
+      waiting.filter((visit) => visit.body.includes("<h1>Despertando esta vista previa</h1>")).length,
+    ).toBeGreaterThan(0);
+    for (const [index, visit] of visits.entries()) {
+      if (visit.status !== 503) continue;
       // Waking; or, once it woke, "starting" for the second nginx keeps the answer it had.
-      expect(visit.body).toMatch(/Waking this preview up|is starting/);
+      if (spanish(index)) {
+        expect(visit.body).toContain('<html lang="es">');
+        expect(visit.body).toMatch(
+          /El build \w+ estaba dormido y está arrancando de nuevo; esta página se recarga|El build \w+ está arrancando/,
+        );
+      } else {
+        expect(visit.body).toContain('<html lang="en">');
+        expect(visit.body).toMatch(/Waking this preview up|is starting/);
+      }
       expect(visit.body).toMatch(/<meta http-equiv="refresh" content="[12]">/);
       expect(visit.headers["retry-after"]).toMatch(/^[12]$/);
     }

@@ -1,9 +1,9 @@
 import { admissionAnswer } from "@/lib/gateway/admission";
-import { gatewayPage, type PageVerdict } from "@/lib/gateway/pages";
+import { say } from "@/lib/gateway/messages";
+import { gatewayPage, type PageVerdict, pageLocale } from "@/lib/gateway/pages";
 import { credentialsOf, resolveHost, type Verdict } from "@/lib/gateway/resolve";
 import { wakeOnVisit } from "@/lib/gateway/wake-on-visit";
 import { clientAddress } from "@/lib/http/client-address";
-import { prefersHtml } from "@/lib/http/negotiate";
 import { route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -44,19 +44,19 @@ export const dynamic = "force-dynamic";
  */
 export const GET = route(async (request) => {
   const verdict = await resolveHost(request.headers.get("host") ?? "", credentialsOf(request));
-  const html = prefersHtml(request);
-  if (verdict.status === 401) return admissionAnswer(verdict, html, request.headers.get("x-gateway-uri"));
-  if (verdict.status === 503 && verdict.asleep) return gatewayPage(await visitAsleep(verdict, request), html);
-  if (verdict.status !== 200) return gatewayPage(verdict, html);
+  const locale = pageLocale(request);
+  if (verdict.status === 401) return admissionAnswer(verdict, locale, request.headers.get("x-gateway-uri"));
+  if (verdict.status === 503 && verdict.asleep) return gatewayPage(await visitAsleep(verdict, request), locale);
+  if (verdict.status !== 200) return gatewayPage(verdict, locale);
   // A name that leads to a running build: its preview did not answer the gateway, or it started meanwhile.
   if (new URL(request.url).searchParams.has("unreachable"))
     return gatewayPage(
-      { status: 502, buildId: verdict.buildId, detail: `The preview of build ${verdict.buildId} did not answer.` },
-      html,
+      { status: 502, buildId: verdict.buildId, ...say("unreachable", { id: verdict.buildId }) },
+      locale,
     );
   return gatewayPage(
-    { status: 503, buildId: verdict.buildId, detail: `Build ${verdict.buildId} is starting.`, retryAfterSeconds: 1 },
-    html,
+    { status: 503, buildId: verdict.buildId, ...say("starting", { id: verdict.buildId }), retryAfterSeconds: 1 },
+    locale,
   );
 });
 
@@ -70,16 +70,16 @@ async function visitAsleep(verdict: Verdict & { status: 503 }, request: Request)
         buildId,
         waking: true,
         retryAfterSeconds: 2,
-        detail: `Build ${buildId} was asleep and is starting again; this page reloads until its preview answers.`,
+        ...say("waking", { id: buildId }),
       };
     case "limited":
       return {
         status: 429,
         buildId,
         retryAfterSeconds: 3600,
-        detail: `Build ${buildId} is asleep, and your address has woken all the previews it may this hour: wake it from its page on the dashboard.`,
+        ...say("limited", { id: buildId }),
       };
     case "unreachable":
-      return { ...verdict, detail: `Build ${buildId} is asleep and its host did not take the wake: try again soon.` };
+      return { ...verdict, ...say("wakeRefused", { id: buildId }) };
   }
 }
