@@ -2,6 +2,7 @@ import {
   expect,
   PASSWORD,
   registerThroughHeader,
+  screenshotToLookAt,
   signInThroughHeader,
   signOutThroughHeader,
   test,
@@ -30,6 +31,21 @@ test.describe("Signing in, registering and signing out from the header", () => {
     await expect(dialog.getByText("must be at least 8 characters")).toBeVisible();
     // The rule is said once: the error takes the hint's place.
     await expect(dialog.getByText("At least 8 characters.", { exact: true })).toHaveCount(0);
+  });
+
+  test("who is signed in shows on a phone too, in both languages, within the screen", async ({ page, baseURL }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/");
+    const email = await registerThroughHeader(page, uniqueEmail("phone"));
+    for (const language of ["en", "es"]) {
+      await page.context().addCookies([{ name: "lang", value: language, url: baseURL! }]);
+      await page.reload();
+      const shown = page.getByRole("banner").getByTitle(email);
+      await expect(shown).toBeVisible();
+      expect(await shown.textContent()).toBe(email);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), language).toBeLessThanOrEqual(390);
+      await screenshotToLookAt(page.getByRole("banner"), `header-signed-in-390-${language}`);
+    }
   });
 
   test("register, sign out, fail and then succeed to sign in", async ({ page }) => {
