@@ -1,4 +1,3 @@
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, startAppServer } from "../support/app-server";
 import { openStalledPipeline } from "../support/pipelining";
@@ -62,27 +61,6 @@ function parseCsv(text: string): string[][] {
   }
   if (field !== "" || row.length > 0) throw new Error("the last row has no CRLF");
   return rows;
-}
-
-/** A response whose headers have come and whose body the client does not read until `readToEnd`. */
-function openPausedResponse(path: string): Promise<{ readToEnd: () => Promise<string> }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(new URL(path, app.baseUrl), { agent: false }, (response) => {
-        response.pause();
-        resolve({
-          readToEnd: () =>
-            new Promise((done, failed) => {
-              const chunks: Buffer[] = [];
-              response.on("data", (chunk: Buffer) => chunks.push(chunk));
-              response.on("end", () => done(Buffer.concat(chunks).toString("utf8")));
-              response.on("error", failed);
-              response.resume();
-            }),
-        });
-      })
-      .on("error", reject);
-  });
 }
 
 describe("GET /rates/history as CSV and NDJSON", () => {
@@ -192,24 +170,6 @@ describe("GET /rates/history as CSV and NDJSON", () => {
       /at most 3660 are served/,
     );
     expect((await problem("format=csv&currencies=XXX", 400)).detail).toContain("XXX");
-  });
-
-  it("streams: a page is read from the database only when the client has taken the ones before it", async () => {
-    // The file is newest first, so its last row is the oldest date: a client that takes nothing after the
-    // headers holds the server at a page some 1 MB before it. A change to that date made meanwhile is in the file
-    // it then reads; a server that read the range whole before answering would send the old value.
-    const path = `/rates/history?${TEN_YEARS}&currencies=all&format=csv`;
-    const stalled = await openPausedResponse(path);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      seedRates(app, [{ date: START, dollar: "1.00000000" }]);
-      const rows = parseCsv(await stalled.readToEnd());
-      expect(rows).toHaveLength(1 + 3661);
-      expect(rows.at(-1)?.slice(0, 2)).toEqual([START, "1.00000000"]);
-      expect(rows.at(-2)?.slice(0, 2)).toEqual([shiftDate(START, 1), seeded.get(shiftDate(START, 1))?.[0]]);
-    } finally {
-      seedRates(app, [{ date: START, dollar: seeded.get(START)?.[0] ?? "" }]);
-    }
   });
 
   it("readers that stop reading do not hold the server", async () => {
