@@ -34,7 +34,7 @@ export const createBuildSchema = z
 
 export type CreateBuildInput = z.output<typeof createBuildSchema>;
 
-const timestamp = z.iso.datetime();
+const timestamp = z.iso.datetime().meta({ example: "2026-11-24T19:00:02.123Z" });
 
 export const buildStageSchema = z
   .object({

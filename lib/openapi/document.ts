@@ -82,23 +82,6 @@ function dropSafeIntegerBounds(node: unknown): void {
   for (const value of Object.values(record)) dropSafeIntegerBounds(value);
 }
 
-type Operation = { security?: Record<string, string[]>[] };
-
-/**
- * Routes declare `security: [{ bearerAuth: [] }]`; each such operation also accepts the password form, so
- * Swagger UI's "Authorize" can take either a pasted token or an email and password.
- */
-function offerPasswordFormWhereBearerIsAccepted(document: { paths?: Record<string, Record<string, Operation>> }) {
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
-      if (operation.security?.some((requirement) => "bearerAuth" in requirement)) {
-        operation.security.push({ passwordForm: [] });
-      }
-    }
-  }
-  return document;
-}
-
 let cached: object | undefined;
 
 /**
@@ -106,48 +89,43 @@ let cached: object | undefined;
  * (next-swagger-doc), component schemas from the zod schemas that validate the requests. Built once per process.
  */
 export function getOpenApiDocument(): object {
-  cached ??= offerPasswordFormWhereBearerIsAccepted(
-    createSwaggerSpec({
-      apiFolder: "app",
-      // Only the route handlers' sources: the default globs also read build output and public/, and trip over
-      // folders named like files (app/openapi.json/).
-      apis: [path.join(process.cwd(), "app", "**", "route.ts")],
-      definition: {
-        openapi: "3.1.0",
-        // The order /docs shows the groups in: what most readers come for first.
-        tags: [
-          {
-            name: "Rates",
-            description:
-              "The central bank's exchange rates: read by anyone, fetched and imported by signed-in users and admins",
-          },
-          { name: "Users", description: "Registration, tokens and the signed-in user" },
-          { name: "Builds", description: "Preview builds of the configured repositories" },
-        ],
-        info: {
-          title: "BCV Rates & Previews",
-          version: "0.2.0",
+  cached ??= createSwaggerSpec({
+    apiFolder: "app",
+    // Only the route handlers' sources: the default globs also read build output and public/, and trip over
+    // folders named like files (app/openapi.json/).
+    apis: [path.join(process.cwd(), "app", "**", "route.ts")],
+    definition: {
+      openapi: "3.1.0",
+      // The order /docs shows the groups in: what most readers come for first.
+      tags: [
+        {
+          name: "Rates",
           description:
-            "Official exchange rates of the Banco Central de Venezuela (every currency it publishes, with " +
-            "conversion), and preview builds of configured git repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
-            "from POST /users/token (or the signed-in browser session).",
+            "The central bank's exchange rates: read by anyone, fetched and imported by signed-in users and admins",
         },
-        components: {
-          schemas: schemaComponents() as never,
-          responses: responseComponents() as never,
-          parameters: parameterComponents(dropSafeIntegerBounds) as never,
-          examples: { ...hookExamples } as never,
-          securitySchemes: {
-            bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },
-            passwordForm: {
-              type: "oauth2",
-              description: "Email and password; Swagger UI exchanges them at /users/token",
-              flows: { password: { tokenUrl: "/users/token", scopes: {} } },
-            },
-          },
+        { name: "Users", description: "Registration, tokens and the signed-in user" },
+        { name: "Builds", description: "Preview builds of the configured repositories" },
+      ],
+      info: {
+        title: "BCV Rates & Previews",
+        version: "0.2.0",
+        description:
+          "Official exchange rates of the Banco Central de Venezuela (every currency it publishes, with " +
+          "conversion), and preview builds of configured git repositories. Errors are application/problem+json (RFC 9457). Write calls need a bearer token " +
+          "from POST /users/token (or the signed-in browser session).",
+      },
+      components: {
+        schemas: schemaComponents() as never,
+        responses: responseComponents() as never,
+        parameters: parameterComponents(dropSafeIntegerBounds) as never,
+        examples: { ...hookExamples } as never,
+        securitySchemes: {
+          // The one scheme the API has: Authorize then asks for a token and nothing else (an OAuth flow would
+          // add scopes and client fields that mean nothing here).
+          bearerAuth: { type: "http", scheme: "bearer", description: "A token from POST /users/token" },
         },
       },
-    }) as never,
-  );
+    },
+  }) as never;
   return cached;
 }

@@ -8,7 +8,9 @@ export const DEFAULT_HISTORY_SPAN_DAYS = 30;
 // z.iso.date() checks the calendar too (2026-02-30, 2026-02-29, 2026-13-01 fail), not only the shape.
 export const isoDateSchema = z.iso
   .date({ error: "must be a calendar date written YYYY-MM-DD, such as 2026-11-23" })
-  .describe("A calendar date, YYYY-MM-DD");
+  .describe("A calendar date, YYYY-MM-DD")
+  // Without an example, Swagger UI invents one from the calendar pattern: 6800-02-29.
+  .meta({ example: "2026-11-24" });
 
 export const rateDateParamsSchema = z
   .object({ date: isoDateSchema.describe("The value date of the rate, YYYY-MM-DD") })

@@ -49,7 +49,7 @@ export const userSchema = z
         "admin: the first user, those made admins by an admin (PATCH /users/{user_id}) or with `npm run users:admin`, and (REGISTRATION=closed only) those in ADMIN_EMAILS; may act on every build and import rates",
       ),
     is_active: z.boolean(),
-    created_at: z.iso.datetime(),
+    created_at: z.iso.datetime().meta({ example: "2026-11-24T19:00:02.123Z" }),
   })
   .meta({ id: "User" });
 

@@ -234,6 +234,9 @@ docsTest.describe("/docs", () => {
       await page.getByRole("button", { name: "Authorize" }).first().click();
       const dialog = page.locator(".dialog-ux .modal-ux");
       await expect(dialog).toBeVisible();
+      // A token is all the API takes: one scheme, no client id, secret or scopes to puzzle over.
+      await expect(dialog.locator(".auth-container")).toHaveCount(1);
+      await expect(dialog).not.toContainText(/client_id|client_secret|scopes/i);
       const bearer = dialog.locator(".auth-container").filter({ hasText: "bearerAuth" });
       await bearer.locator("input").fill(token);
       await bearer.getByRole("button", { name: "Apply credentials" }).click();

@@ -87,6 +87,42 @@ describe("GET /openapi.json as /docs shows it", () => {
     expect(extend.properties?.ttl_seconds).toMatchObject({ type: "integer", exclusiveMinimum: 0, example: 3600 });
   });
 
+  it("offers Authorize a bearer token only: no OAuth flow, so no scopes or client fields", () => {
+    expect(Object.keys(document.components?.securitySchemes ?? {})).toEqual(["bearerAuth"]);
+    const requirements = Object.values(document.paths ?? {}).flatMap((item) =>
+      Object.values(item as Record<string, OpenAPIV3_1.OperationObject>).flatMap(
+        (operation) => operation.security ?? [],
+      ),
+    );
+    expect(requirements.length).toBeGreaterThan(0);
+    for (const requirement of requirements) expect(requirement).toEqual({ bearerAuth: [] });
+  });
+
+  it("gives every date and instant a real example, so Swagger UI invents none from the pattern (6800-02-29)", () => {
+    const dated: { at: string; format: string; example: unknown }[] = [];
+    // A parameter carries its example beside its schema (Swagger UI shows it in the parameter's box).
+    const walk = (node: unknown, at: string, parameterExample?: unknown) => {
+      if (!node || typeof node !== "object") return;
+      const record = node as Record<string, unknown>;
+      if (record.format === "date" || record.format === "date-time") {
+        dated.push({ at, format: record.format, example: record.example ?? parameterExample });
+      }
+      for (const [key, value] of Object.entries(record)) {
+        walk(value, `${at}/${key}`, key === "schema" && "in" in record ? record.example : undefined);
+      }
+    };
+    walk(document, "#");
+    expect(dated.length).toBeGreaterThan(10);
+    const shapes = { date: /^20\d\d-\d\d-\d\d$/, "date-time": /^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d/ };
+    const unreal = dated.filter(
+      ({ format, example }) =>
+        typeof example !== "string" ||
+        !shapes[format as keyof typeof shapes].test(example) ||
+        Number.isNaN(Date.parse(example)),
+    );
+    expect(unreal).toEqual([]);
+  });
+
   it("puts a lock only on operations that need credentials: public reads have none", () => {
     for (const [route, method] of [
       ["/rates/", "get"],
