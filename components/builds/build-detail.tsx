@@ -124,11 +124,11 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
             {describeOrigin(build)}
           </span>
         </Fact>
-        <Fact label={t("created")}>{format.dateTime(build.created_at)}</Fact>
-        <Fact label={t("started")}>{format.dateTime(build.started_at)}</Fact>
+        <Fact label={t("created")}>{format.utcDateTime(build.created_at)}</Fact>
+        <Fact label={t("started")}>{format.utcDateTime(build.started_at)}</Fact>
         {/* finished_at is when the build stopped working: for a running build, when its preview came up. */}
         <Fact label={build.status === "running" ? t("runningSince") : t("finished")}>
-          <span data-testid="build-finished">{format.dateTime(build.finished_at)}</span>
+          <span data-testid="build-finished">{format.utcDateTime(build.finished_at)}</span>
         </Fact>
         <Fact label={t("duration")}>
           <span data-testid="build-duration">

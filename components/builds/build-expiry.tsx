@@ -22,7 +22,7 @@ export function BuildExpiry({ build }: { build: BuildSummary }) {
   // A sleeping build's time to live goes on counting.
   if (build.status === "running" || build.status === "sleeping")
     return <ExpiryCountdown expiresAt={build.expires_at} />;
-  if (build.status === "expired" && build.expires_at) return <span>{format.dateTime(build.expires_at)}</span>;
+  if (build.status === "expired" && build.expires_at) return <span>{format.utcDateTime(build.expires_at)}</span>;
   return <span>—</span>;
 }
 

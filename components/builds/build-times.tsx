@@ -10,7 +10,7 @@ export function BuildAge({ build }: { build: BuildSummary }) {
   const format = useFormat();
   const now = useNow(30_000);
   return (
-    <time dateTime={build.created_at} title={format.dateTime(build.created_at)} data-testid="build-age">
+    <time dateTime={build.created_at} title={format.utcDateTime(build.created_at)} data-testid="build-age">
       {format.age(build.created_at, now)}
     </time>
   );

@@ -12,7 +12,7 @@ export function ExpiryCountdown({ expiresAt, prefix = "" }: { expiresAt: string 
   if (!expiresAt) return <span>—</span>;
   const left = new Date(expiresAt).getTime() - now;
   return (
-    <time dateTime={expiresAt} title={format.dateTime(expiresAt)} className="tabular-nums">
+    <time dateTime={expiresAt} title={format.utcDateTime(expiresAt)} className="tabular-nums">
       {left > 0 ? `${prefix}${format.duration(left)}` : t("expiredShort")}
     </time>
   );

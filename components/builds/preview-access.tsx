@@ -133,7 +133,7 @@ function ShareLinks({ buildId }: { buildId: string }) {
       ) : (
         <ul className="flex flex-col gap-1">
           {data?.shares.map((share) => {
-            const when = format.dateTime(share.expires_at);
+            const when = format.utcDateTime(share.expires_at);
             return (
               <li key={share.id} className="flex flex-wrap items-center gap-x-2 gap-y-1">
                 <span>{t("expires", { when })}</span>

@@ -150,14 +150,14 @@ function ExtensionPreview({
         <dt className="text-slate-600 dark:text-slate-400">{t("expiresNow")}</dt>
         <dd className="tabular-nums" data-testid="extend-current-expiry">
           {t("inDuration", {
-            at: format.dateTime(current, false),
+            at: format.utcDateTime(current, false),
             duration: format.duration(current.getTime() - now.getTime()),
           })}
         </dd>
         <dt className="font-medium">{t("afterExtending")}</dt>
         <dd className="font-medium tabular-nums" data-testid="extend-new-expiry">
           {t("inDuration", {
-            at: format.dateTime(next.expiresAt, false),
+            at: format.utcDateTime(next.expiresAt, false),
             duration: format.duration(next.expiresAt.getTime() - now.getTime()),
           })}
         </dd>

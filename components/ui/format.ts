@@ -56,10 +56,15 @@ export function formatDay(date: string, locale: Locale, style: "long" | "short" 
 }
 
 /**
- * A moment in the viewer's time zone, which it names ("Nov 24, 02:41:07 PM GMT-4", "24 nov, 14:41:07 GMT-4"):
- * never a bare clock time.
+ * A moment in the viewer's time zone, or in `timeZone`, which it names ("Nov 24, 02:41:07 PM GMT-4",
+ * "24 nov, 18:41:07 UTC"): never a bare clock time.
  */
-export function formatDateTime(iso: string | Date | null | undefined, locale: Locale, seconds = true): string {
+export function formatDateTime(
+  iso: string | Date | null | undefined,
+  locale: Locale,
+  seconds = true,
+  timeZone?: "UTC",
+): string {
   if (!iso) return "—";
   return new Date(iso).toLocaleString(DATE_LOCALES[locale], {
     month: "short",
@@ -68,6 +73,7 @@ export function formatDateTime(iso: string | Date | null | undefined, locale: Lo
     minute: "2-digit",
     ...(seconds ? { second: "2-digit" } : {}),
     timeZoneName: "short",
+    timeZone,
   });
 }
 

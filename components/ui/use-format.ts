@@ -24,6 +24,9 @@ export function useFormat() {
       percent: (fraction: number) => formatPercent(fraction, locale),
       day: (date: string, style?: "long" | "short") => formatDay(date, locale, style),
       dateTime: (iso: string | Date | null | undefined, seconds?: boolean) => formatDateTime(iso, locale, seconds),
+      /** The builds panel's moments: UTC, as the runner's log lines and the forge comments write them. */
+      utcDateTime: (iso: string | Date | null | undefined, seconds?: boolean) =>
+        formatDateTime(iso, locale, seconds, "UTC"),
       duration: (ms: number) => formatDuration(ms, locale),
       fixed: (value: number, digits: number, signed?: boolean) => formatFixed(value, digits, locale, signed),
       age: (iso: string, now?: number) => t("ago", ageParts(iso, now)),

@@ -6,6 +6,9 @@ import { expect, signInThroughHeader, test } from "./fixtures";
  * dashboard with that build open (JSON clients still get JSON), and Extend adds time, saying the new
  * expiry before it is confirmed, never leaving the build less time than it had.
  */
+// A viewer west of UTC: the panel's moments must still read as the runner's log lines do, in UTC and saying so.
+test.use({ timezoneId: "America/Caracas" });
+
 test("a build's page opens the dashboard on it, and Extend adds time without ever shortening", {
   tag: "@builds",
 }, async ({ page, request }) => {
@@ -36,6 +39,22 @@ test("a build's page opens the dashboard on it, and Extend adds time without eve
   await expect(drawer.getByText("Running since")).toBeVisible();
   await expect(drawer.getByText("Finished", { exact: true })).toHaveCount(0);
 
+  // One time zone in the whole panel: the details and the runner's own log lines both in UTC, both saying so.
+  const createdAt = new Date(((await data.json()) as { created_at: string }).created_at);
+  const inUtc = createdAt.toLocaleString("en-US", {
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    timeZone: "UTC",
+  });
+  await expect(drawer.getByText(`${inUtc} UTC`, { exact: true }).first()).toBeVisible();
+  await drawer.getByTestId("stage-healthcheck").click();
+  await expect(drawer.getByTestId("stage-log").getByTestId("log-line").first()).toHaveText(
+    /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC GET http:\/\//,
+  );
+
   const expiryBefore = new Date(
     ((await (await request.get(`/builds/${buildId}`)).json()) as { expires_at: string }).expires_at,
   );
@@ -50,6 +69,7 @@ test("a build's page opens the dashboard on it, and Extend adds time without eve
       day: "numeric",
       hour: "2-digit",
       minute: "2-digit",
+      timeZone: "UTC",
       timeZoneName: "short",
     });
   await expect(confirm.getByTestId("extend-current-expiry")).toContainText(spoken(expiryBefore));

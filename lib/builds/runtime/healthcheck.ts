@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type { BuildsConfig } from "../config";
+import { logStamp } from "../logs/log-time";
 import type { Liveness, StageResult } from "./driver";
 import { sleep } from "./processes";
 
@@ -18,7 +19,7 @@ export async function waitUntilHealthy(
   const url = `http://${address}:${port}${config.runtime.healthcheck.path}`;
   const deadline = Date.now() + config.runtime.healthcheck.timeout_seconds * 1000;
   let lastProblem = "";
-  const log = (line: string) => fs.appendFileSync(logPath, `${new Date().toISOString()} ${line}\n`);
+  const log = (line: string) => fs.appendFileSync(logPath, `${logStamp()} ${line}\n`);
   log(`GET ${url} until it answers below 500, for up to ${config.runtime.healthcheck.timeout_seconds} s`);
   while (!signal.aborted) {
     if ((await liveness()) === "dead") {

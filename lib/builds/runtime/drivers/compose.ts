@@ -5,6 +5,7 @@ import path from "node:path";
 import { buildProcessBaseEnv } from "../../../server/env";
 import { processWide } from "../../../server/process-wide";
 import type { BuildsConfig } from "../../config";
+import { logStamp } from "../../logs/log-time";
 import {
   type BuildContext,
   describeOutcome,
@@ -294,7 +295,7 @@ function stageOutcome(build: BuildContext, stage: string, outcome: RunOutcome, w
 async function waitForService(build: BuildContext, control: StageControl, service: string): Promise<StageResult> {
   const project = projectName(build.config, build.buildId);
   const deadline = Date.now() + control.timeoutMs;
-  const log = (line: string) => fs.appendFileSync(control.logPath, `${new Date().toISOString()} ${line}\n`);
+  const log = (line: string) => fs.appendFileSync(control.logPath, `${logStamp()} ${line}\n`);
   let last = "";
   while (!control.signal.aborted) {
     const [container] = await projectContainers(project, [
