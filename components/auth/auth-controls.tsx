@@ -53,8 +53,9 @@ export function AuthControls() {
     return (
       <div className="flex items-center gap-3">
         <span
-          // On a phone too, cut to what fits beside the button; the whole address in its title.
-          className="inline-block max-w-24 truncate text-sm text-slate-700 sm:max-w-56 dark:text-slate-300"
+          // On a phone too, cut to what fits beside the button (the whole address in its title); below 360 px the
+          // header has no room left for it.
+          className="hidden max-w-24 truncate text-sm text-slate-700 min-[360px]:inline-block sm:max-w-56 dark:text-slate-300"
           title={session.user.email ?? undefined}
         >
           {session.user.email}
