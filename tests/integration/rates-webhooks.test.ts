@@ -120,7 +120,7 @@ describe("POST /rates/webhooks", () => {
     ({ id: webhookId, secret } = created);
     const list = await (await app.fetch("/rates/webhooks", { headers: authorization })).json();
     expect(list.webhooks).toEqual([
-      { id: webhookId, url: hook, currencies: ["EUR", "USD"], created_at: created.created_at },
+      { id: webhookId, url: hook, currencies: ["EUR", "USD"], created_at: created.created_at, last_delivery: null },
     ]);
     expect(JSON.stringify(list)).not.toContain(secret);
   });
@@ -233,6 +233,18 @@ describe("deliveries", () => {
     );
     expectSigned(request);
     expect(JSON.parse(request.body)).toMatchObject({ type: "webhook.test", data: { webhook_id: webhookId } });
+  });
+
+  it("GET /rates/webhooks and /rates/webhooks/{id} say each webhook's newest delivery and its outcome", async () => {
+    const queued = await (await post(`/rates/webhooks/${webhookId}/test`, {})).json();
+    const newest = await waitFor("the test delivery to end", async () =>
+      (await deliveries()).find((delivery) => delivery.id === queued.id && delivery.status !== "pending"),
+    );
+    expect(newest).toMatchObject({ status: "delivered", last_status: 200 });
+    const list = await (await app.fetch("/rates/webhooks", { headers: authorization })).json();
+    expect(list.webhooks.find((webhook: { id: string }) => webhook.id === webhookId).last_delivery).toEqual(newest);
+    const one = await (await app.fetch(`/rates/webhooks/${webhookId}`, { headers: authorization })).json();
+    expect(one.last_delivery).toEqual(newest);
   });
 
   it("another user sees none of them; deleting one stops it", async () => {

@@ -69,6 +69,15 @@ export function listDeliveriesOf(webhookId: string, take: number): Promise<Deliv
   });
 }
 
+/** A webhook's newest delivery, or null before its first. */
+export function findLastDeliveryOf(webhookId: string): Promise<DeliveryRow | null> {
+  return getDb().rateWebhookDelivery.findFirst({
+    where: { webhookId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: deliveryFields,
+  });
+}
+
 export function createDelivery(data: {
   id: string;
   webhookId: string;

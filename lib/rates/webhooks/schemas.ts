@@ -26,30 +26,6 @@ export const webhookParamsSchema = z
 
 const instant = z.string().describe("ISO 8601, UTC").meta({ example: "2026-11-24T21:00:02.123Z" });
 
-export const webhookSchema = z
-  .object({
-    id: z.string().meta({ example: "wh_q2uXk0mB8Y1cZ5o3c7tH0w" }),
-    url: z.string(),
-    currencies: z.union([z.literal("all"), z.array(z.string())]),
-    created_at: instant,
-  })
-  .meta({ id: "RateWebhook" });
-
-export const createdWebhookSchema = webhookSchema
-  .extend({
-    secret: z
-      .string()
-      .describe(
-        "The signing secret (Standard Webhooks: whsec_ + base64 of the key), shown this once: verify webhook-signature with it",
-      )
-      .meta({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
-  })
-  .meta({ id: "CreatedRateWebhook" });
-
-export const webhookListSchema = z
-  .object({ webhooks: z.array(webhookSchema).describe("The signed-in user's subscriptions, oldest first") })
-  .meta({ id: "RateWebhookList" });
-
 export const deliverySchema = z
   .object({
     id: z
@@ -73,6 +49,33 @@ export const deliverySchema = z
     created_at: instant,
   })
   .meta({ id: "RateWebhookDelivery" });
+
+export const webhookSchema = z
+  .object({
+    id: z.string().meta({ example: "wh_q2uXk0mB8Y1cZ5o3c7tH0w" }),
+    url: z.string(),
+    currencies: z.union([z.literal("all"), z.array(z.string())]),
+    created_at: instant,
+    last_delivery: deliverySchema
+      .nullable()
+      .describe("The newest delivery and its outcome (the list's first under /deliveries), or null before the first"),
+  })
+  .meta({ id: "RateWebhook" });
+
+export const createdWebhookSchema = webhookSchema
+  .extend({
+    secret: z
+      .string()
+      .describe(
+        "The signing secret (Standard Webhooks: whsec_ + base64 of the key), shown this once: verify webhook-signature with it",
+      )
+      .meta({ example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }),
+  })
+  .meta({ id: "CreatedRateWebhook" });
+
+export const webhookListSchema = z
+  .object({ webhooks: z.array(webhookSchema).describe("The signed-in user's subscriptions, oldest first") })
+  .meta({ id: "RateWebhookList" });
 
 export const deliveryListSchema = z
   .object({ deliveries: z.array(deliverySchema).describe("The newest 50 deliveries, newest first") })

@@ -13,6 +13,7 @@ import {
   createWebhook,
   type DeliveryRow,
   deleteWebhookOf,
+  findLastDeliveryOf,
   findWebhookOf,
   listDeliveriesOf,
   listWebhooksOf,
@@ -26,6 +27,7 @@ import {
   type WebhookView,
 } from "./schemas";
 import { newWebhookSecret } from "./signature";
+import { describeWebhookUrlProblem, webhookUrlProblem } from "./url";
 
 /**
  * Webhook subscriptions of signed-in users: a URL told of every new value date (rates.published), with the
@@ -33,13 +35,19 @@ import { newWebhookSecret } from "./signature";
  * (lib/rates/webhooks/dispatcher.ts), never by the request or the fetch that caused them.
  */
 
-function toWebhookView(row: WebhookRow): WebhookView {
+function toWebhookView(row: WebhookRow, last: DeliveryRow | null): WebhookView {
   return {
     id: row.id,
     url: row.url,
     currencies: row.currencies === "all" ? "all" : row.currencies.split(","),
     created_at: row.createdAt.toISOString(),
+    last_delivery: last && toDeliveryView(last),
   };
+}
+
+/** A webhook with its newest delivery, as its owner sees it. */
+async function withLastDelivery(row: WebhookRow): Promise<WebhookView> {
+  return toWebhookView(row, await findLastDeliveryOf(row.id));
 }
 
 function toDeliveryView(row: DeliveryRow): DeliveryView {
@@ -61,15 +69,9 @@ function toDeliveryView(row: DeliveryRow): DeliveryView {
 /** 400 naming what is wrong with a webhook URL: not http(s), credentials in it, or a refused destination. */
 async function checkedUrl(text: string): Promise<string> {
   const refuse = (message: string) => badRequest(`url ${message}.`, [{ field: "body.url", message }]);
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw refuse("is not an absolute URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw refuse(`must be http or https, not ${url.protocol.slice(0, -1)}`);
-  if (url.username || url.password) throw refuse("must not carry a user name or password");
+  const problem = webhookUrlProblem(text);
+  if (problem) throw refuse(describeWebhookUrlProblem(problem));
+  const url = new URL(text);
   url.hash = "";
   try {
     await checkDestination(url, allowedHosts());
@@ -96,11 +98,11 @@ export async function subscribe(userId: number, body: CreateWebhookBody): Promis
     // Told only of value dates newer than those stored now.
     notifiedThrough: (await findLatestRate())?.date ?? "",
   });
-  return { ...toWebhookView(row), secret };
+  return { ...toWebhookView(row, null), secret };
 }
 
 export async function listSubscriptions(userId: number): Promise<{ webhooks: WebhookView[] }> {
-  return { webhooks: (await listWebhooksOf(userId)).map(toWebhookView) };
+  return { webhooks: await Promise.all((await listWebhooksOf(userId)).map(withLastDelivery)) };
 }
 
 async function ownWebhook(userId: number, id: string): Promise<WebhookRow> {
@@ -111,7 +113,7 @@ async function ownWebhook(userId: number, id: string): Promise<WebhookRow> {
 }
 
 export async function getSubscription(userId: number, id: string): Promise<WebhookView> {
-  return toWebhookView(await ownWebhook(userId, id));
+  return withLastDelivery(await ownWebhook(userId, id));
 }
 
 export async function unsubscribe(userId: number, id: string): Promise<void> {
