@@ -7,6 +7,7 @@ import { CurrencyConverter } from "@/components/rates/currency-converter";
 import { LatestRateCard } from "@/components/rates/latest-rate-card";
 import { RateHistoryPanel } from "@/components/rates/rate-history-panel";
 import { currencyFromQuery, rangeOfSelection, selectionFromQuery } from "@/components/rates/rate-range";
+import { RateWebhooksPanel } from "@/components/rates/rate-webhooks-panel";
 import { SelectedCurrencyProvider } from "@/components/rates/selected-currency";
 import { loadRatesForFirstPaint } from "@/lib/rates/first-paint";
 import { SwrFallback } from "@/lib/swr/swr-fallback";
@@ -50,6 +51,8 @@ export default async function DashboardPage({
           </section>
         </SelectedCurrencyProvider>
       </SwrFallback>
+      {/* The rates' developer tool of a signed-in user, under the rates it announces; full width for its deliveries. */}
+      <RateWebhooksPanel />
       <section aria-label={t("previewBuilds")} className="flex flex-col gap-4">
         <BuildCounters />
         <BuildsPanel />

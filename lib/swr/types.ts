@@ -59,3 +59,8 @@ export type ImportSummary = import("../rates/schemas").ImportSummary;
 
 // The signed-in user (GET /users/me): the dashboard shows admin-only actions (workbook import) by its role.
 export type Me = import("../users/schemas").UserView;
+
+// The signed-in user's rate webhooks and their deliveries.
+export type RateWebhook = import("../rates/webhooks/schemas").WebhookView;
+export type CreatedRateWebhook = import("../rates/webhooks/schemas").CreatedWebhookView;
+export type RateWebhookDelivery = import("../rates/webhooks/schemas").DeliveryView;

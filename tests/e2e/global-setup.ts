@@ -70,6 +70,8 @@ export default async function globalSetup(_config: FullConfig) {
         BCV_TIMEOUT_MS: "3000",
         // Scheduled fetches are on by default; the specs decide when the rate is fetched.
         RATES_FETCH_INTERVAL_SECONDS: "0",
+        // The webhook receivers of the specs (webhooks.spec.ts) listen on loopback, which is refused otherwise.
+        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
         BUILDS_CONFIG: buildsConfig,
       },
       onOutput: (chunk) => {
