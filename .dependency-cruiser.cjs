@@ -46,6 +46,14 @@ module.exports = {
       to: { path: "^lib/(builds|rates|gateway|backups|health|metrics|openapi|swr)/" },
     },
     {
+      name: "cluster-behind-topology",
+      severity: "error",
+      comment:
+        "lib/cluster/ is lib/topology's cluster implementation: the domains, routes and UI reach it only through lib/topology, so that none of them knows whether it runs alone or in a cluster.",
+      from: { path: "^(app|components|lib)/|^(instrumentation|proxy)\\.ts$", pathNot: "^lib/(topology|cluster)/" },
+      to: { path: "^lib/cluster/" },
+    },
+    {
       name: "components-below-app",
       severity: "error",
       comment: "components/ is the UI the pages use: it never imports a route or page, nor the tests or tools.",

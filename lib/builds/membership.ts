@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
-import type { LostHost } from "../cluster/forwarding";
-import type { Membership } from "../cluster/instances";
+import type { LostHost, Membership } from "../topology";
 import { type BuildsConfig, getBuildsConfig } from "./config";
 import { failInProgressBuildsOfHost, listExpiredRunningBuilds, moveBuild } from "./repository";
 

@@ -180,6 +180,36 @@ export async function forwardToBuildHost(
   return new Response(answer.body, { status: answer.status, statusText: answer.statusText, headers: passed });
 }
 
+/**
+ * A POST of `path` to another instance, at the INSTANCE_URL it registered, signed as forwarded requests are and
+ * carrying the client it is sent for; null when that instance registered no address. The answer's body is left to
+ * the caller.
+ */
+export async function postToInstance(
+  name: string,
+  path: string,
+  client: string,
+  timeoutMs: number,
+): Promise<Response | null> {
+  const instance = await queryOne<{ url: string | null; processId: string }>(
+    `SELECT "url", "processId" FROM "Instance" WHERE "name" = ?`,
+    [name],
+  );
+  if (!instance?.url) return null;
+  return fetch(new URL(path, instance.url), {
+    method: "POST",
+    headers: signPeerRequest(
+      "POST",
+      path,
+      getEnv().INSTANCE_NAME,
+      peerAddressee(name, instance.processId),
+      null,
+      client,
+    ),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+}
+
 /** The origin of a peer's INSTANCE_URL as stored, or null unless it is a plain http(s) origin. */
 export function peerOrigin(stored: string | null): string | null {
   if (!stored || !URL.canParse(stored)) return null;

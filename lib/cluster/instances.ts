@@ -264,6 +264,22 @@ export function lostAfterMs(): number {
   return getEnv().INSTANCE_LOST_AFTER_SECONDS * 1000;
 }
 
+/** A registered instance as the others see it: live while its heartbeat is younger than INSTANCE_LOST_AFTER_SECONDS. */
+export interface InstanceView {
+  name: string;
+  heartbeatAt: Date;
+  live: boolean;
+}
+
+/** Every registered instance, this one included, by name, and whether it is live at `now`. */
+export async function viewInstances(now: Date): Promise<InstanceView[]> {
+  return (await listInstances()).map(({ name, heartbeatAt }) => ({
+    name,
+    heartbeatAt,
+    live: now.getTime() - heartbeatAt.getTime() <= lostAfterMs(),
+  }));
+}
+
 /** The other instances whose heartbeat is recent: alive, as far as anyone can tell. */
 export async function listLiveInstances(): Promise<InstanceRecord[]> {
   const since = (await databaseNow()).getTime() - lostAfterMs();

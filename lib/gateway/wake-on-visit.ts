@@ -1,9 +1,7 @@
 import { getBuildsConfig } from "../builds/config";
 import { wakeForVisit } from "../builds/runtime/sleep";
-import { thisInstanceName } from "../cluster/instances";
-import { peerAddressee, signPeerRequest } from "../cluster/peer-auth";
-import { queryOne } from "../db/hot-sql";
 import { processWide } from "../server/process-wide";
+import { getTopology } from "../topology";
 
 /**
  * Wake on visit: a visit through the gateway to a sleeping preview wakes it, and the visitor gets a page that
@@ -45,34 +43,19 @@ export async function wakeOnVisit(build: { id: string; host: string | null }, cl
   const forget = () => {
     if (asked.get(build.id) === now) asked.delete(build.id);
   };
-  if (build.host === null || build.host === thisInstanceName()) {
+  const topology = getTopology();
+  if (build.host === null || build.host === topology.instanceName()) {
     void wakeForVisit(build.id)
       .catch((error) => console.error(`gateway: waking build ${build.id} on a visit failed:`, error))
       .finally(forget);
     return "waking";
   }
-  const host = await queryOne<{ url: string | null; processId: string }>(
-    `SELECT "url", "processId" FROM "Instance" WHERE "name" = ?`,
-    [build.host],
-  );
-  if (!host?.url) {
-    forget();
-    return "unreachable";
-  }
-  const path = `/gateway/wake/${build.id}`;
   try {
-    const answer = await fetch(new URL(path, host.url), {
-      method: "POST",
-      headers: signPeerRequest(
-        "POST",
-        path,
-        thisInstanceName(),
-        peerAddressee(build.host, host.processId),
-        null,
-        client,
-      ),
-      signal: AbortSignal.timeout(5_000),
-    });
+    const answer = await topology.postToInstance(build.host, `/gateway/wake/${build.id}`, client, 5_000);
+    if (answer === null) {
+      forget();
+      return "unreachable";
+    }
     await answer.body?.cancel();
     if (answer.ok) return "waking";
     console.error(`gateway: ${build.host} answered ${answer.status} to the wake of build ${build.id}`);

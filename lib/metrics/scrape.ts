@@ -2,12 +2,12 @@ import crypto from "node:crypto";
 import { Gauge, Registry } from "prom-client";
 import { openLogStreams } from "../builds/logs/log-streams";
 import { executorSlots } from "../builds/queue/executor";
-import { databaseNow, listInstances, lostAfterMs, thisInstanceName } from "../cluster/instances";
 import { queryAll } from "../db/hot-sql";
 import { notFound, unauthorized } from "../http/problem";
 import { findLastFetches } from "../rates/fetch-log";
 import { rateReadCacheStats } from "../rates/read-cache";
 import { getEnv } from "../server/env";
+import { getTopology } from "../topology";
 import { instanceMetrics } from "./registry";
 
 /**
@@ -71,15 +71,16 @@ function authorizeScrape(request: Request): void {
 
 /** Whether this instance gives the cluster's figures: no live instance's name sorts before its own. */
 async function isClusterReporter(): Promise<boolean> {
-  const me = thisInstanceName();
-  const since = (await databaseNow()).getTime() - lostAfterMs();
-  return !(await listInstances()).some((instance) => instance.name < me && instance.heartbeatAt.getTime() >= since);
+  const topology = getTopology();
+  const me = topology.instanceName();
+  return !(await topology.instances(await topology.now())).some((instance) => instance.name < me && instance.live);
 }
 
 type GaugeMaker = (name: string, help: string, labelNames?: string[]) => Gauge;
 
 async function readClusterFigures(gauge: GaugeMaker): Promise<void> {
-  const now = await databaseNow();
+  const topology = getTopology();
+  const now = await topology.now();
   const byStatus = await queryAll<{ status: string; count: number | string }>(
     `SELECT "status", COUNT(*) AS "count" FROM "Build" GROUP BY "status"`,
   );
@@ -89,9 +90,9 @@ async function readClusterFigures(gauge: GaugeMaker): Promise<void> {
     Number(byStatus.find((row) => row.status === "queued")?.count ?? 0),
   );
 
-  const instances = await listInstances();
+  const instances = await topology.instances(now);
   gauge("instances_live", "Instances whose heartbeat is younger than INSTANCE_LOST_AFTER_SECONDS.").set(
-    instances.filter((instance) => now.getTime() - instance.heartbeatAt.getTime() <= lostAfterMs()).length,
+    instances.filter((instance) => instance.live).length,
   );
   const heartbeats = gauge("instance_heartbeat_age_seconds", "Age of each registered instance's heartbeat.", [
     "instance_name",

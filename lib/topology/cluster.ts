@@ -1,6 +1,6 @@
-import { forwardToBuildHost } from "../cluster/forwarding";
+import { forwardToBuildHost, postToInstance } from "../cluster/forwarding";
 import { heartbeatJob } from "../cluster/heartbeat";
-import { thisInstanceName } from "../cluster/instances";
+import { thisInstanceName, viewInstances } from "../cluster/instances";
 import { announceNextRun, findAnnouncedNextRun, runOnceAcrossCluster } from "../cluster/leases";
 import { withClusterLock } from "../cluster/locks";
 import { listenToInstances, notifyInstances } from "../cluster/notifications";
@@ -20,5 +20,7 @@ export const cluster: Topology = {
   notify: notifyInstances,
   listen: listenToInstances,
   forwardToBuildHost,
+  postToInstance,
+  instances: viewInstances,
   membershipJob: (membership) => heartbeatJob(membership, { judgeOthers: true }),
 };

@@ -3,8 +3,10 @@ import { cluster } from "./cluster";
 import { singleInstance } from "./single";
 import type { Topology } from "./topology";
 
-export { readerOf, requireCaller } from "../cluster/forwarding";
-export { hostPartOf } from "../cluster/instances";
+// What the domains and routes use of lib/cluster, which nothing outside lib/topology imports.
+export { type LostHost, readerOf, requireCaller } from "../cluster/forwarding";
+export { hostPartOf, type Membership } from "../cluster/instances";
+export { verifyPeerRequest } from "../cluster/peer-auth";
 export type { Topology } from "./topology";
 
 /**

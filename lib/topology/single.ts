@@ -1,5 +1,6 @@
+import { postToInstance } from "../cluster/forwarding";
 import { heartbeatJob } from "../cluster/heartbeat";
-import { thisInstanceName } from "../cluster/instances";
+import { thisInstanceName, viewInstances } from "../cluster/instances";
 import type { Topology } from "./topology";
 
 /** One instance owns the database: nobody to tell, to ask or to wait for (lib/topology/topology.ts). */
@@ -17,7 +18,11 @@ export const singleInstance: Topology = {
   notify: async () => {},
   listen: () => () => {},
   forwardToBuildHost: async () => null,
-  // Another name in the Instance table is this server's own past (a restart on another port), whose builds its
-  // recovery fails: nobody to compare settings with, nobody to judge lost.
+  // The Instance table is kept here too: GET /metrics lists the instance, and a build of a past name of this
+  // server (a restart on another port) is asked for at the address that name registered, as a peer's would be.
+  postToInstance,
+  instances: viewInstances,
+  // Another name in the Instance table is this server's own past, whose builds its recovery fails: nobody to
+  // compare settings with, nobody to judge lost.
   membershipJob: (membership) => heartbeatJob(membership, { judgeOthers: false }),
 };

@@ -1,5 +1,5 @@
 import type { Caller, LostHost } from "../cluster/forwarding";
-import type { Membership } from "../cluster/instances";
+import type { InstanceView, Membership } from "../cluster/instances";
 import type { Channel } from "../cluster/notifications";
 import type { PeerIdentity } from "../cluster/peer-auth";
 import type { Job } from "../server/job";
@@ -58,6 +58,13 @@ export interface Topology {
     caller: Caller & { identity?: PeerIdentity },
     options?: { whenHostLost?: (host: LostHost) => Promise<Response> },
   ): Promise<Response | null>;
+  /**
+   * A signed POST of `path` to the instance `name`, on behalf of `client`; null when that instance registered no
+   * address. For what a build's host must do itself when a request reached another instance (a wake on a visit).
+   */
+  postToInstance(name: string, path: string, client: string, timeoutMs: number): Promise<Response | null>;
+  /** The registered instances, this one included, by name; `live` when their heartbeat is recent at `now`. */
+  instances(now: Date): Promise<InstanceView[]>;
   /** The instance's registration and heartbeat, started before every other job. */
   membershipJob(membership: () => Membership): Job;
 }

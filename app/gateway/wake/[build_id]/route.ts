@@ -1,9 +1,9 @@
 import { wakeForVisit } from "@/lib/builds/runtime/sleep";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
-import { verifyPeerRequest } from "@/lib/cluster/peer-auth";
 import { unauthorized } from "@/lib/http/problem";
 import { parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
+import { verifyPeerRequest } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
 
