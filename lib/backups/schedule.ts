@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { databaseFile } from "../db";
 import { getEnv } from "../server/env";
-import { processWide } from "../server/process-wide";
+import type { Job } from "../server/job";
 import { backUpSqlite, secretFileOf } from "./sqlite-backup";
 
 /**
@@ -11,29 +11,28 @@ import { backUpSqlite, secretFileOf } from "./sqlite-backup";
  * The first one an interval after the start, so that a server restarting in a loop does not fill the folder. On
  * PostgreSQL the database's own tools back it up (README), and BACKUP_DIR is refused with a warning.
  */
-const globalForBackups = processWide<{ backupTimer?: NodeJS.Timeout }>("backupTimer", () => ({}));
-
 const BACKUP_NAME = /^app-\d{8}T\d{9}Z\.db$/;
 
-export function startScheduledBackups(): void {
+/** Where the backups go, or null when there are none: BACKUP_DIR unset, or a database that is not a file. */
+function backupTarget(): { database: string; folder: string } | null {
+  const env = getEnv();
+  const database = databaseFile();
+  if (env.BACKUP_DIR === undefined || database === null) return null;
+  return { database, folder: path.resolve(env.BACKUP_DIR) };
+}
+
+function startScheduledBackups(): void {
   const env = getEnv();
   if (env.BACKUP_DIR === undefined) return;
-  const file = databaseFile();
-  if (file === null) {
+  const target = backupTarget();
+  if (target === null) {
     console.warn("backups: BACKUP_DIR is ignored on PostgreSQL; back it up with pg_dump (README).");
     return;
   }
-  const folder = path.resolve(env.BACKUP_DIR);
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const timer = setInterval(() => backUpNow(file, folder, env.BACKUP_KEEP), env.BACKUP_INTERVAL_HOURS * 3_600_000);
-  timer.unref();
-  globalForBackups.backupTimer = timer;
-  console.info(`backups: every ${env.BACKUP_INTERVAL_HOURS} h into ${folder}, the newest ${env.BACKUP_KEEP} kept`);
-}
-
-export function stopScheduledBackups(): void {
-  clearInterval(globalForBackups.backupTimer);
-  globalForBackups.backupTimer = undefined;
+  fs.mkdirSync(target.folder, { recursive: true, mode: 0o700 });
+  console.info(
+    `backups: every ${env.BACKUP_INTERVAL_HOURS} h into ${target.folder}, the newest ${env.BACKUP_KEEP} kept`,
+  );
 }
 
 function backUpNow(database: string, folder: string, keep: number): void {
@@ -56,5 +55,14 @@ function backUpNow(database: string, folder: string, keep: number): void {
   }
 }
 
-/** Registered in lib/server/jobs.ts: every instance backs up its own SQLite database (there is one per database). */
-export const backupJobs = [{ name: "scheduled backups", start: startScheduledBackups, stop: stopScheduledBackups }];
+/** Every instance backs up its own SQLite database (there is one per database). */
+export const scheduledBackupsJob: Job = {
+  name: "scheduled backups",
+  runsOn: "each",
+  start: startScheduledBackups,
+  every: () => (backupTarget() === null ? null : getEnv().BACKUP_INTERVAL_HOURS * 3_600_000),
+  run: () => {
+    const target = backupTarget();
+    if (target) backUpNow(target.database, target.folder, getEnv().BACKUP_KEEP);
+  },
+};

@@ -1,5 +1,4 @@
 import type { Job } from "../server/job";
-import { processWide } from "../server/process-wide";
 import {
   beatHeart,
   describeDisagreement,
@@ -12,11 +11,10 @@ import {
 import { failBuildsOfLostHosts } from "./lost-hosts";
 
 /**
- * The instance's own background work, started before every other job (lib/server/jobs.ts): it refuses to start when
- * another live process holds its INSTANCE_NAME, or, in a cluster (`judgeOthers`), when its shared builds settings
- * differ from a live instance's; it registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by
- * default) moves its heartbeat and, in a cluster, fails the builds of instances that lost theirs. On globalThis, as
- * every job: Next bundles instrumentation apart from the route handlers.
+ * The instance's own background work, the first job to start (lib/server/jobs.ts): it refuses to start when another
+ * live process holds its INSTANCE_NAME, or, in a cluster (`judgeOthers`), when its shared builds settings differ
+ * from a live instance's; it registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default)
+ * moves its heartbeat and, in a cluster, fails the builds of instances that lost theirs.
  *
  * An instance judges the others only once it has itself beaten without a break for INSTANCE_LOST_AFTER_SECONDS:
  * after a database outage (a restart, a failover) every heartbeat is as old as the outage, its own too, and the
@@ -24,21 +22,17 @@ import { failBuildsOfLostHosts } from "./lost-hosts";
  * more than two beats' time between two that landed).
  */
 interface HeartbeatState {
-  timer: NodeJS.Timeout;
-  beat: Promise<void>;
   /** When (performance.now()) the beats of the current unbroken run began, and the last of them landed. */
   unbrokenSince: number | null;
   lastBeatAt: number | null;
 }
-
-const globalForHeartbeat = processWide<{ instanceHeartbeat?: HeartbeatState }>("instanceHeartbeat", () => ({}));
 
 /** How often an instance moves its heartbeat: six beats within the time after which it counts as lost. */
 export function heartbeatIntervalMs(): number {
   return lostAfterMs() / 6;
 }
 
-export async function startInstanceHeartbeat(membership: Membership, options: { judgeOthers: boolean }): Promise<void> {
+async function joinInstances(membership: Membership, options: { judgeOthers: boolean }): Promise<void> {
   const disagreement = options.judgeOthers ? await describeDisagreement(membership) : null;
   if (disagreement !== null) {
     // Next would log an error thrown from instrumentation and serve anyway: a builder that reads builds
@@ -47,31 +41,21 @@ export async function startInstanceHeartbeat(membership: Membership, options: { 
     process.exit(1);
   }
   await registerInstance(membership).catch(exitIfNameTaken("Refusing to start"));
-  const state: HeartbeatState = {
-    timer: setInterval(() => void beat(), heartbeatIntervalMs()),
-    beat: Promise.resolve(),
-    unbrokenSince: null,
-    lastBeatAt: null,
-  };
-  state.timer.unref();
-  globalForHeartbeat.instanceHeartbeat = state;
-  // One beat at a time: a slow database must not pile them up.
-  const beat = () =>
-    (state.beat = state.beat
-      .then(async () => {
-        if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone")
-          await registerInstance(membership).catch(exitIfNameTaken("Stopping"));
-        if (beatenUnbrokenMs(state, performance.now()) < lostAfterMs() || !options.judgeOthers) return;
-        const { failed, expired } = await failBuildsOfLostHosts(membership.failBuildsOfLostHost);
-        if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
-        if (expired.length > 0) console.warn(`cluster: expired the previews of lost hosts: ${expired.join(", ")}`);
-      })
-      .catch((error) => {
-        state.unbrokenSince = null;
-        state.lastBeatAt = null;
-        console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`);
-      }));
-  await beat();
+}
+
+async function beat(state: HeartbeatState, membership: Membership, options: { judgeOthers: boolean }): Promise<void> {
+  try {
+    if ((await beatHeart().catch(exitIfNameTaken("Stopping"))) === "gone")
+      await registerInstance(membership).catch(exitIfNameTaken("Stopping"));
+    if (beatenUnbrokenMs(state, performance.now()) < lostAfterMs() || !options.judgeOthers) return;
+    const { failed, expired } = await failBuildsOfLostHosts(membership.failBuildsOfLostHost);
+    if (failed.length > 0) console.warn(`cluster: failed the builds of lost hosts: ${failed.join(", ")}`);
+    if (expired.length > 0) console.warn(`cluster: expired the previews of lost hosts: ${expired.join(", ")}`);
+  } catch (error) {
+    state.unbrokenSince = null;
+    state.lastBeatAt = null;
+    console.error(`cluster: the heartbeat of ${thisInstanceName()} failed: ${(error as Error).message}`);
+  }
 }
 
 /** Notes a beat that landed at `now`; returns for how long this instance has beaten without a break. */
@@ -94,19 +78,22 @@ function exitIfNameTaken(what: string) {
   };
 }
 
-export function stopInstanceHeartbeat(): void {
-  clearInterval(globalForHeartbeat.instanceHeartbeat?.timer);
-  globalForHeartbeat.instanceHeartbeat = undefined;
-}
-
 /**
  * The heartbeat as a job (lib/topology's membershipJob), started before every other: the executor's claims name
- * this instance as their host.
+ * this instance as their host. Its first beat ends before the next job starts.
  */
 export function heartbeatJob(membership: () => Membership, options: { judgeOthers: boolean }): Job {
+  const state: HeartbeatState = { unbrokenSince: null, lastBeatAt: null };
+  let joined: Membership | null = null;
   return {
     name: "instance heartbeat",
-    start: () => startInstanceHeartbeat(membership(), options),
-    stop: stopInstanceHeartbeat,
+    runsOn: "each",
+    async start() {
+      joined = membership();
+      await joinInstances(joined, options);
+    },
+    every: heartbeatIntervalMs,
+    firstRun: "awaited",
+    run: () => beat(state, joined ?? membership(), options),
   };
 }

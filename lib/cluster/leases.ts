@@ -2,6 +2,7 @@ import { execute, queryAll, queryOne } from "../db/hot-sql";
 import { releaseLease, takeLease } from "../db/statements/job-leases";
 import { getEnv } from "../server/env";
 import type { Job } from "../server/job";
+import { startJob as startScheduledJob, stopJob as stopScheduledJob } from "../server/scheduler";
 
 /**
  * Work that must run once across the cluster (the scheduled bank fetch, repository polling) runs on the
@@ -62,11 +63,8 @@ export async function listLeases(): Promise<LeaseRecord[]> {
 }
 
 interface LeaseKeeper {
-  timer: NodeJS.Timeout | null;
   /** The job runs here. */
   running: boolean;
-  /** A try (and the start or stop it leads to) is under way: the next tick waits its turn. */
-  busy: Promise<void>;
   /** Local time after which this holder no longer counts on the lease (its last renewal's send time + TTL). */
   heldUntil: number;
   /** The last failure logged, so that a database that stays down is logged once, not at every try. */
@@ -74,23 +72,24 @@ interface LeaseKeeper {
 }
 
 /**
- * The job, started only while this instance holds its lease (the lease is named after the job). The returned
- * job's start waits for the first try, so that on a lone instance the job has started when start returns.
+ * The job, started (lib/server/scheduler.ts) only while this instance holds its lease (the lease is named after the
+ * job), by a job of its own that tries for the lease three times per lease time. That one's first try ends before
+ * it counts as started, so that on a lone instance the job has started by then.
  */
 export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
   const ttlMs = leaseTtlMs();
   const renewMs = ttlMs / 3;
-  const keeper: LeaseKeeper = { timer: null, running: false, busy: Promise.resolve(), heldUntil: 0, lastFailure: null };
+  const keeper: LeaseKeeper = { running: false, heldUntil: 0, lastFailure: null };
 
   const startJob = async () => {
     keeper.running = true;
     console.info(`cluster: ${holder()} runs "${job.name}"`);
-    await job.start();
+    await startScheduledJob(job);
   };
   const stopJob = async (why: string) => {
     keeper.running = false;
     console.warn(`cluster: ${holder()} stops "${job.name}": ${why}`);
-    await job.stop();
+    await stopScheduledJob(job.name);
   };
 
   const tryOnce = async () => {
@@ -117,27 +116,17 @@ export function runOnceAcrossCluster(job: Job, holder: () => string): Job {
       await stopJob("another instance holds its lease");
     }
   };
-  const tick = () => {
-    keeper.busy = keeper.busy
-      .then(tryOnce)
-      .catch((error) => console.error(`cluster: "${job.name}" failed to start or stop:`, error));
-    return keeper.busy;
-  };
 
   return {
-    name: job.name,
-    async start() {
-      await tick();
-      keeper.timer = setInterval(tick, renewMs);
-      keeper.timer.unref();
-    },
+    name: `${job.name} lease`,
+    runsOn: "each",
+    every: () => renewMs,
+    firstRun: "awaited",
+    run: tryOnce,
     async stop() {
-      if (keeper.timer) clearInterval(keeper.timer);
-      keeper.timer = null;
-      await keeper.busy;
       if (!keeper.running) return;
       keeper.running = false;
-      await job.stop();
+      await stopScheduledJob(job.name);
       await releaseLease(job.name, holder()).catch(() => undefined);
     },
   };

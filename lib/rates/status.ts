@@ -2,8 +2,8 @@ import { getEnv } from "../server/env";
 import { getTopology } from "../topology";
 import { type FetchRecord, findLastFetches } from "./fetch-log";
 import { assessFreshness } from "./freshness";
-import { nextScheduledFetch, RATE_SCHEDULE_JOB } from "./jobs";
 import { findLatestRate } from "./repository";
+import { nextScheduledFetch, RATE_SCHEDULE_JOB } from "./schedule";
 import type { RateStatusView } from "./schemas";
 import { RATE_SOURCE } from "./source";
 

@@ -1,39 +1,55 @@
 /**
- * The one place background work starts and stops: each job is a small module with a start and a stop.
- * Started from instrumentation.ts when the server boots. The rate webhook dispatcher runs on every instance: its
- * deliveries are claimed one by one in the database (lib/rates/webhooks/repository.ts), never sent twice.
+ * The one place the background work is listed, in the order it starts: each domain defines its jobs beside the work
+ * (lib/server/job.ts), the scheduler (lib/server/scheduler.ts) runs them. Started from instrumentation.ts when the
+ * server boots, stopped in the reverse order on SIGTERM or SIGINT. A job that runs on "one" instance of a cluster
+ * runs on the holder of its lease (lib/topology); on a single instance it just runs.
  */
-import { backupJobs } from "../backups/schedule";
-import { buildJobs } from "../builds/jobs";
+import { scheduledBackupsJob } from "../backups/schedule";
+import { autoBuildsJob, repositoryPollingJob } from "../builds/auto/polling";
+import { forgeStatusesJob } from "../builds/forge/statuses";
 import { buildsMembership } from "../builds/membership";
-import { rateJobs } from "../rates/jobs";
-import { webhookJobs } from "../rates/webhooks/dispatcher";
+import { buildExecutorJob } from "../builds/queue/executor";
+import { buildReaperJob } from "../builds/queue/reaper";
+import { sleepPolicyJob } from "../builds/runtime/sleep";
+import { rateScheduleJob } from "../rates/schedule";
+import { webhookDispatcherJob } from "../rates/webhooks/dispatcher";
 import { getTopology } from "../topology";
 import type { Job } from "./job";
 import { processWide } from "./process-wide";
+import { startJob, stopJob } from "./scheduler";
 
-// The instance registers first: the build executor's claims name it as their host. A job marked `once` runs on
-// one instance of the cluster at a time, the holder of its lease.
-const topology = getTopology();
-const jobs: Job[] = [
-  topology.membershipJob(() => buildsMembership()),
-  ...[...buildJobs, ...rateJobs, ...webhookJobs, ...backupJobs].map((job: Job) =>
-    job.once ? topology.runOnce(job) : job,
-  ),
-];
+function backgroundJobs(): Job[] {
+  const topology = getTopology();
+  return [
+    // The instance registers first: the executor's claims name it as their host.
+    topology.membershipJob(() => buildsMembership()),
+    // Before the executor: its recovery moves builds, and the git hosts hear of those moves too.
+    forgeStatusesJob,
+    buildExecutorJob,
+    // After the executor's recovery; automatic builds after both.
+    buildReaperJob,
+    autoBuildsJob,
+    repositoryPollingJob,
+    sleepPolicyJob,
+    rateScheduleJob,
+    webhookDispatcherJob,
+    scheduledBackupsJob,
+  ].map((job) => (job.runsOn === "one" ? topology.runOnce(job) : job));
+}
 
 const globalForJobs = processWide<{ backgroundJobsStarted?: boolean }>("backgroundJobsStarted", () => ({}));
 
 export async function startBackgroundJobs(): Promise<void> {
   if (globalForJobs.backgroundJobsStarted) return;
   globalForJobs.backgroundJobsStarted = true;
-  for (const job of jobs) await job.start();
+  const jobs = backgroundJobs();
+  for (const job of jobs) await startJob(job);
   let stopping = false;
   const stopAllThenExit = () => {
     if (stopping) return;
     stopping = true;
     const stopAll = async () => {
-      for (const job of [...jobs].reverse()) await job.stop();
+      for (const job of [...jobs].reverse()) await stopJob(job.name);
     };
     // A database that does not answer must not keep the process from ending.
     const bound = new Promise((resolve) => setTimeout(resolve, STOP_JOBS_WITHIN_MS).unref());

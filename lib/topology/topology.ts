@@ -16,8 +16,8 @@ import type { Job } from "../server/job";
  *     name, then beats every sixth of INSTANCE_LOST_AFTER_SECONDS. Once it has beaten unbroken for that long it
  *     judges the others: an instance whose heartbeat stopped is lost, and the membership's `failBuildsOfLostHost`
  *     (handed in by the builds) fails what it had in progress.
- *  2. Jobs marked `once` (the bank's schedule, repository polling) go through `runOnce`: they run only while
- *     this instance holds their lease. Their holder `announceNextRun`s, so any instance can tell
+ *  2. Jobs that run on `one` instance (the bank's schedule, repository polling) go through `runOnce`: they run
+ *     only while this instance holds their lease. Their holder `announceNextRun`s, so any instance can tell
  *     (`announcedNextRun`).
  *  3. A build queued here is announced with `notify("build_queued")`; every instance `listen`s and claims it
  *     if it has a free slot. Claims name the claimer (`instanceName`) as the build's host, and each instance

@@ -11,7 +11,7 @@ import { noticeBranchHead } from "./service";
  * follows pull requests: the host's list of open pull requests is read, each one's head is built as its preview
  * under the same rules as a pull request event (forks only with build_forks, one live preview per request, the
  * newer replacing the older), and a followed pull request no longer in the list has its preview destroyed.
- * The mirror was synced just before (lib/builds/auto/jobs.ts).
+ * The mirror was synced just before (lib/builds/auto/polling.ts).
  */
 export async function pollPullRequests(config: BuildsConfig, repository: RepositoryConfig): Promise<void> {
   const forge = repository.forge;

@@ -1,4 +1,5 @@
 import { getEnv } from "../../server/env";
+import type { Job } from "../../server/job";
 import { processWide } from "../../server/process-wide";
 import { pullNumberOf } from "../auto/pull-refs";
 import { type ForgeConfig, getBuildsConfig } from "../config";
@@ -185,8 +186,8 @@ export async function reportsSettled(buildIds: readonly string[]): Promise<void>
   await Promise.all(buildIds.map((buildId) => chains.get(buildId) ?? Promise.resolve()));
 }
 
-/** Follows every build's status changes; started with the other background jobs (lib/builds/jobs.ts). */
-export function startForgeReports(): void {
+/** Follows every build's status changes. */
+function startForgeReports(): void {
   const state = reporter();
   if (state.listeners) return;
   const queued = (buildId: string) => void reportBuildStatus(buildId, "queued");
@@ -197,7 +198,7 @@ export function startForgeReports(): void {
 }
 
 /** Stops following, and gives the reports in flight a moment to arrive. */
-export async function stopForgeReports(): Promise<void> {
+async function stopForgeReports(): Promise<void> {
   const state = reporter();
   if (state.listeners) {
     buildEvents().off("queued", state.listeners.queued);
@@ -209,3 +210,11 @@ export async function stopForgeReports(): Promise<void> {
     new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
   ]);
 }
+
+/** The reports to the git hosts as a background job: it follows the build events, on every instance. */
+export const forgeStatusesJob: Job = {
+  name: "forge statuses",
+  runsOn: "each",
+  start: startForgeReports,
+  stop: stopForgeReports,
+};

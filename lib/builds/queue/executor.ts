@@ -5,7 +5,9 @@ import { storageFault } from "../../http/problem";
 import { whenNoRequestsInFlight } from "../../http/requests-in-flight";
 import { instanceMetrics } from "../../metrics/registry";
 import { buildProcessBaseEnv, getEnv } from "../../server/env";
+import type { Job } from "../../server/job";
 import { processWide } from "../../server/process-wide";
+import { runJobSoon } from "../../server/scheduler";
 import { getTopology } from "../../topology";
 import { type BuildsConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
@@ -66,12 +68,6 @@ interface ExecutorState {
   /** The claimed builds' runs, at most `slots` at once; `active` holds those whose run has begun. */
   runs: PQueue;
   active: Map<string, ActiveBuild>;
-  /** Claims wait for the recovery: it must not take a fresh claim for a build a previous process left. */
-  started: boolean;
-  /** A claim loop runs; `wanted` asks it to look again once more (a wake-up arrived meanwhile). */
-  claiming: boolean;
-  wanted: boolean;
-  poll: NodeJS.Timeout | null;
   stopListening: (() => void) | null;
   stopping: boolean;
 }
@@ -90,10 +86,6 @@ function executor(): ExecutorState {
     // p-queue wants a concurrency of at least 1; with no slot nothing is ever claimed, so nothing runs.
     runs: new PQueue({ concurrency: Math.max(1, getBuildsConfig().max_concurrent_builds) }),
     active: new Map(),
-    started: false,
-    claiming: false,
-    wanted: false,
-    poll: null,
     stopListening: null,
     stopping: false,
   };
@@ -129,16 +121,13 @@ export function enqueueBuild(buildId: string): void {
     .catch((error) => console.error(`builds: could not announce build ${buildId}: ${(error as Error).message}`));
 }
 
-/** Claims queued builds while slots are free; one loop at a time, run again when woken meanwhile. */
+/**
+ * Claims queued builds while slots are free: a run of the executor's job, one at a time, once more when woken
+ * meanwhile. Nothing before the recovery has ended: it must not take a fresh claim for a build a previous process
+ * left.
+ */
 export function wakeClaims(): void {
-  const state = executor();
-  state.wanted = true;
-  if (state.claiming || !state.started || state.stopping) return;
-  state.claiming = true;
-  void claimWhileFree(state).finally(() => {
-    state.claiming = false;
-    if (state.wanted) wakeClaims();
-  });
+  runJobSoon(EXECUTOR_JOB);
 }
 
 /** The builds claimed and not yet over: each holds a slot. */
@@ -146,24 +135,22 @@ function claimedCount(state: ExecutorState): number {
   return state.runs.pending + state.runs.size;
 }
 
-async function claimWhileFree(state: ExecutorState): Promise<void> {
-  while (state.wanted && !state.stopping) {
-    state.wanted = false;
-    while (!state.stopping && claimedCount(state) < state.slots) {
-      let buildId: string | null;
-      try {
-        buildId = await claimQueuedBuild(getTopology().instanceName(), new Date());
-      } catch (error) {
-        // The poll tries again.
-        console.error(`builds: could not claim a queued build: ${(error as Error).message}`);
-        return;
-      }
-      if (buildId === null) break;
-      const claimed = buildId;
-      void state.runs
-        .add(() => runBuild(claimed))
-        .catch((error) => console.error(`builds: build ${claimed} failed unexpectedly:`, error));
+async function claimWhileFree(signal: AbortSignal): Promise<void> {
+  const state = executor();
+  while (!signal.aborted && !state.stopping && claimedCount(state) < state.slots) {
+    let buildId: string | null;
+    try {
+      buildId = await claimQueuedBuild(getTopology().instanceName(), new Date());
+    } catch (error) {
+      // The poll tries again.
+      console.error(`builds: could not claim a queued build: ${(error as Error).message}`);
+      return;
     }
+    if (buildId === null) break;
+    const claimed = buildId;
+    void state.runs
+      .add(() => runBuild(claimed))
+      .catch((error) => console.error(`builds: build ${claimed} failed unexpectedly:`, error));
   }
 }
 
@@ -171,7 +158,7 @@ async function claimWhileFree(state: ExecutorState): Promise<void> {
  * Starts the executor: syncs the mirrors in the background, recovers what a previous process of this host
  * left behind, then claims the builds that are waiting, and listens for more.
  */
-export async function startExecutor(): Promise<void> {
+async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
   for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
@@ -184,24 +171,19 @@ export async function startExecutor(): Promise<void> {
   await recoverBuilds(config);
   await removeLeftovers(config);
   const state = executor();
-  state.started = true;
   if (state.slots === 0) return;
   // A run that ended freed its slot.
   state.runs.on("next", wakeClaims);
   state.stopListening = getTopology().listen("build_queued", wakeClaims);
-  state.poll = setInterval(wakeClaims, CLAIM_POLL_MS);
-  state.poll.unref();
-  wakeClaims();
 }
 
 /**
  * Stops taking builds and stops the stages in progress. The records are left as they are: the next start's
  * recovery marks those builds failed. Running previews are left alive, to be found again by that recovery.
  */
-export async function stopExecutor(): Promise<void> {
+async function stopExecutor(): Promise<void> {
   const state = executor();
   state.stopping = true;
-  clearInterval(state.poll ?? undefined);
   state.stopListening?.();
   // abort() sends SIGTERM synchronously, before Next's own SIGTERM handling can end the process.
   for (const [buildId, active] of state.active) {
@@ -212,6 +194,19 @@ export async function stopExecutor(): Promise<void> {
   }
   await Promise.race([Promise.all([...state.active.values()].map((active) => active.done)), sleep(5_000)]);
 }
+
+const EXECUTOR_JOB = "build executor";
+
+/** The executor as a background job: its runs are the claims, at start, when woken, and every CLAIM_POLL_MS. */
+export const buildExecutorJob: Job = {
+  name: EXECUTOR_JOB,
+  runsOn: "each",
+  start: startExecutor,
+  stop: stopExecutor,
+  every: () => (executor().slots === 0 ? null : CLAIM_POLL_MS),
+  firstRun: "at start",
+  run: claimWhileFree,
+};
 
 /** Aborts a build the executor is working on and waits until its processes are gone. */
 export async function stopActiveBuild(buildId: string): Promise<boolean> {

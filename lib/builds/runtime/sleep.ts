@@ -1,5 +1,6 @@
 import path from "node:path";
 import { conflict, serviceUnavailable } from "../../http/problem";
+import type { Job } from "../../server/job";
 import { processWide } from "../../server/process-wide";
 import { getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
@@ -154,13 +155,10 @@ export async function putExcessBuildsToSleep(): Promise<void> {
   }
 }
 
-/** The policy follows builds reaching running (lib/builds/jobs.ts): a new preview may put an older one to sleep. */
-const globalForPolicy = processWide<{ sleepPolicyListener?: () => void; idleTimer?: NodeJS.Timeout }>(
-  "sleepPolicyListener",
-  () => ({}),
-);
+/** The policy follows builds reaching running: a new preview may put an older one to sleep. */
+const globalForPolicy = processWide<{ sleepPolicyListener?: () => void }>("sleepPolicyListener", () => ({}));
 
-export function startSleepPolicy(): void {
+function startSleepPolicy(): void {
   if (globalForPolicy.sleepPolicyListener) return;
   const listener = () =>
     void putExcessBuildsToSleep().catch((error) => console.error("builds: max_awake_builds failed:", error));
@@ -168,22 +166,24 @@ export function startSleepPolicy(): void {
   buildEvents().on("running", listener);
   // Builds that ran past the limit while the server was down.
   listener();
-  const idleSeconds = getBuildsConfig().sleep_after_idle_seconds;
-  if (idleSeconds !== undefined) {
-    // A preview sleeps within a quarter of the idle time after it is due (every 30 s at most).
-    globalForPolicy.idleTimer = setInterval(
-      () =>
-        void putIdleBuildsToSleep().catch((error) => console.error("builds: sleep_after_idle_seconds failed:", error)),
-      Math.min(30_000, (idleSeconds * 1000) / 4),
-    );
-    globalForPolicy.idleTimer.unref();
-  }
 }
 
-export function stopSleepPolicy(): void {
-  clearInterval(globalForPolicy.idleTimer);
-  globalForPolicy.idleTimer = undefined;
+function stopSleepPolicy(): void {
   if (!globalForPolicy.sleepPolicyListener) return;
   buildEvents().off("running", globalForPolicy.sleepPolicyListener);
   globalForPolicy.sleepPolicyListener = undefined;
 }
+
+/** The sleep policy as a background job: max_awake_builds as builds start, sleep_after_idle_seconds on a timer. */
+export const sleepPolicyJob: Job = {
+  name: "sleep policy",
+  runsOn: "each",
+  start: startSleepPolicy,
+  stop: stopSleepPolicy,
+  every: () => {
+    const idleSeconds = getBuildsConfig().sleep_after_idle_seconds;
+    // A preview sleeps within a quarter of the idle time after it is due (every 30 s at most).
+    return idleSeconds === undefined ? null : Math.min(30_000, (idleSeconds * 1000) / 4);
+  },
+  run: () => putIdleBuildsToSleep(),
+};

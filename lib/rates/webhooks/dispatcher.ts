@@ -1,6 +1,8 @@
 import { instanceMetrics } from "../../metrics/registry";
 import { getEnv } from "../../server/env";
+import type { Job } from "../../server/job";
 import { processWide } from "../../server/process-wide";
+import { runJobSoon } from "../../server/scheduler";
 import { findLatestRate } from "../repository";
 import { allowedHosts, publishedPayload, randomId } from "./messages";
 import {
@@ -16,7 +18,7 @@ import { postDelivery } from "./sender";
 import { signDelivery } from "./signature";
 
 /**
- * The webhook dispatcher, a background job (lib/server/jobs.ts). Every WEBHOOK_POLL_MS it
+ * The webhook dispatcher, a background job (lib/server/jobs.ts). Every WEBHOOK_POLL_MS, and when nudged, it
  * 1. notices a new value date, whoever stored it (the schedule, POST /rates/, an import, the import command in
  *    another process): the newest stored value date is compared with what each subscription was last told of,
  *    and a delivery is queued for each subscription behind (only the newest date, if several came at once);
@@ -37,12 +39,8 @@ const PRUNE_EVERY_MS = 3600_000;
 const MAX_BACKOFF_MS = 6 * 3600_000;
 
 interface DispatcherState {
-  timer: NodeJS.Timeout | undefined;
-  ticking: boolean;
-  again: boolean;
   /** The deliveries being attempted here, with their webhook and its owner. */
   inFlight: Map<string, { webhookId: string; userId: number }>;
-  stopped: boolean;
   prunedAt: number;
 }
 
@@ -96,14 +94,14 @@ async function attempt(delivery: DueDelivery): Promise<void> {
   });
 }
 
-async function sendDue(state: DispatcherState): Promise<void> {
+async function sendDue(state: DispatcherState, stopping: AbortSignal): Promise<void> {
   if (state.inFlight.size >= MAX_IN_FLIGHT) return;
   const now = new Date();
   // More candidates than slots: some are skipped for their webhook's or their owner's share.
   const due = await listDueDeliveries(now, MAX_IN_FLIGHT * 4);
   const leaseUntil = new Date(now.getTime() + getEnv().WEBHOOK_TIMEOUT_MS + 30_000);
   for (const delivery of due) {
-    if (state.inFlight.size >= MAX_IN_FLIGHT || state.stopped) break;
+    if (state.inFlight.size >= MAX_IN_FLIGHT || stopping.aborted) break;
     const owner = delivery.webhook.userId;
     const flying = [...state.inFlight.values()];
     if (state.inFlight.has(delivery.id) || flying.some((other) => other.webhookId === delivery.webhookId)) continue;
@@ -122,58 +120,43 @@ async function sendDue(state: DispatcherState): Promise<void> {
   }
 }
 
-async function tick(): Promise<void> {
+/** A round: new value dates, then the deliveries that are due, and once an hour the pruning. */
+async function dispatchRound(stopping: AbortSignal): Promise<void> {
   const state = globalForDispatcher.rateWebhookDispatcher;
-  if (!state || state.stopped) return;
-  if (state.ticking) {
-    state.again = true;
-    return;
-  }
-  state.ticking = true;
+  if (!state) return;
   try {
-    do {
-      state.again = false;
-      await queueNewValueDate();
-      await sendDue(state);
-      if (Date.now() - state.prunedAt >= PRUNE_EVERY_MS) {
-        state.prunedAt = Date.now();
-        await pruneEndedDeliveries(new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000));
-      }
-    } while (state.again && !state.stopped);
+    await queueNewValueDate();
+    await sendDue(state, stopping);
+    if (Date.now() - state.prunedAt >= PRUNE_EVERY_MS) {
+      state.prunedAt = Date.now();
+      await pruneEndedDeliveries(new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000));
+    }
   } catch (error) {
     console.warn(`webhooks: the dispatcher's round failed: ${(error as Error).message}`);
-  } finally {
-    state.ticking = false;
   }
 }
+
+const DISPATCHER_JOB = "rate webhooks";
 
 /** Runs a round soon, e.g. after a test delivery was queued; nothing when the dispatcher is not running here. */
 export function nudgeWebhookDeliveries(): void {
-  if (globalForDispatcher.rateWebhookDispatcher) setImmediate(() => void tick());
+  runJobSoon(DISPATCHER_JOB);
 }
 
-function startWebhookDispatcher(): void {
-  if (globalForDispatcher.rateWebhookDispatcher) return;
-  const state: DispatcherState = {
-    timer: undefined,
-    ticking: false,
-    again: false,
-    inFlight: new Map(),
-    stopped: false,
-    prunedAt: 0,
-  };
-  globalForDispatcher.rateWebhookDispatcher = state;
-  state.timer = setInterval(() => void tick(), getEnv().WEBHOOK_POLL_MS);
-  state.timer.unref();
-  void tick();
-}
-
-function stopWebhookDispatcher(): void {
-  const state = globalForDispatcher.rateWebhookDispatcher;
-  if (!state) return;
-  state.stopped = true;
-  clearInterval(state.timer);
-  globalForDispatcher.rateWebhookDispatcher = undefined;
-}
-
-export const webhookJobs = [{ name: "rate webhooks", start: startWebhookDispatcher, stop: stopWebhookDispatcher }];
+/**
+ * The dispatcher as a background job, a round every WEBHOOK_POLL_MS, on every instance: its deliveries are claimed
+ * one by one in the database (./repository.ts), never sent twice.
+ */
+export const webhookDispatcherJob: Job = {
+  name: DISPATCHER_JOB,
+  runsOn: "each",
+  start() {
+    globalForDispatcher.rateWebhookDispatcher ??= { inFlight: new Map(), prunedAt: 0 };
+  },
+  stop() {
+    globalForDispatcher.rateWebhookDispatcher = undefined;
+  },
+  every: () => getEnv().WEBHOOK_POLL_MS,
+  firstRun: "at start",
+  run: dispatchRound,
+};

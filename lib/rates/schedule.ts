@@ -1,4 +1,5 @@
 import { getEnv } from "../server/env";
+import type { Job } from "../server/job";
 import { processWide } from "../server/process-wide";
 import { getTopology } from "../topology";
 import { fetchAndStoreRate } from "./service";
@@ -16,16 +17,14 @@ export const RATE_SCHEDULE_JOB = "rate schedule";
  * a few minutes in the afternoon, would otherwise leave the rate unfetched for a whole interval.
  */
 interface RateSchedule {
-  timer: NodeJS.Timeout;
-  running: boolean;
-  /** When the interval started: its ticks fall every intervalMs after it. */
+  /** When the schedule started: its ticks fall every intervalMs after it. */
   startedAt: number;
   intervalMs: number;
   retryBaseMs: number;
   /** Failed fetches in a row; 0 after a success. */
   failures: number;
-  /** The pending retry after a failure, and when it fires. */
-  retry?: { timer: NodeJS.Timeout; at: number };
+  /** When the retry after a failure is due, if sooner than the next tick. */
+  retryAt?: number;
 }
 
 // On globalThis: GET /rates/status, bundled apart from instrumentation, reads the next tick from here.
@@ -36,15 +35,11 @@ export function retryDelayMs(failures: number, retryBaseMs: number, intervalMs: 
   return Math.min(intervalMs, retryBaseMs * 2 ** Math.min(failures - 1, 30));
 }
 
+/** A run of the schedule's job: never two at once, so a slow central bank (retries with timeouts) piles nothing up. */
 async function fetchOnSchedule(): Promise<void> {
   const schedule = globalForSchedule.rateSchedule;
-  // A slow central bank (retries with timeouts) must not pile up overlapping fetches.
-  if (!schedule || schedule.running) return;
-  schedule.running = true;
-  if (schedule.retry) {
-    clearTimeout(schedule.retry.timer);
-    schedule.retry = undefined;
-  }
+  if (!schedule) return;
+  schedule.retryAt = undefined;
   try {
     const { rate, created } = await fetchAndStoreRate("schedule");
     schedule.failures = 0;
@@ -52,11 +47,10 @@ async function fetchOnSchedule(): Promise<void> {
   } catch (error) {
     const detail = (error as { detail?: string }).detail ?? (error as Error).message;
     schedule.failures++;
-    scheduleRetry(schedule);
+    planRetry(schedule);
     // One line per failure: the bank's site is often down for hours.
     console.warn(`rates: the scheduled fetch failed: ${detail}`);
   } finally {
-    schedule.running = false;
     announceNextFetch();
   }
 }
@@ -73,38 +67,25 @@ function announceNextFetch(): void {
 }
 
 /** Tries again after the backoff, unless the interval's next tick comes first (it fetches anyway). */
-function scheduleRetry(schedule: RateSchedule): void {
-  if (globalForSchedule.rateSchedule !== schedule) return; // stopped meanwhile
+function planRetry(schedule: RateSchedule): void {
   const now = Date.now();
   const at = now + retryDelayMs(schedule.failures, schedule.retryBaseMs, schedule.intervalMs);
-  if (at >= nextTick(schedule, now)) return;
-  const timer = setTimeout(() => void fetchOnSchedule(), at - now);
-  timer.unref();
-  schedule.retry = { timer, at };
+  if (at < nextTick(schedule, now)) schedule.retryAt = at;
 }
 
 function startRateSchedule(): void {
   const env = getEnv();
   const seconds = env.RATES_FETCH_INTERVAL_SECONDS;
   if (seconds === 0 || globalForSchedule.rateSchedule) return;
-  const timer = setInterval(() => void fetchOnSchedule(), seconds * 1000);
-  timer.unref();
   globalForSchedule.rateSchedule = {
-    timer,
-    running: false,
     startedAt: Date.now(),
     intervalMs: seconds * 1000,
     retryBaseMs: env.RATES_RETRY_BASE_SECONDS * 1000,
     failures: 0,
   };
-  void fetchOnSchedule();
 }
 
 function stopRateSchedule(): void {
-  const schedule = globalForSchedule.rateSchedule;
-  if (!schedule) return;
-  clearInterval(schedule.timer);
-  if (schedule.retry) clearTimeout(schedule.retry.timer);
   globalForSchedule.rateSchedule = undefined;
 }
 
@@ -121,8 +102,20 @@ export function nextScheduledFetch(now = Date.now()): Date | undefined {
   const schedule = globalForSchedule.rateSchedule;
   if (!schedule) return undefined;
   const tick = nextTick(schedule, now);
-  return new Date(schedule.retry && schedule.retry.at > now ? Math.min(schedule.retry.at, tick) : tick);
+  return new Date(schedule.retryAt && schedule.retryAt > now ? Math.min(schedule.retryAt, tick) : tick);
 }
 
-// Once across the cluster (lib/cluster/leases.ts): two instances with the schedule on fetch the bank once per interval.
-export const rateJobs = [{ name: RATE_SCHEDULE_JOB, start: startRateSchedule, stop: stopRateSchedule, once: true }];
+/**
+ * The schedule as a background job, at start and then at each tick or sooner retry. Once across the cluster
+ * (lib/topology's runOnce): two instances with the schedule on fetch the bank once per interval.
+ */
+export const rateScheduleJob: Job = {
+  name: RATE_SCHEDULE_JOB,
+  runsOn: "one",
+  start: startRateSchedule,
+  stop: stopRateSchedule,
+  every: () => (globalForSchedule.rateSchedule ? globalForSchedule.rateSchedule.intervalMs : null),
+  firstRun: "at start",
+  run: fetchOnSchedule,
+  nextRunAt: () => nextScheduledFetch()?.getTime() ?? Date.now(),
+};

@@ -1,4 +1,6 @@
+import type { Job } from "../../server/job";
 import { processWide } from "../../server/process-wide";
+import { startJob, stopJob } from "../../server/scheduler";
 import { type BuildsConfig, getBuildsConfig, type RepositoryConfig } from "../config";
 import { buildEvents } from "../events";
 import { git, mirrorPath, syncMirror } from "../git/mirrors";
@@ -9,18 +11,14 @@ import { pollPullRequests } from "./pull-request-poll";
 import { drainPendingNotices, followsBranch, forgetBranch, noticeBranchHead, retireSupersededBuilds } from "./service";
 
 /**
- * The background part of automatic builds, started with the other jobs (lib/builds/jobs.ts): polling of the
- * repositories with watch_interval_seconds, building remembered notices when the queue has room, and
- * retiring older automatic builds once a newer one of their branch runs.
+ * The background part of automatic builds, two jobs (lib/server/jobs.ts): on every instance, building remembered
+ * notices when the queue has room and retiring older automatic builds once a newer one of their branch runs; on
+ * one instance of a cluster, polling the repositories with watch_interval_seconds.
  */
-interface WatchState {
-  timers: NodeJS.Timeout[];
-  listeners: { dequeued: () => void; running: (buildId: string) => void } | null;
-  /** One poll of a repository at a time: a slow fetch must not let the next tick start another. */
-  polling: Set<string>;
-}
-
-const globalForWatch = processWide<{ autoBuildWatch?: WatchState }>("autoBuildWatch", () => ({}));
+const globalForWatch = processWide<{
+  autoBuildListeners?: { dequeued: () => void; running: (buildId: string) => void };
+  pollingJobs?: string[];
+}>("autoBuildWatch", () => ({}));
 
 function logFailure(what: string) {
   return (error: unknown) => console.error(`builds: ${what} failed:`, error);
@@ -57,57 +55,66 @@ export async function pollRepository(config: BuildsConfig, repository: Repositor
  * What every instance does for automatic builds: builds remembered notices when a build leaves the queue here,
  * and retires older automatic builds when one reaches running here (the events are this process's own).
  */
-export async function startAutoBuilds(): Promise<void> {
-  const state: WatchState = (globalForWatch.autoBuildWatch ??= { timers: [], listeners: null, polling: new Set() });
+function startAutoBuilds(): void {
   const drain = () => void drainPendingNotices().catch(logFailure("building remembered notices"));
   const running = (buildId: string) =>
     void retireSupersededBuilds(buildId).catch(logFailure("retiring older automatic builds"));
-  state.listeners = { dequeued: drain, running };
+  globalForWatch.autoBuildListeners = { dequeued: drain, running };
   buildEvents().on("dequeued", drain);
   buildEvents().on("running", running);
   // Notices remembered before a restart.
   drain();
 }
 
-export function stopAutoBuilds(): void {
-  const state = globalForWatch.autoBuildWatch;
-  if (!state?.listeners) return;
-  buildEvents().off("dequeued", state.listeners.dequeued);
-  buildEvents().off("running", state.listeners.running);
-  state.listeners = null;
+function stopAutoBuilds(): void {
+  const listeners = globalForWatch.autoBuildListeners;
+  if (!listeners) return;
+  buildEvents().off("dequeued", listeners.dequeued);
+  buildEvents().off("running", listeners.running);
+  globalForWatch.autoBuildListeners = undefined;
 }
+
+export const autoBuildsJob: Job = {
+  name: "automatic builds",
+  runsOn: "each",
+  start: startAutoBuilds,
+  stop: stopAutoBuilds,
+};
 
 /**
- * What runs on one instance of the cluster (lib/cluster/leases.ts): polling the repositories with
- * watch_interval_seconds, and a periodic drain of remembered notices, a safety net for room made elsewhere.
+ * Polling the repositories with watch_interval_seconds, each its own job, and a periodic drain of remembered
+ * notices, a safety net for room made elsewhere. Once across the cluster: two instances polling would notice each
+ * head twice.
  */
-export async function startRepositoryPolling(): Promise<void> {
-  const config = getBuildsConfig();
-  const state: WatchState = (globalForWatch.autoBuildWatch ??= { timers: [], listeners: null, polling: new Set() });
-  const drain = () => void drainPendingNotices().catch(logFailure("building remembered notices"));
-  const drainTimer = setInterval(drain, config.reaper_interval_seconds * 1000);
-  drainTimer.unref();
-  state.timers.push(drainTimer);
-
-  for (const repository of config.repositories) {
-    if (!repository.watch_interval_seconds || !repository.auto_build) continue;
-    const poll = () => {
-      if (state.polling.has(repository.alias)) return;
-      state.polling.add(repository.alias);
-      void pollRepository(config, repository)
-        .catch(logFailure(`polling "${repository.alias}"`))
-        .finally(() => state.polling.delete(repository.alias));
-    };
-    poll();
-    const timer = setInterval(poll, repository.watch_interval_seconds * 1000);
-    timer.unref();
-    state.timers.push(timer);
-  }
-}
-
-export function stopRepositoryPolling(): void {
-  const state = globalForWatch.autoBuildWatch;
-  if (!state) return;
-  for (const timer of state.timers) clearInterval(timer);
-  state.timers = [];
-}
+export const repositoryPollingJob: Job = {
+  name: "repository polling",
+  runsOn: "one",
+  async start() {
+    const config = getBuildsConfig();
+    const jobs: Job[] = [
+      {
+        name: "remembered notices",
+        runsOn: "each",
+        every: () => config.reaper_interval_seconds * 1000,
+        run: () => drainPendingNotices(),
+      },
+      ...config.repositories
+        .filter((repository) => repository.watch_interval_seconds && repository.auto_build)
+        .map(
+          (repository): Job => ({
+            name: `polling ${repository.alias}`,
+            runsOn: "each",
+            every: () => (repository.watch_interval_seconds ?? 0) * 1000,
+            firstRun: "at start",
+            run: () => pollRepository(config, repository),
+          }),
+        ),
+    ];
+    globalForWatch.pollingJobs = jobs.map((job) => job.name);
+    for (const job of jobs) await startJob(job);
+  },
+  async stop() {
+    for (const name of globalForWatch.pollingJobs ?? []) await stopJob(name);
+    globalForWatch.pollingJobs = undefined;
+  },
+};
