@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { openLogStreams } from "../builds/logs/log-streams";
 import { executorSlots } from "../builds/queue/executor";
 import { queryAll } from "../db/hot-sql";
@@ -7,6 +7,7 @@ import { notFound, unauthorized } from "../http/problem";
 import { findLastFetches } from "../rates/fetch-log";
 import { rateReadCacheStats } from "../rates/read-cache";
 import { getEnv } from "../server/env";
+import { listJobs } from "../server/scheduler";
 import { getTopology } from "../topology";
 import { instanceMetrics } from "./registry";
 
@@ -39,6 +40,8 @@ export async function scrapeMetrics(request: Request): Promise<{ contentType: st
     "Times this instance's rate read cache was emptied since it started: once per change to the stored rates seen.",
   ).set(readCache.epoch);
 
+  countJobRuns(scraped, gauge);
+
   const databaseUp = gauge("metrics_database_up", "1 when the database answered this scrape's questions.");
   const reporterGauge = gauge(
     "cluster_figures_reporter",
@@ -56,6 +59,30 @@ export async function scrapeMetrics(request: Request): Promise<{ contentType: st
   }
   const merged = Registry.merge([instance.registry, scraped]);
   return { contentType: instance.registry.contentType, body: await merged.metrics() };
+}
+
+/** The background jobs of this instance (lib/server/scheduler.ts): their runs, and when each runs next. */
+function countJobRuns(scraped: Registry, gauge: GaugeMaker): void {
+  const runs = new Counter({
+    name: "background_job_runs_total",
+    help: "Runs of each background job on this instance since it started, by outcome (success, failure).",
+    labelNames: ["job_name", "outcome"],
+    registers: [scraped],
+  });
+  const next = gauge(
+    "background_job_next_run_timestamp_seconds",
+    "When each background job on this instance runs next; none while it runs, or when it runs only when asked.",
+    ["job_name"],
+  );
+  const running = gauge("background_job_running", "1 while a run of the background job is under way here.", [
+    "job_name",
+  ]);
+  for (const job of listJobs()) {
+    running.set({ job_name: job.name }, job.running ? 1 : 0);
+    runs.inc({ job_name: job.name, outcome: "success" }, job.runs - job.failures);
+    runs.inc({ job_name: job.name, outcome: "failure" }, job.failures);
+    if (job.nextRunAt) next.set({ job_name: job.name }, job.nextRunAt.getTime() / 1000);
+  }
 }
 
 /** 404 without METRICS_TOKEN (no metrics here at all); 401 without its bearer token. Compared in constant time. */

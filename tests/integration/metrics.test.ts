@@ -92,6 +92,17 @@ describe("GET /metrics", () => {
     expect(age).toBeCloseTo((Date.now() - Date.parse("2026-11-20T00:00:00Z")) / 1000, -2);
     expect(sample(text, "webhook_deliveries_backlog")).toBe(0);
 
+    // The background jobs: the reaper and the heartbeat ran at start; the heartbeat beats next within 5 s.
+    for (const job of ["build reaper", "instance heartbeat"]) {
+      expect(sample(text, `background_job_runs_total{job_name="${job}",outcome="success"}`)).toBeGreaterThan(0);
+      expect(sample(text, `background_job_runs_total{job_name="${job}",outcome="failure"}`)).toBe(0);
+    }
+    const nextBeat = sample(text, 'background_job_next_run_timestamp_seconds{job_name="instance heartbeat"}');
+    if (sample(text, 'background_job_running{job_name="instance heartbeat"}') === 0) {
+      expect(nextBeat! * 1000).toBeGreaterThan(Date.now() - 1_000);
+      expect(nextBeat! * 1000).toBeLessThan(Date.now() + 6_000);
+    } else expect(nextBeat).toBeUndefined();
+
     // The Grafana dashboard (deploy/grafana) asks only for series that exist.
     const dashboard = fs.readFileSync(
       path.join(import.meta.dirname, "..", "..", "deploy", "grafana", "bcv-rates.json"),
