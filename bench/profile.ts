@@ -1,9 +1,17 @@
 /**
- * `npm run bench:profile -- [--postgresql] [PATH ...]`: where `next start` spends its time under load. Starts the
- * built app with `node --cpu-prof` on a seeded database (SQLite, or with --postgresql a throwaway PostgreSQL
- * cluster, as the benchmark starts), loads each PATH (default: the four rate reads) with autocannon,
- * stops the app so V8 writes the profile, and prints the self time by function and by package. The raw
- * profile is kept in bench/results/ (open it in Chrome DevTools' Performance panel).
+ * `npm run bench:profile -- [--postgresql] [--floor] [PATH ...]`: where `next start` spends its time under load.
+ * Starts the built app with `node --cpu-prof` on a seeded database (SQLite, or with --postgresql a throwaway
+ * PostgreSQL cluster, as the benchmark starts), loads each PATH (default: the four rate reads) with autocannon,
+ * stops the app so V8 writes the profile, and prints the self time by function and by package. The raw profile is
+ * kept in bench/results/ (open it in Chrome DevTools' Performance panel).
+ *
+ * With --floor, the bare Next.js baseline (bench/baselines/next) runs under the profiler too, and each PATH's
+ * floor is loaded right after it, as the bench pairs them: a /rates/{date} with the route with a path parameter, a
+ * body over 10 KB (the 10-year history) with constant JSON of its size, the others with the small constant. Only
+ * the samples inside the measured windows are counted, and the summary gives each function's and package's self
+ * time per request answered, the app's beside the floor's: what the app adds to a request, in microseconds, which
+ * holds on a busy machine where shares of a whole profile (start-up and idle time included) do not.
+ * BENCH_SECONDS (8) per window, BENCH_ROUNDS (1) turns of app then floor.
  */
 
 import { execFileSync } from "node:child_process";
@@ -12,7 +20,16 @@ import path from "node:path";
 import { startThrowawayPostgresql, type ThrowawayPostgresql } from "../tools/throwaway-postgresql";
 import { measureLoad } from "./support/load";
 import { SEEDED_DAYS, seedDailyRates, seedDailyRatesPostgresql, shiftDate } from "./support/seed";
-import { assertBuilt, makeDatabase, migrateDatabase, projectRoot, startApp } from "./support/servers";
+import {
+  assertBuilt,
+  buildBareNext,
+  makeDatabase,
+  migrateDatabase,
+  projectRoot,
+  type Server,
+  startApp,
+  startBareNext,
+} from "./support/servers";
 
 interface ProfileNode {
   id: number;
@@ -23,6 +40,14 @@ interface CpuProfile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
+  /** Microseconds on the monotonic clock, which process.hrtime reads too. */
+  startTime: number;
+}
+/** A measured load: when (monotonic clock, µs) and how many requests were answered. */
+interface Window {
+  startMicros: number;
+  endMicros: number;
+  requests: number;
 }
 
 function packageOf(url: string): string {
@@ -42,22 +67,43 @@ function packageOf(url: string): string {
   return path.relative(projectRoot, file);
 }
 
-function summarise(profile: CpuProfile, top = 25) {
+interface SelfTimes {
+  byFunction: Map<string, number>;
+  byPackage: Map<string, number>;
+  total: number;
+  /** Requests answered in the counted windows (every sample is counted when no window is given). */
+  requests?: number;
+}
+
+/** Self time (µs) by function and by package, of the samples inside `windows` when given. */
+function selfTimes(profile: CpuProfile, windows?: Window[]): SelfTimes {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfMicros = new Map<number, number>();
+  let at = profile.startTime;
   profile.samples.forEach((id, index) => {
-    selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (windows && !windows.some((window) => at >= window.startMicros && at <= window.endMicros)) return;
+    selfMicros.set(id, (selfMicros.get(id) ?? 0) + delta);
   });
-  const total = [...selfMicros.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
+  let total = 0;
   for (const [id, micros] of selfMicros) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const where = packageOf(url);
-    const name = `${functionName || "(anonymous)"}  ${where}${url ? `:${lineNumber + 1}` : ""}`;
+    // The bundles' lines differ from one app to the other; Next's own files are the same in both.
+    const line = url && where !== "app bundle (.next/server)" ? `:${lineNumber + 1}` : "";
+    const name = `${functionName || "(anonymous)"}  ${where}${line}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
     byPackage.set(where, (byPackage.get(where) ?? 0) + micros);
+    total += micros;
   }
+  return { byFunction, byPackage, total, requests: windows?.reduce((sum, window) => sum + window.requests, 0) };
+}
+
+function summarise(profile: CpuProfile, top = 25) {
+  const { byFunction, byPackage, total } = selfTimes(profile);
   const table = (map: Map<string, number>) =>
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -67,13 +113,98 @@ function summarise(profile: CpuProfile, top = 25) {
   return `self time by package:\n${table(byPackage)}\n\nself time by function:\n${table(byFunction)}`;
 }
 
+/** The app's and the floor's self time per request side by side, the largest differences first. */
+function compare(app: SelfTimes, floor: SelfTimes, top = 20) {
+  const perRequest = (micros: number, times: SelfTimes) => micros / (times.requests || 1);
+  const format = (value: number) => value.toFixed(1).padStart(8);
+  const table = (appMap: Map<string, number>, floorMap: Map<string, number>) =>
+    [...new Set([...appMap.keys(), ...floorMap.keys()])]
+      .map((name) => {
+        const a = perRequest(appMap.get(name) ?? 0, app);
+        const f = perRequest(floorMap.get(name) ?? 0, floor);
+        return { name, a, f };
+      })
+      .sort((x, y) => Math.abs(y.a - y.f) - Math.abs(x.a - x.f))
+      .slice(0, top)
+      .map(({ name, a, f }) => `${format(a)} ${format(f)} ${format(a - f)}  ${name}`)
+      .join("\n");
+  const busy = (times: SelfTimes) =>
+    perRequest(times.total - (times.byFunction.get("(idle)  (native/V8)") ?? 0), times);
+  const header = `     app    floor     more  (µs of self time per request)`;
+  return [
+    `requests counted: app ${app.requests}, floor ${floor.requests}; self time per request, idle left out: app ${busy(app).toFixed(0)} µs, floor ${busy(floor).toFixed(0)} µs`,
+    `by package, largest differences first:\n${header}\n${table(app.byPackage, floor.byPackage)}`,
+    `by function, largest differences first:\n${header}\n${table(app.byFunction, floor.byFunction)}`,
+  ].join("\n");
+}
+
+/** What a profiled run with --floor leaves beside its profiles, to compare them again (--compare). */
+interface Comparison {
+  app: string;
+  floor: string;
+  targets: { app: string; floor: string; appWindows: Window[]; floorWindows: Window[] }[];
+}
+
+function compareAll(comparison: Comparison): string {
+  const read = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
+  const app = read(comparison.app);
+  const floor = read(comparison.floor);
+  return comparison.targets
+    .map(
+      (target) =>
+        `\n== ${target.app} against ${target.floor}\n${compare(selfTimes(app, target.appWindows), selfTimes(floor, target.floorWindows))}`,
+    )
+    .join("\n");
+}
+
+/** The floor the bench compares a read with (bench/run.ts). */
+function floorPathOf(pathname: string, bytes: number): string {
+  if (/^\/rates\/\d{4}-\d{2}-\d{2}$/.test(pathname)) return "/segment";
+  return bytes > 10_000 ? `/floor?bytes=${bytes}` : "/floor";
+}
+
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/** A warm-up, then one measured window of `url`'s load. */
+async function measuredWindow(url: string, seconds: number): Promise<Window> {
+  await measureLoad(url, { durationSeconds: 2, warmupSeconds: 0 });
+  const startMicros = monotonicMicros();
+  const result = await measureLoad(url, { durationSeconds: seconds, warmupSeconds: 0 });
+  const endMicros = monotonicMicros();
+  console.log(
+    `${url.replace(/^http:\/\/[^/]+/, "")}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`,
+  );
+  return { startMicros, endMicros, requests: result.requests };
+}
+
+/** Stops a server started with --cpu-prof and returns the profile it wrote into `folder`. */
+async function stopAndReadProfile(server: Server, folder: string, keptAs: string): Promise<CpuProfile> {
+  // SIGINT: Next exits through process.exit, which lets V8 write the profile.
+  await server.stop();
+  const file = fs.readdirSync(folder).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile was written:\n${server.output()}`);
+  const kept = path.join(projectRoot, "bench", "results", keptAs);
+  fs.copyFileSync(path.join(folder, file), kept);
+  console.log(`profile: ${path.relative(projectRoot, kept)}`);
+  return JSON.parse(fs.readFileSync(kept, "utf8")) as CpuProfile;
+}
+
 async function main() {
   const summariseAt = process.argv.indexOf("--summarise");
   if (summariseAt >= 0) {
     console.log(summarise(JSON.parse(fs.readFileSync(process.argv[summariseAt + 1], "utf8")) as CpuProfile));
     return;
   }
+  const compareAt = process.argv.indexOf("--compare");
+  if (compareAt >= 0) {
+    console.log(compareAll(JSON.parse(fs.readFileSync(process.argv[compareAt + 1], "utf8")) as Comparison));
+    return;
+  }
   assertBuilt();
+  const withFloor = process.argv.includes("--floor");
+  if (withFloor) buildBareNext();
+  const seconds = Number(process.env.BENCH_SECONDS ?? 8);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
   const today = new Date().toISOString().slice(0, 10);
   const { dataDir, databaseFile } = makeDatabase();
   let cluster: ThrowawayPostgresql | undefined;
@@ -102,27 +233,49 @@ async function main() {
         `/rates/history?start_date=${shiftDate(today, -3660)}&end_date=${today}`,
       ];
   const profileDir = fs.mkdtempSync(path.join(dataDir, "profile-"));
-  const app = await startApp({ databaseUrl, env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] });
+  const floorProfileDir = fs.mkdtempSync(path.join(dataDir, "profile-floor-"));
+  const profiled = (folder: string) => ["--cpu-prof", `--cpu-prof-dir=${folder}`];
+  const app = await startApp({ databaseUrl, env, nodeArgs: profiled(profileDir) });
+  let floor: Server | undefined;
+  const pairs: Comparison["targets"] = [];
   try {
+    if (withFloor) floor = await startBareNext({ nodeArgs: profiled(floorProfileDir) });
     for (const target of targets) {
-      const result = await measureLoad(app.baseUrl + target, {
-        durationSeconds: Number(process.env.BENCH_SECONDS ?? 8),
-      });
-      console.log(
-        `${target}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms, errors ${result.errors + result.non2xx}`,
-      );
+      const bytes = (await (await fetch(app.baseUrl + target)).arrayBuffer()).byteLength;
+      pairs.push({ app: target, floor: floorPathOf(target, bytes), appWindows: [], floorWindows: [] });
     }
-  } finally {
-    // SIGINT: Next exits through process.exit, which lets V8 write the profile.
+    for (let round = 0; round < rounds; round++) {
+      for (const pair of pairs) {
+        pair.appWindows.push(await measuredWindow(app.baseUrl + pair.app, seconds));
+        if (floor) pair.floorWindows.push(await measuredWindow(floor.baseUrl + pair.floor, seconds));
+      }
+    }
+  } catch (error) {
     await app.stop();
+    await floor?.stop();
     cluster?.stop();
+    throw error;
   }
-  const file = fs.readdirSync(profileDir).find((name) => name.endsWith(".cpuprofile"));
-  if (!file) throw new Error(`no profile was written:\n${app.output()}`);
-  const kept = path.join(projectRoot, "bench", "results", "profile.cpuprofile");
-  fs.copyFileSync(path.join(profileDir, file), kept);
-  console.log(`\n${SEEDED_DAYS} rates seeded; profile: ${path.relative(projectRoot, kept)}\n`);
-  console.log(summarise(JSON.parse(fs.readFileSync(kept, "utf8")) as CpuProfile));
+  console.log(`\n${SEEDED_DAYS} rates seeded`);
+  const appProfile = await stopAndReadProfile(app, profileDir, "profile.cpuprofile");
+  cluster?.stop();
+  if (floor) {
+    await stopAndReadProfile(floor, floorProfileDir, "profile-floor.cpuprofile");
+    const results = path.join(projectRoot, "bench", "results");
+    const comparison: Comparison = {
+      app: path.join(results, "profile.cpuprofile"),
+      floor: path.join(results, "profile-floor.cpuprofile"),
+      targets: pairs,
+    };
+    const kept = path.join(results, "profile-windows.json");
+    fs.writeFileSync(kept, JSON.stringify(comparison));
+    console.log(
+      `windows: ${path.relative(projectRoot, kept)} (npm run bench:profile -- --compare ${path.relative(projectRoot, kept)})`,
+    );
+    console.log(compareAll(comparison));
+  } else {
+    console.log(`\n${summarise(appProfile)}`);
+  }
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 

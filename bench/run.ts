@@ -330,6 +330,7 @@ async function measureReads(
       result: {
         url,
         requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
+        requests: rounds.reduce((sum, r) => sum + r.requests, 0),
         latencyP50Ms: median(rounds.map((r) => r.latencyP50Ms)),
         latencyP99Ms: median(rounds.map((r) => r.latencyP99Ms)),
         errors: rounds.reduce((sum, r) => sum + r.errors, 0),

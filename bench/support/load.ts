@@ -31,6 +31,8 @@ export function processGroupCpuMs(pgid: number): number {
 export interface LoadResult {
   url: string;
   requestsPerSecond: number;
+  /** Requests answered in the measured window. */
+  requests: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   /** Non-2xx answers and socket errors/timeouts in the measured window: a figure with errors is not a figure. */
@@ -65,6 +67,7 @@ export async function measureLoad(url: string, options: LoadOptions = {}): Promi
   return {
     url,
     requestsPerSecond: result.requests.average,
+    requests: result.requests.total,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     errors: result.errors + result.timeouts,

@@ -48,10 +48,21 @@ async function gcCounter(): Promise<{ nodeArgs: string[]; env: Record<string, st
   };
 }
 
-/** The framework's floor: `next start` of the bare baseline (built by buildBareNext), its collections counted. */
-export async function startBareNext(): Promise<Server> {
+/**
+ * The framework's floor: `next start` of the bare baseline (built by buildBareNext), its collections counted;
+ * `nodeArgs` e.g. `--cpu-prof` for a profile.
+ */
+export async function startBareNext(options: { nodeArgs?: string[] } = {}): Promise<Server> {
   const gc = await gcCounter();
-  const server = spawnBuiltServer({ port: await freePort(), host: "127.0.0.1", dir: BARE_NEXT, ...gc });
+  const server = spawnBuiltServer({
+    port: await freePort(),
+    host: "127.0.0.1",
+    dir: BARE_NEXT,
+    nodeArgs: [...gc.nodeArgs, ...(options.nodeArgs ?? [])],
+    // Next's own handler of SIGTERM ends the process through process.exit, which lets V8 write a profile; the
+    // baseline has no handler of its own, as the app does (NEXT_MANUAL_SIG_HANDLE, lib/server/jobs.ts).
+    env: { ...gc.env, NEXT_MANUAL_SIG_HANDLE: undefined },
+  });
   runningServers.add(server.child);
   server.child.once("exit", () => runningServers.delete(server.child));
   await waitUntilAnswering(server, server.output, "/floor", 90_000);
