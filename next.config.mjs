@@ -43,11 +43,10 @@ const nextConfig = {
   ],
   poweredByHeader: false,
   async headers() {
-    // Set before the route handler answers; a header the handler sets too keeps this value.
-    return API_PATH_PREFIXES.flatMap((prefix) => [
-      { source: `/${prefix}`, headers: API_SECURITY_HEADERS },
-      { source: `/${prefix}/:path*`, headers: API_SECURITY_HEADERS },
-    ]);
+    // Set before the route handler answers; a header the handler sets too keeps this value. One rule for every
+    // prefix: Next tests each rule against every request, the pages' and assets' included, one after the other.
+    const prefixes = API_PATH_PREFIXES.map((prefix) => prefix.replaceAll(".", "\\.")).join("|");
+    return [{ source: `/:api(${prefixes})/:path*`, headers: API_SECURITY_HEADERS }];
   },
 };
 
