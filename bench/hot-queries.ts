@@ -64,7 +64,7 @@ async function measureHere() {
     }),
   );
   await time("queued count, hot", 3000, () => repository.countQueuedBuilds());
-  await time("rates version, hot", 3000, () => ratesVersion());
+  await time("rates version, hot", 3000, async () => ratesVersion());
   await time("stage update, hot", 1000, () =>
     repository.updateStage("bench1", "checkout", { logFile: "checkout.log" }),
   );

@@ -28,9 +28,15 @@ function addCorsHeaders(response: Response): Response {
   }
 }
 
-/** Wraps a route handler so that its every answer (problems and 304s included) may be read from any origin. */
+/**
+ * Wraps a route handler so that its every answer (problems and 304s included) may be read from any origin; an
+ * answer given at once (a cache hit) at once.
+ */
 export function withCors<C>(handler: Handler<C>): Handler<C> {
-  return async (request, context) => addCorsHeaders(await handler(request, context));
+  return (request, context) => {
+    const response = handler(request, context);
+    return response instanceof Promise ? response.then(addCorsHeaders) : addCorsHeaders(response);
+  };
 }
 
 /** The OPTIONS handler of a CORS route: answers preflights for `methods` with a bearer token allowed. */

@@ -62,12 +62,19 @@ export function invalidateRateReads(): void {
 
 /**
  * The current epoch, after emptying the cache when the rates changed since the last look. On PostgreSQL the
- * version is read over the network and reads overlap: only an answer newer than the last one taken counts.
+ * version is read over the network and reads overlap: only an answer newer than the last one taken counts. On
+ * SQLite the version is read at once, and so is the epoch.
  */
-async function currentEpoch(): Promise<number> {
+function currentEpoch(): number | Promise<number> {
   const state = cache();
   const read = ++state.versionReadsStarted;
-  const version = await ratesVersion();
+  const version = ratesVersion();
+  return typeof version === "number"
+    ? epochAfter(state, read, version)
+    : version.then((answer) => epochAfter(state, read, answer));
+}
+
+function epochAfter(state: CacheState, read: number, version: number): number {
   if (read > state.versionReadTaken) {
     state.versionReadTaken = read;
     if (version !== state.ratesVersion) {
@@ -140,27 +147,47 @@ function load(
   return flight;
 }
 
+type ReadOptions = { perDay?: boolean; headers?: Record<string, string>; contentType?: string };
+
 /**
  * Answers a public rate read from the cache, calling `read` (the unchanged service call, whose errors pass
  * through as problems and are never cached) on a miss. `perDay`: the answer depends on today's date.
  * `headers`: more headers for the answer (CORS, say); the rates' source (lib/rates/source.ts) is always named.
  * `contentType`: `read` answers text of that type (an SVG badge, an HTML card) instead of a value sent as JSON.
+ * A hit on SQLite answers at once, without a promise: under load every promise a request makes costs it the
+ * async hooks' bookkeeping too (Next's AsyncLocalStorage runs on them in Node 20).
  */
-export async function serveRateRead(
+export function serveRateRead(
   request: Request,
   read: () => Promise<unknown>,
-  options: { perDay?: boolean; headers?: Record<string, string>; contentType?: string } = {},
-): Promise<Response> {
+  options: ReadOptions = {},
+): Response | Promise<Response> {
   const key = options.perDay ? `${pathAndQuery(request.url)}\0${today()}` : pathAndQuery(request.url);
-  const epoch = await currentEpoch();
+  const epoch = currentEpoch();
+  return typeof epoch === "number"
+    ? answer(request, key, epoch, read, options)
+    : epoch.then((current) => answer(request, key, current, read, options));
+}
+
+function answer(
+  request: Request,
+  key: string,
+  epoch: number,
+  read: () => Promise<unknown>,
+  options: ReadOptions,
+): Response | Promise<Response> {
   const state = cache();
-  let entry = state.entries.get(key);
+  const entry = state.entries.get(key);
   if (entry) {
     state.entries.delete(key);
     state.entries.set(key, entry);
-  } else {
-    entry = await load(key, epoch, read, options.contentType ? (text) => serializedText(String(text)) : serializedJson);
+    return respond(request, entry, options);
   }
+  const serialize = options.contentType ? (text: unknown) => serializedText(String(text)) : serializedJson;
+  return load(key, epoch, read, serialize).then((loaded) => respond(request, loaded, options));
+}
+
+function respond(request: Request, entry: SerializedJson, options: ReadOptions): Response {
   return cachedJson(request, entry, {
     maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS,
     headers: { ...RATE_SOURCE_HEADERS, ...options.headers },

@@ -9,6 +9,6 @@ import { readRatesVersion } from "../db/statements/rates-version";
  * reads' cache as SQLite's `PRAGMA data_version` did. Cheap enough to ask on every request served from a
  * cache (lib/db/statements/rates-version.ts).
  */
-export function ratesVersion(): Promise<number> {
+export function ratesVersion(): number | Promise<number> {
   return readRatesVersion();
 }

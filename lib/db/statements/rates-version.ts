@@ -41,6 +41,7 @@ function readOnPostgresql(): Promise<number> {
   return globalForVersion.readPostgresqlRatesVersion();
 }
 
-export async function readRatesVersion(): Promise<number> {
+/** On SQLite the version itself, on PostgreSQL a promise of it: a cache hit on SQLite makes no promise at all. */
+export function readRatesVersion(): number | Promise<number> {
   return runQuery<number | Promise<number>>({ sqlite: readOnSqlite, postgresql: readOnPostgresql });
 }
