@@ -17,27 +17,8 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       Also served at /rates. Send the ETag back in If-None-Match to get 304 while it is unchanged.
  *       Callable from any origin (CORS).
  *     parameters:
- *       - in: query
- *         name: currencies
- *         required: false
- *         description: >
- *           Other currencies to include: "all", or ISO 4217 codes separated by commas. Each rate then carries
- *           `rates` (bolivares per unit by code, for the asked currencies that have a rate on that date). An
- *           unknown or malformed code answers 400 naming it. Without it the response is exactly the dollar's.
- *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/currencies" }
- *         examples:
- *           some: { value: "EUR,CNY", summary: "The euro and the yuan" }
- *           all: { value: "all", summary: "Every stored currency" }
- *       - in: query
- *         name: include
- *         required: false
- *         description: >
- *           "change" adds the previous value date's rate and the change since then: `previous` (the dollar's
- *           previous value date and rate), `change` (bolivares, exact) and `change_percent` (4 decimals, half away
- *           from zero), null on the first stored date; with `currencies`, `changes` gives the same per currency.
- *           Without it the response is byte for byte what it was.
- *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/include" }
- *         example: change
+ *       - $ref: "#/components/parameters/RateCurrenciesQuery.currencies"
+ *       - $ref: "#/components/parameters/RateCurrenciesQuery.include"
  *     responses:
  *       200:
  *         description: The newest rate

@@ -209,6 +209,8 @@ export const buildLogQuerySchema = z.object({
 
 export const buildLogStreamQuerySchema = z.object({ stage: stageParameter });
 
+export const rawBuildLogQuerySchema = buildLogQuerySchema.pick({ stage: true });
+
 export const buildLogSchema = z
   .object({
     build_id: z.string(),

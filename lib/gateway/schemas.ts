@@ -28,7 +28,8 @@ export const shareSecretParamsSchema = z.object({
     .string()
     .min(1)
     .max(128)
-    .regex(/^[A-Za-z0-9_-]+$/, "must be a share link's secret"),
+    .regex(/^[A-Za-z0-9_-]+$/, "must be a share link's secret")
+    .describe("The share link's secret: the last segment of the `url` POST /builds/{build_id}/share answered"),
 });
 
 export const createShareSchema = z

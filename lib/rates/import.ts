@@ -1,6 +1,6 @@
 import Decimal from "decimal.js";
-import { payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
-import { readBody } from "../http/request";
+import { fieldErrorsOf, invalidRequest, payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
+import { parseQuery, readBody } from "../http/request";
 import { getEnv } from "../server/env";
 import { todayIn } from "./dates";
 import { invalidateRateReads } from "./read-cache";
@@ -12,7 +12,7 @@ import {
   updateWithWorkbookValue,
   type WorkbookValue,
 } from "./repository";
-import type { ImportSummary } from "./schemas";
+import { type ImportSummary, rateImportFormSchema, rateImportQuerySchema } from "./schemas";
 import { MAX_WORKBOOK_BYTES, parseWorkbook, WorkbookBusyError, WorkbookError } from "./workbook";
 
 export interface ImportOptions {
@@ -149,19 +149,14 @@ export async function readWorkbookUpload(
   const contentType = request.headers.get("content-type") ?? "";
   const isMultipart = /^multipart\/form-data\b/i.test(contentType);
   const body = await readBody(request, MAX_WORKBOOK_BYTES + (isMultipart ? MULTIPART_OVERHEAD_BYTES : 0));
-  const query = new URL(request.url).searchParams;
-  const nameParam = query.get("name");
   if (!isMultipart) {
     if (body.byteLength === 0) {
       throw unprocessable("The request has no workbook: send it as the body, or as the form field `file`.", [
         { field: "body", message: "is empty" },
       ]);
     }
-    return {
-      bytes: body,
-      name: fileNameOf(nameParam),
-      overwrite: overwriteOf(query.get("overwrite"), "query.overwrite"),
-    };
+    const query = parseQuery(request, rateImportQuerySchema);
+    return { bytes: body, name: fileNameOf(query.name), overwrite: query.overwrite === "true" };
   }
   let form: FormData;
   try {
@@ -172,34 +167,27 @@ export async function readWorkbookUpload(
       { field: "form", message: "not valid multipart/form-data" },
     ]);
   }
-  const file = form.get("file");
-  if (!(file instanceof Blob) || file.size === 0) {
-    throw unprocessable("The form has no workbook: send it in the field `file`.", [
-      { field: "form.file", message: file === null ? "is missing" : "is not a non-empty file" },
-    ]);
+  const fields = rateImportFormSchema.safeParse({
+    file: form.get("file") ?? undefined,
+    overwrite: form.get("overwrite") ?? undefined,
+  });
+  if (!fields.success) {
+    const errors = fieldErrorsOf(fields.error, "form");
+    if (errors.some((error) => error.field === "form.file"))
+      throw unprocessable("The form has no workbook: send it in the field `file`.", errors);
+    throw invalidRequest(fields.error, "form");
   }
+  const { file } = fields.data;
   if (file.size > MAX_WORKBOOK_BYTES) {
     throw payloadTooLarge(`The file is ${file.size} bytes; at most ${MAX_WORKBOOK_BYTES} are read.`);
   }
-  const field = form.get("overwrite");
-  const overwrite =
-    typeof field === "string"
-      ? overwriteOf(field, "form.overwrite")
-      : overwriteOf(query.get("overwrite"), "query.overwrite");
+  const query = parseQuery(request, rateImportQuerySchema);
   return {
     bytes: new Uint8Array(await file.arrayBuffer()),
-    name: fileNameOf(nameParam ?? (file as File).name),
-    overwrite,
+    name: fileNameOf(query.name ?? file.name),
+    // The form's own field wins over the query's.
+    overwrite: (fields.data.overwrite ?? query.overwrite) === "true",
   };
-}
-
-/** `overwrite` as sent (query or form field): "true" or "false", absent meaning false; 422 for anything else. */
-function overwriteOf(value: string | null, field: string): boolean {
-  if (value === null || value === "false") return false;
-  if (value === "true") return true;
-  throw unprocessable(`overwrite must be true or false, not ${JSON.stringify(value.slice(0, 20))}.`, [
-    { field, message: "must be true or false" },
-  ]);
 }
 
 /** A file name fit to print: its last path segment, printable characters only, at most 100. */

@@ -12,80 +12,123 @@ export const isoDateSchema = z.iso
   // Without an example, Swagger UI invents one from the calendar pattern: 6800-02-29.
   .meta({ example: "2026-11-24" });
 
-export const rateDateParamsSchema = z
-  .object({ date: isoDateSchema.describe("The value date of the rate, YYYY-MM-DD") })
-  .meta({ id: "RateDateParams" });
+export const rateDateParamsSchema = z.object({
+  date: isoDateSchema
+    .describe("The value date whose rate is asked, YYYY-MM-DD (with in_force=true, any date: the rate in force on it)")
+    .meta({ example: "2025-10-14" }),
+});
 
 const currenciesParameterSchema = z
   .string()
   .optional()
   .describe(
-    'Other currencies to include: "all", or ISO 4217 codes separated by commas (EUR,CNY). Each rate then ' +
-      "carries `rates`, bolivares per unit by code. Without it the response is the dollar's only.",
-  );
+    'Other currencies to include: "all", or ISO 4217 codes separated by commas. Each rate then carries `rates` ' +
+      "(bolivares per unit by code, for the asked currencies that have a rate on that date). An unknown or " +
+      "malformed code answers 400 naming it. Without it the response is exactly the dollar's.",
+  )
+  .meta({ examples: ["EUR,CNY", "all"] });
 
 const includeParameterSchema = z
   .literal("change", { error: 'must be "change", the only extra this endpoint adds' })
   .optional()
   .describe(
-    '"change" adds the previous value date\'s rate and the change since then: `previous`, `change` (bolivares) ' +
-      "and `change_percent`, and `changes` per currency when `currencies` is asked. Without it the response " +
-      "stays exactly as it is.",
-  );
+    "\"change\" adds the previous value date's rate and the change since then: `previous` (the dollar's previous " +
+      "value date and rate), `change` (bolivares, exact) and `change_percent` (4 decimals, half away from zero), " +
+      "null on the first stored date; with `currencies`, `changes` gives the same per currency. Without it the " +
+      "response has none of these fields.",
+  )
+  .meta({ example: "change" });
 
-export const rateCurrenciesQuerySchema = z
-  .object({ currencies: currenciesParameterSchema, include: includeParameterSchema })
-  .meta({ id: "RateCurrenciesQuery" });
+export const rateCurrenciesQuerySchema = z.object({
+  currencies: currenciesParameterSchema,
+  include: includeParameterSchema,
+});
 
 /** The badge and the card for a shop's own site: which currency, in which language. */
-export const rateCardQuerySchema = z
-  .object({
-    currency: z
-      .string()
-      .trim()
-      .regex(/^[A-Za-z]{3}$/, { error: "must be a three-letter ISO 4217 code such as USD or EUR" })
-      .default("USD")
-      .describe("The currency whose rate is shown, in bolivares per unit: USD (the default) or another stored one")
-      .meta({ example: "USD" }),
-    lang: z
-      .enum(["es", "en"], { error: 'must be "es" (Spanish) or "en" (English)' })
-      .default("es")
-      .describe(
-        "The language of the words and of the numbers: es writes 236,4587 and 26 nov 2026 (the default), en " +
-          "writes 236.4587 and Nov 26, 2026",
-      ),
-  })
-  .meta({ id: "RateCardQuery" });
+export const rateCardQuerySchema = z.object({
+  currency: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{3}$/, { error: "must be a three-letter ISO 4217 code such as USD or EUR" })
+    .default("USD")
+    .describe("The currency whose rate is shown, in bolivares per unit: USD (the default) or another stored one")
+    .meta({ example: "USD" }),
+  lang: z
+    .enum(["es", "en"], { error: 'must be "es" (Spanish) or "en" (English)' })
+    .default("es")
+    .describe(
+      "The language of the words and of the numbers: es writes 236,4587 and 26 nov 2026 (the default), en " +
+        "writes 236.4587 and Nov 26, 2026",
+    ),
+});
 
-export const rateByDateQuerySchema = rateCurrenciesQuerySchema
-  .extend({
-    in_force: z
-      .enum(["true", "false"], { error: 'must be "true" or "false"' })
-      .optional()
-      .describe(
-        '"true" answers the rate in force on the date: that of the latest value date on or before it (a ' +
-          "weekend or a holiday has none of its own), with `value_date` saying which and `date` the date asked.",
-      ),
-  })
-  .meta({ id: "RateByDateQuery" });
+export const rateByDateQuerySchema = rateCurrenciesQuerySchema.extend({
+  in_force: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .optional()
+    .describe(
+      '"true" answers the rate in force on the date: that of the latest value date on or before it (the bank ' +
+        "publishes none for weekends and holidays). `date` is then the date asked and `value_date` the value date " +
+        "whose rate it is. 404 before the first stored rate, or for a date after both today and the newest value " +
+        'date (not known yet). Without it (or "false") a date without a rate of its own answers 404.',
+    )
+    .meta({ example: "true" }),
+});
 
-export const rateHistoryQuerySchema = z
+export const rateHistoryQuerySchema = z.object({
+  currencies: currenciesParameterSchema,
+  include: includeParameterSchema,
+  start_date: isoDateSchema
+    .optional()
+    .describe(`First date of the range, YYYY-MM-DD; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`)
+    .meta({ example: "2026-10-24" }),
+  end_date: isoDateSchema
+    .optional()
+    .describe("Last date of the range, YYYY-MM-DD; default today in RATES_TIMEZONE")
+    .meta({ example: "2026-11-23" }),
+  format: z
+    .enum(["json", "csv", "ndjson", "xlsx"], { error: 'must be "json", "csv", "ndjson" or "xlsx"' })
+    .optional()
+    .describe(
+      "csv, ndjson or xlsx: the range as a file instead of JSON; json: JSON whatever the Accept header says. " +
+        "Without it an Accept header that prefers text/csv or application/x-ndjson to application/json chooses " +
+        "CSV or NDJSON. CSV: a header `date,USD,<asked codes>`, one row per value date, newest first, values as " +
+        "stored (every digit, a decimal point, an empty cell for a currency without a rate that date), CRLF, RFC " +
+        "4180 quoting. NDJSON: one object per line, each exactly an item of the JSON `rates`. XLSX: an Excel " +
+        "workbook of one sheet, `rates`, laid out as the CSV (the same header, rows and empty cells), with each date " +
+        "a date cell (shown YYYY-MM-DD) and each value a number cell (up to 8 decimals), so that a spreadsheet set " +
+        "to any language reads it; written whole, not streamed. Without `currencies` the dollar only; " +
+        "`currencies=all` every stored currency. Not with include.",
+    ),
+});
+
+const overwriteSchema = z.enum(["true", "false"], { error: "must be true or false" });
+const overwriteMeaning = "true: replace values the home page stored for the same date and currency; false keeps them";
+
+/** POST /rates/import's query: the file's name when the body is the raw file, and whether to overwrite. */
+export const rateImportQuerySchema = z.object({
+  name: z
+    .string()
+    .optional()
+    .describe("The file's name, for the summary, when the body is the raw file")
+    .meta({ example: "2_1_2d25_smc.xls" }),
+  overwrite: overwriteSchema
+    .default("false")
+    .describe(`${overwriteMeaning} (the default). Also accepted as a form field, which wins`),
+});
+
+/** POST /rates/import's multipart/form-data body: the workbook, and `overwrite` as a form field. */
+export const rateImportFormSchema = z
   .object({
-    currencies: currenciesParameterSchema,
-    include: includeParameterSchema,
-    start_date: isoDateSchema
+    file: z
+      .file({ error: (issue) => (issue.input === undefined ? "is missing" : "is not a non-empty file") })
+      .min(1, { error: "is not a non-empty file" })
+      .describe("The workbook, an Excel 97 .xls file"),
+    overwrite: overwriteSchema
       .optional()
-      .describe(`First date of the range; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`),
-    end_date: isoDateSchema.optional().describe("Last date of the range; default today in RATES_TIMEZONE"),
-    format: z
-      .enum(["json", "csv", "ndjson", "xlsx"], { error: 'must be "json", "csv", "ndjson" or "xlsx"' })
-      .optional()
-      .describe(
-        "csv, ndjson or xlsx: the history as a file (text/csv and application/x-ndjson streamed, an Excel " +
-          "workbook); without it the Accept header chooses between JSON, CSV and NDJSON, JSON by default",
-      ),
+      .describe(`${overwriteMeaning}. Without it the query's \`overwrite\` decides (false unless given)`),
   })
-  .meta({ id: "RateHistoryQuery" });
+  .meta({ id: "RateImportForm" });
 
 const changeFields = {
   change: z
@@ -174,30 +217,28 @@ const decimalText = (description: string, example: string) =>
     .describe(description)
     .meta({ example });
 
-export const convertQuerySchema = z
-  .object({
-    amount: z
-      .string({ error: "is required: a positive decimal number such as 100 or 12.5" })
-      .trim()
-      .regex(/^\d{1,15}(\.\d{1,8})?$/, {
-        error: "must be a positive decimal number with a dot, at most 15 digits before it and 8 after (100, 12.5)",
-      })
-      .refine((text) => /[1-9]/.test(text), { error: "must be greater than zero" })
-      .describe("How much of `from` to convert: a dot decimal without thousands separators (`50000`, `1234.56`)")
-      .meta({ example: "100" }),
-    from: z
-      .string({ error: "is required: an ISO 4217 code such as USD, or VES" })
-      .describe("The currency of the amount: VES or a currency with stored rates")
-      .meta({ example: "USD" }),
-    to: z
-      .string({ error: "is required: an ISO 4217 code such as VES, or USD" })
-      .describe("The currency to convert to: VES or a currency with stored rates")
-      .meta({ example: "VES" }),
-    date: isoDateSchema
-      .optional()
-      .describe("Convert at the rates of this date, or the nearest earlier date with rates; default the latest"),
-  })
-  .meta({ id: "ConvertQuery" });
+export const convertQuerySchema = z.object({
+  amount: z
+    .string({ error: "is required: a positive decimal number such as 100 or 12.5" })
+    .trim()
+    .regex(/^\d{1,15}(\.\d{1,8})?$/, {
+      error: "must be a positive decimal number with a dot, at most 15 digits before it and 8 after (100, 12.5)",
+    })
+    .refine((text) => /[1-9]/.test(text), { error: "must be greater than zero" })
+    .describe("How much of `from` to convert: a dot decimal without thousands separators (`50000`, `1234.56`)")
+    .meta({ example: "100" }),
+  from: z
+    .string({ error: "is required: an ISO 4217 code such as USD, or VES" })
+    .describe("The currency of the amount: VES or a currency with stored rates")
+    .meta({ example: "USD" }),
+  to: z
+    .string({ error: "is required: an ISO 4217 code such as VES, or USD" })
+    .describe("The currency to convert to: VES or a currency with stored rates")
+    .meta({ example: "VES" }),
+  date: isoDateSchema
+    .optional()
+    .describe("Convert at the rates of this date, or the nearest earlier date with rates; default the latest"),
+});
 
 export const conversionSchema = z
   .object({

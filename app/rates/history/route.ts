@@ -18,53 +18,11 @@ import { getRateHistory } from "@/lib/rates/service";
  *       end_date - 30 days .. end_date. start_date and end_date in the answer echo the range used.
  *       At most 3660 days from start_date to end_date. Callable from any origin (CORS).
  *     parameters:
- *       - in: query
- *         name: start_date
- *         required: false
- *         description: First date of the range, YYYY-MM-DD
- *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/start_date" }
- *         example: "2026-10-24"
- *       - in: query
- *         name: end_date
- *         required: false
- *         description: Last date of the range, YYYY-MM-DD
- *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/end_date" }
- *         example: "2026-11-23"
- *       - in: query
- *         name: currencies
- *         required: false
- *         description: >
- *           Other currencies to include: "all", or ISO 4217 codes separated by commas. Each rate then carries
- *           `rates` (bolivares per unit by code, for the asked currencies that have a rate on that date). An
- *           unknown or malformed code answers 400 naming it. Without it the response is exactly the dollar's.
- *         schema: { $ref: "#/components/schemas/RateCurrenciesQuery/properties/currencies" }
- *         examples:
- *           some: { value: "EUR,CNY", summary: "The euro and the yuan" }
- *           all: { value: "all", summary: "Every stored currency" }
- *       - in: query
- *         name: include
- *         required: false
- *         description: >
- *           "change" adds the previous value date's rate and the change since then: `previous` (the dollar's
- *           previous value date and rate), `change` (bolivares, exact) and `change_percent` (4 decimals, half away
- *           from zero), null on the first stored date; with `currencies`, `changes` gives the same per currency.
- *           Without it the response is byte for byte what it was.
- *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/include" }
- *         example: change
- *       - in: query
- *         name: format
- *         required: false
- *         description: >
- *           csv, ndjson or xlsx: the range as a file instead of JSON (csv and ndjson also chosen by an Accept
- *           header that prefers text/csv or application/x-ndjson to application/json). CSV: a header
- *           `date,USD,<asked codes>`, one row per value date, newest first, values as stored (every digit, a
- *           decimal point, an empty cell for a currency without a rate that date), CRLF, RFC 4180 quoting. NDJSON:
- *           one object per line, each exactly an item of the JSON `rates`. XLSX: an Excel workbook of one sheet,
- *           `rates`, laid out as the CSV (the same header, rows and empty cells), with each date a date cell
- *           (shown YYYY-MM-DD) and each value a number cell (up to 8 decimals), so that a spreadsheet set to any
- *           language reads it; written whole, not streamed. Without `currencies` the dollar only;
- *           `currencies=all` every stored currency. Not with include.
- *         schema: { $ref: "#/components/schemas/RateHistoryQuery/properties/format" }
+ *       - $ref: "#/components/parameters/RateHistoryQuery.start_date"
+ *       - $ref: "#/components/parameters/RateHistoryQuery.end_date"
+ *       - $ref: "#/components/parameters/RateHistoryQuery.currencies"
+ *       - $ref: "#/components/parameters/RateHistoryQuery.include"
+ *       - $ref: "#/components/parameters/RateHistoryQuery.format"
  *     responses:
  *       200:
  *         description: The range used and its rates

@@ -23,13 +23,13 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  *       sheet; formulas are never evaluated. A file that is not such a workbook answers 422 and changes nothing.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - { in: query, name: name, required: false, description: "The file's name, for the summary, when the body is the raw file", schema: { type: string }, example: "2_1_2d25_smc.xls" }
- *       - { in: query, name: overwrite, required: false, description: "true: replace values the home page stored for the same date and currency (also accepted as a form field)", schema: { type: string, enum: ["true", "false"], default: "false" } }
+ *       - $ref: "#/components/parameters/RateImportQuery.name"
+ *       - $ref: "#/components/parameters/RateImportQuery.overwrite"
  *     requestBody:
  *       required: true
  *       content:
  *         multipart/form-data:
- *           schema: { type: object, required: [file], properties: { file: { type: string, format: binary }, overwrite: { type: string, enum: ["true", "false"] } } }
+ *           schema: { $ref: "#/components/schemas/RateImportForm" }
  *         application/vnd.ms-excel:
  *           schema: { type: string, format: binary }
  *     responses:

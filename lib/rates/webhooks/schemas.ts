@@ -20,9 +20,13 @@ export const createWebhookSchema = z
   })
   .meta({ id: "CreateRateWebhook" });
 
-export const webhookParamsSchema = z
-  .object({ id: z.string().regex(/^wh_[A-Za-z0-9_-]{1,64}$/, { error: "must be a webhook id (wh_...)" }) })
-  .meta({ id: "RateWebhookParams" });
+export const webhookParamsSchema = z.object({
+  id: z
+    .string()
+    .regex(/^wh_[A-Za-z0-9_-]{1,64}$/, { error: "must be a webhook id (wh_...)" })
+    .describe("The webhook's id, as POST /rates/webhooks answered it")
+    .meta({ example: "wh_q2uXk0mB8Y1cZ5o3c7tH0w" }),
+});
 
 const instant = z.string().describe("ISO 8601, UTC").meta({ example: "2026-11-24T21:00:02.123Z" });
 

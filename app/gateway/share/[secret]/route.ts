@@ -19,7 +19,7 @@ type Context = { params: Promise<{ secret: string }> };
  *       good until the share expires or is revoked, and answers 303 to the preview's home; a revoked, expired or
  *       unknown link 404. The preview never receives the secret.
  *     parameters:
- *       - { in: path, name: secret, required: true, schema: { type: string } }
+ *       - $ref: "#/components/parameters/ShareSecretParams.secret"
  *     responses:
  *       303: { description: "Admitted: the gateway's cookie is set; to the preview's home" }
  *       400: { $ref: "#/components/responses/BadRequest" }

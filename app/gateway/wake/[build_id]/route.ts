@@ -18,7 +18,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       signed as forwarded requests are; anything unsigned is refused. Starts the wake and answers at once
  *       (202); a build that is not asleep, or is waking already, is left as it is.
  *     parameters:
- *       - { in: path, name: build_id, required: true, schema: { type: string }, example: 3f9a1c2b7d4e5f60 }
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
  *       202:
  *         description: The wake started, or was not needed

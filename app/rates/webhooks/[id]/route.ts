@@ -14,10 +14,7 @@ type Context = { params: Promise<{ id: string }> };
  *     summary: One of the signed-in user's webhooks
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - in: path
- *         name: id
- *         required: true
- *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
+ *       - $ref: "#/components/parameters/RateWebhookParams.id"
  *     responses:
  *       200:
  *         description: The subscription, without its secret
@@ -31,10 +28,7 @@ type Context = { params: Promise<{ id: string }> };
  *     summary: Unsubscribe; its pending deliveries are dropped
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - in: path
- *         name: id
- *         required: true
- *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
+ *       - $ref: "#/components/parameters/RateWebhookParams.id"
  *     responses:
  *       204: { description: Deleted }
  *       401: { $ref: "#/components/responses/Unauthorized" }

@@ -1,5 +1,5 @@
 import { rawBuildLog } from "@/lib/builds/logs/logs";
-import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
+import { buildIdParamsSchema, rawBuildLogQuerySchema } from "@/lib/builds/schemas";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { forwardToBuildHost, readerOf } from "@/lib/topology";
@@ -18,7 +18,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       Public, as the log windows are. Through any instance of a cluster, as the log windows.
  *     parameters:
  *       - $ref: "#/components/parameters/BuildIdParams.build_id"
- *       - $ref: "#/components/parameters/BuildLogQuery.stage"
+ *       - $ref: "#/components/parameters/RawBuildLogQuery.stage"
  *     responses:
  *       200:
  *         description: The log
@@ -31,7 +31,7 @@ type Context = { params: Promise<{ build_id: string }> };
  */
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  const { stage } = parseQuery(request, buildLogStreamQuerySchema.partial());
+  const { stage } = parseQuery(request, rawBuildLogQuerySchema);
   const forwarded = await forwardToBuildHost(request, build_id, await readerOf(request));
   if (forwarded) return forwarded;
   const log = await rawBuildLog(build_id, stage);

@@ -12,10 +12,7 @@ import { listDeliveries } from "@/lib/rates/webhooks/service";
  *     summary: The webhook's recent deliveries and their outcome
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - in: path
- *         name: id
- *         required: true
- *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
+ *       - $ref: "#/components/parameters/RateWebhookParams.id"
  *     responses:
  *       200:
  *         description: The newest 50, newest first

@@ -15,10 +15,7 @@ import { sendTestDelivery } from "@/lib/rates/webhooks/service";
  *       /rates/webhooks/{id}/deliveries. At most 3 test deliveries of a webhook wait at once (429 past that).
  *     security: [{ bearerAuth: [] }]
  *     parameters:
- *       - in: path
- *         name: id
- *         required: true
- *         schema: { $ref: "#/components/schemas/RateWebhookParams/properties/id" }
+ *       - $ref: "#/components/parameters/RateWebhookParams.id"
  *     responses:
  *       202:
  *         description: Queued
