@@ -27,7 +27,6 @@ type Context = { params: Promise<{ build_id: string }> };
  *       content:
  *         application/json:
  *           schema: { $ref: "#/components/schemas/ExtendBuild" }
- *           example: { ttl_seconds: 3600 }
  *     responses:
  *       200:
  *         description: The build with its new expires_at

@@ -27,7 +27,6 @@ type Context = { params: Promise<{ build_id: string }> };
  *       content:
  *         application/json:
  *           schema: { $ref: "#/components/schemas/CreateShare" }
- *           example: { expires_in_seconds: 86400 }
  *     responses:
  *       201:
  *         description: The share, with its link
