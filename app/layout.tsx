@@ -5,6 +5,7 @@ import { SessionProvider } from "@/components/auth/session-provider";
 import { CurrencySearchNamesProvider } from "@/components/rates/currency-names";
 import { SiteHeader } from "@/components/ui/site-header";
 import { CURRENCY_SEARCH_NAMES } from "@/i18n/currency-names";
+import { readPageSession } from "@/lib/auth/page-session";
 import { SwrProvider } from "@/lib/swr/swr-provider";
 import "./globals.css";
 
@@ -20,12 +21,13 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   const locale = await getLocale();
   const t = await getTranslations("layout");
+  const session = await readPageSession();
   return (
     <html lang={locale}>
       <body className="min-h-screen bg-slate-50 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
         <NextIntlClientProvider>
           <CurrencySearchNamesProvider names={CURRENCY_SEARCH_NAMES}>
-            <SessionProvider>
+            <SessionProvider session={session}>
               <SwrProvider>
                 {/* The first tab stop: past the header straight to the page's content. */}
                 <a

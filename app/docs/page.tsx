@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { getTranslations } from "next-intl/server";
+import { OperationsWithoutScripts } from "@/components/docs/operations-without-scripts";
 import { SwaggerDocs } from "@/components/docs/swagger-docs";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -7,5 +8,9 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default function DocsPage() {
-  return <SwaggerDocs />;
+  return (
+    <SwaggerDocs>
+      <OperationsWithoutScripts />
+    </SwaggerDocs>
+  );
 }

@@ -49,6 +49,12 @@ export function AuthControls() {
     return <div aria-hidden className="h-8 w-40" />;
   }
 
+  // Signing in and out happen in scripts (the dialog, next-auth's client): without them the buttons would do
+  // nothing, so the header says so in their place.
+  const withoutScripts = (
+    <span className="hidden text-sm text-slate-600 noscript:inline dark:text-slate-400">{t("needsScript")}</span>
+  );
+
   if (session?.user) {
     return (
       <div className="flex items-center gap-3">
@@ -60,7 +66,7 @@ export function AuthControls() {
         >
           {session.user.email}
         </span>
-        <Button size="sm" onClick={() => void signOut({ redirect: false })}>
+        <Button size="sm" className="noscript:hidden" onClick={() => void signOut({ redirect: false })}>
           {t("signOut")}
         </Button>
       </div>
@@ -69,12 +75,13 @@ export function AuthControls() {
 
   return (
     <div className="flex items-center gap-2">
-      <Button size="sm" variant="ghost" onClick={() => setMode("register")}>
+      <Button size="sm" variant="ghost" className="noscript:hidden" onClick={() => setMode("register")}>
         {t("register")}
       </Button>
-      <Button size="sm" variant="primary" onClick={() => setMode("sign-in")}>
+      <Button size="sm" variant="primary" className="noscript:hidden" onClick={() => setMode("sign-in")}>
         {t("signIn")}
       </Button>
+      {withoutScripts}
       <AuthDialog mode={mode} onModeChange={setMode} previewName={previewName} />
     </div>
   );

@@ -10,7 +10,13 @@ export function BuildAge({ build }: { build: BuildSummary }) {
   const format = useFormat();
   const now = useNow(30_000);
   return (
-    <time dateTime={build.created_at} title={format.utcDateTime(build.created_at)} data-testid="build-age">
+    // The age moves with the clock: the server's render (the first paint) and the browser's may differ.
+    <time
+      dateTime={build.created_at}
+      title={format.utcDateTime(build.created_at)}
+      data-testid="build-age"
+      suppressHydrationWarning
+    >
       {format.age(build.created_at, now)}
     </time>
   );
@@ -25,7 +31,12 @@ export function BuildRunTime({ build }: { build: BuildSummary }) {
   const now = useNow(1_000);
   if (!build.started_at) return null;
   const end = build.finished_at ? new Date(build.finished_at).getTime() : now;
-  return <span data-testid="build-run-time">{format.duration(end - new Date(build.started_at).getTime())}</span>;
+  // Ticking: the server's render (the first paint) and the browser's differ by the moments between them.
+  return (
+    <span data-testid="build-run-time" suppressHydrationWarning>
+      {format.duration(end - new Date(build.started_at).getTime())}
+    </span>
+  );
 }
 
 /** The preview's link while the build runs: the first thing a person wants from a row. */

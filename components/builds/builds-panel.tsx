@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { Suspense, useDeferredValue, useState } from "react";
+import { useDeferredValue, useState } from "react";
 import { useCanAct } from "@/components/auth/use-can-act";
 import { Button } from "@/components/ui/button";
 import { inputClass } from "@/components/ui/field";
@@ -56,9 +56,10 @@ export function BuildsPanel() {
   } else if (shown!.length === 0) {
     body = <PanelEmpty className="h-48">{t("noMatch", { query: deferredSearch })}</PanelEmpty>;
   } else {
-    // The table reads the query string (to keep it in its links): a Suspense boundary lets the page prerender.
+    // No Suspense boundary: the dashboard is rendered per request, and a boundary would let React send the table
+    // apart from the page, shown only once an inline script runs (never, without scripts).
     body = (
-      <Suspense>
+      <>
         {grouped ? (
           <div className="flex min-h-48 flex-col gap-5" data-testid="build-groups">
             {groupByRef(shown!).map((group) => (
@@ -79,7 +80,7 @@ export function BuildsPanel() {
         ) : (
           <BuildsTable builds={shown!} />
         )}
-      </Suspense>
+      </>
     );
   }
 

@@ -12,7 +12,8 @@ export function ExpiryCountdown({ expiresAt, prefix = "" }: { expiresAt: string 
   if (!expiresAt) return <span>—</span>;
   const left = new Date(expiresAt).getTime() - now;
   return (
-    <time dateTime={expiresAt} title={format.utcDateTime(expiresAt)} className="tabular-nums">
+    // Ticking: the server's render (the first paint) and the browser's differ by the moments between them.
+    <time dateTime={expiresAt} title={format.utcDateTime(expiresAt)} className="tabular-nums" suppressHydrationWarning>
       {left > 0 ? `${prefix}${format.duration(left)}` : t("expiredShort")}
     </time>
   );

@@ -10,9 +10,9 @@ import "./swagger-docs.css";
  * swagger-ui-react's ApiDOM modules so that OpenAPI 3.1 documents fail with "refract is not a function"
  * (swagger-api/swagger-ui#10599, vercel/next.js#86507), leaving every operation an endless spinner. The dist
  * bundle is one self-contained file that Turbopack passes through; it is imported here, so it is a chunk of
- * /docs alone, served from this origin (no inline script, no CDN).
+ * /docs alone, served from this origin (no inline script, no CDN). `children` stand where scripts do not run.
  */
-export function SwaggerDocs() {
+export function SwaggerDocs({ children }: { children?: React.ReactNode }) {
   const container = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<"loading" | "ready" | "failed">("loading");
   const t = useTranslations("docs");
@@ -54,7 +54,10 @@ export function SwaggerDocs() {
       className="outline-none min-h-screen bg-white text-slate-900 dark:bg-[#1c2022] dark:text-slate-100"
     >
       <div className="mx-auto max-w-6xl py-4">
-        {state === "loading" && <p className="p-8 text-slate-600 dark:text-slate-300">{t("loading")}</p>}
+        {state === "loading" && (
+          <p className="p-8 text-slate-600 noscript:hidden dark:text-slate-300">{t("loading")}</p>
+        )}
+        {children}
         {state === "failed" && (
           <p role="alert" className="p-8 text-red-700 dark:text-red-300">
             {t.rich("failed", {

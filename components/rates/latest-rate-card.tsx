@@ -15,7 +15,6 @@ import { EmbedSnippets } from "./embed-snippets";
 import { FetchRateButton } from "./fetch-rate-button";
 import { useDistanceEarlier } from "./gaps";
 import { ImportWorkbook } from "./import-workbook";
-import { shiftDays } from "./rate-range";
 import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
 
 /** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
@@ -28,10 +27,11 @@ export function LatestRateCard() {
   const isAdmin = useIsAdmin();
   const status = useRateStatus();
   const currencies = useCurrencies();
-  // The previous stored rate may be days (weekends, holidays) or months back: look through the longest
-  // range the API serves, ending at the latest date; its second entry is the previous rate.
+  // The previous stored rate may be days (weekends, holidays) or months back: the latest date's row of the
+  // history, read with include=change, names it wherever it is (one row, which the server also reads for the
+  // first paint).
   const history = useRates(
-    latest.data ? { start_date: shiftDays(latest.data.date, -3660), end_date: latest.data.date } : null,
+    latest.data ? { start_date: latest.data.date, end_date: latest.data.date } : null,
     currency.code,
   );
 
@@ -49,7 +49,9 @@ export function LatestRateCard() {
     );
   } else {
     const rate = latest.data;
-    const previous = history.data?.rates.find((r) => r.date < rate.date);
+    // The row of this rate (while another currency's answer is still on screen, its row is not).
+    const newest = history.data?.rates[0];
+    const previous = (newest?.date === rate.date && newest.dollar === rate.dollar && newest.previous) || undefined;
     const change = previous ? rate.dollar - previous.dollar : undefined;
     const direction = change === undefined || change === 0 ? "flat" : change > 0 ? "up" : "down";
     body = (
@@ -73,7 +75,7 @@ export function LatestRateCard() {
           </p>
           <p className="mt-2 min-h-5 text-sm tabular-nums" data-testid="latest-rate-change">
             {history.isLoading && !history.data ? (
-              <span className="text-slate-500 dark:text-slate-400">{t("loadingChange")}</span>
+              <span className="text-slate-500 noscript:hidden dark:text-slate-400">{t("loadingChange")}</span>
             ) : previous && change !== undefined ? (
               <span
                 className={

@@ -44,8 +44,10 @@ function readStoredItems(): PriceItem[] {
  * "Lista de precios": a shop's items priced in dollars or euros, each shown in bolívares at the rates in force
  * today (the newest value date on or before today in Caracas), with that date. Typed one by one or pasted as
  * lines; kept in this browser; printed without the page around it, to hang up; copied or shared as text.
+ * The rates come read by the server with the page (SWR's fallback); `ratesMissing` names the currencies it
+ * found none for, which the list says at once rather than waiting for its own answer.
  */
-export function PriceList() {
+export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly PriceCurrency[] }) {
   const t = useTranslations("priceList");
   const format = useFormat();
   const language = useLocale();
@@ -66,6 +68,8 @@ export function PriceList() {
     EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: today }),
   };
   const perUnit = (currency: PriceCurrency): string | undefined => inForce[currency].data?.rate;
+  const failed = (currency: PriceCurrency) =>
+    Boolean(inForce[currency].error) || (!inForce[currency].data && ratesMissing.includes(currency));
   const bolivars = (item: PriceItem) => {
     const rate = perUnit(item.currency);
     return rate === undefined ? undefined : groupDigits(roundDecimal(multiplyDecimal(item.price, rate), 2), language);
@@ -90,9 +94,9 @@ export function PriceList() {
   ].join("\n");
 
   let rateState: React.ReactNode;
-  if (PRICE_CURRENCIES.every((currency) => inForce[currency].error)) {
+  if (PRICE_CURRENCIES.every(failed)) {
     rateState = <Alert tone="error">{t("noRates")}</Alert>;
-  } else if (PRICE_CURRENCIES.some((currency) => !inForce[currency].data && !inForce[currency].error)) {
+  } else if (PRICE_CURRENCIES.some((currency) => !inForce[currency].data && !failed(currency))) {
     rateState = <PanelLoading label={t("loadingRates")} className="h-16" />;
   } else {
     rateState = (
@@ -107,7 +111,15 @@ export function PriceList() {
       <div className="flex flex-col gap-5">
         {rateState}
         {items.length === 0 ? (
-          <p className="text-sm text-slate-600 dark:text-slate-400">{loaded ? t("empty") : t("loadingList")}</p>
+          loaded ? (
+            <p className="text-sm text-slate-600 dark:text-slate-400">{t("empty")}</p>
+          ) : (
+            // The list is in this browser's storage, which only a script reads.
+            <>
+              <p className="text-sm text-slate-600 noscript:hidden dark:text-slate-400">{t("loadingList")}</p>
+              <p className="hidden text-sm text-slate-600 noscript:block dark:text-slate-400">{t("listNeedsScript")}</p>
+            </>
+          )
         ) : (
           <table className="w-full text-left tabular-nums print:text-lg" data-testid="price-list-table">
             <thead className="text-xs text-slate-600 uppercase dark:text-slate-400">
@@ -149,7 +161,8 @@ export function PriceList() {
             </tbody>
           </table>
         )}
-        <div className="flex flex-col gap-5 print:hidden">
+        {/* Adding, printing and copying are scripts: where none run, the sentence above says so instead. */}
+        <div className="flex flex-col gap-5 noscript:hidden print:hidden">
           <AddItemForm onAdd={(item) => setItems([...items, item])} />
           <PasteItems onAdd={(added) => setItems([...items, ...added])} />
           {items.length > 0 && (

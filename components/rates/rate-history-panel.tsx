@@ -33,7 +33,7 @@ const RateChart = dynamic(loadRateChart, { ssr: false, loading: () => <ChartLoad
 
 function ChartLoading() {
   const t = useTranslations("history");
-  return <PanelLoading label={t("loadingChart")} className="h-72" />;
+  return <PanelLoading label={t("loadingChart")} withoutScripts={t("chartNeedsScript")} className="h-72" />;
 }
 
 /**

@@ -5,12 +5,34 @@ import { Button } from "./button";
 /**
  * Loading, empty and error states of a panel. Each takes the height the loaded content will take, so the
  * page does not jump when data arrives.
+ *
+ * Loading waits for a script; where scripts do not run it would wait forever, so there the panel says plainly
+ * that it needs them (`withoutScripts`, or a general sentence) instead. The server fills in first what it can.
  */
-export function PanelLoading({ label, className = "h-40" }: { label: string; className?: string }) {
+export function PanelLoading({
+  label,
+  withoutScripts,
+  className = "h-40",
+}: {
+  label: string;
+  withoutScripts?: string;
+  className?: string;
+}) {
+  const t = useTranslations("panel");
   return (
-    <div role="status" className={`animate-pulse rounded-lg bg-slate-100 dark:bg-slate-800/60 ${className}`}>
-      <span className="sr-only">{label}</span>
-    </div>
+    <>
+      <div
+        role="status"
+        className={`animate-pulse rounded-lg bg-slate-100 noscript:hidden dark:bg-slate-800/60 ${className}`}
+      >
+        <span className="sr-only">{label}</span>
+      </div>
+      <div
+        className={`hidden flex-col items-center justify-center rounded-lg border border-dashed border-slate-300 p-4 text-center text-sm text-slate-600 noscript:flex dark:border-slate-700 dark:text-slate-300 ${className}`}
+      >
+        <p>{withoutScripts ?? t("needsScript")}</p>
+      </div>
+    </>
   );
 }
 

@@ -15,8 +15,8 @@ import { getRateStatus } from "./status";
 
 /**
  * What the dashboard's rate panels would ask the API for first, read on the server while it renders the page,
- * as SWR's fallback keyed by the same API paths: the first paint then carries the latest rate, when it was
- * fetched and the rows of the history table, instead of empty panels waiting for scripts and requests. The
+ * as SWR's fallback keyed by the same API paths: the first paint then carries the latest rate, its change, when
+ * it was fetched and the rows of the history table, instead of empty panels waiting for scripts and requests. The
  * panels still revalidate from the API once the page runs. A read that fails, or answers nothing, is left out:
  * its panel asks for it as it would without this.
  */
@@ -28,6 +28,16 @@ export async function loadRatesForFirstPaint({
   range: DateRange | null;
 }): Promise<Record<string, unknown>> {
   const other = currency === "USD" ? {} : { currencies: currency };
+  const history = (range: DateRange) =>
+    read(ratesHistoryKey(range, currency), async () => {
+      // The same answer as the key asks for: with each rate's previous (include=change).
+      const answer = await getRateHistory({ ...range, ...other, include: "change" });
+      if (currency === "USD") return answer;
+      return {
+        ...answer,
+        rates: answer.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null),
+      };
+    });
   const entries = await Promise.all([
     read(latestRateKey(currency), async () => {
       try {
@@ -51,17 +61,11 @@ export async function loadRatesForFirstPaint({
         throw error;
       }
     }),
-    range &&
-      read(ratesHistoryKey(range, currency), async () => {
-        // The same answer as the key asks for: with each rate's previous (include=change).
-        const history = await getRateHistory({ ...range, ...other, include: "change" });
-        if (currency === "USD") return history;
-        return {
-          ...history,
-          rates: history.rates.map((rate) => valueIn(rate, currency)).filter((rate) => rate !== null),
-        };
-      }),
+    range && history(range),
   ]);
+  // The rate card's change: the latest date's row, which names the previous rate.
+  const latest = entries[0]?.[1] as { date?: string } | null | undefined;
+  if (latest?.date) entries.push(await history({ start_date: latest.date, end_date: latest.date }));
   return Object.fromEntries(entries.filter((entry): entry is [string, unknown] => Boolean(entry)));
 }
 
@@ -75,4 +79,31 @@ async function read(key: string, load: () => Promise<unknown>): Promise<[string,
     console.warn(`dashboard: ${key} not read for the first paint: ${(error as Error).message}`);
     return undefined;
   }
+}
+
+/**
+ * The price list's rates (/prices): one unit of each currency in bolívares at the rate in force on `date`, as
+ * GET /convert answers it, keyed as the list asks; `missing` names the currencies with no rate stored on or
+ * before that date (the API's 400), which the list says at once instead of waiting for its own request.
+ */
+export async function loadPriceRatesForFirstPaint<Currency extends string>(
+  currencies: readonly Currency[],
+  date: string,
+): Promise<{ fallback: Record<string, unknown>; missing: Currency[] }> {
+  const missing: Currency[] = [];
+  const entries = await Promise.all(
+    currencies.map((from) => {
+      const query = { amount: "1", from, to: "VES", date };
+      return read(conversionKey(query), async () => {
+        try {
+          return await convertAmount(query);
+        } catch (error) {
+          if (!(error instanceof HttpProblem && error.status === 400)) throw error;
+          missing.push(from);
+          return undefined;
+        }
+      });
+    }),
+  );
+  return { fallback: Object.fromEntries(entries.filter((entry) => entry !== undefined)), missing };
 }

@@ -1,18 +1,9 @@
 import useSWR from "swr";
+import { type BuildsFilter, buildsKey } from "./build-keys";
 import { type ApiError, request } from "./fetcher";
-import { type BuildList, type BuildStatus, type BuildSummary, IN_PROGRESS_STATUSES } from "./types";
+import { type BuildList, type BuildSummary, IN_PROGRESS_STATUSES } from "./types";
 
-export interface BuildsFilter {
-  status?: BuildStatus;
-  limit?: number;
-}
-
-export function buildsKey(filter: BuildsFilter = {}): string {
-  const query = new URLSearchParams();
-  if (filter.status) query.set("status", filter.status);
-  query.set("limit", String(filter.limit ?? 100));
-  return `/builds?${query}`;
-}
+export { type BuildsFilter, buildsKey };
 
 export const hasBuildInProgress = (builds: BuildSummary[] | undefined) =>
   builds?.some((build) => IN_PROGRESS_STATUSES.includes(build.status)) ?? false;
