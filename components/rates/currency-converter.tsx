@@ -22,6 +22,7 @@ import {
   parseAmount,
   roundDecimal,
 } from "./amount";
+import { AmountReadingNote } from "./amount-reading-note";
 import { CurrencyCombobox, type CurrencyOption } from "./currency-combobox";
 import { FetchRateButton } from "./fetch-rate-button";
 import { daysFrom } from "./rate-range";
@@ -392,36 +393,6 @@ function ConversionResult({
       />
     </div>
   );
-}
-
-/**
- * How an amount that could be read two ways was read: the value without grouping, in the language's own
- * decimal mark, and which mark did what ("“50.000” read as 50000: the dot groups thousands").
- */
-function AmountReadingNote({ text, parsed, language }: ParsedAmountNote) {
-  const t = useTranslations("converter");
-  const reading = parsed.reading!;
-  const shown = language === "es" ? parsed.value.replace(".", ",") : parsed.value;
-  const how =
-    "groupMark" in reading
-      ? t("groups", { mark: reading.groupMark === "." ? "dot" : "comma" })
-      : t("decimal", { mark: reading.decimalMark === "." ? "dot" : "comma" });
-  return (
-    <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="amount-reading">
-      {t.rich("readAs", {
-        text,
-        value: shown,
-        how,
-        strong: (chunks) => <span className="font-medium tabular-nums">{chunks}</span>,
-      })}
-    </p>
-  );
-}
-
-interface ParsedAmountNote {
-  text: string;
-  parsed: ParsedAmount;
-  language: AmountLanguage;
 }
 
 /**

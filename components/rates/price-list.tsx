@@ -11,7 +11,14 @@ import { PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { formatRateText, groupDigits, multiplyDecimal, parseAmount, roundDecimal } from "./amount";
-import { PRICE_CURRENCIES, type PriceCurrency, type PriceItem, parsePastedPrices } from "./price-list-items";
+import { AmountReadingNote } from "./amount-reading-note";
+import {
+  PRICE_CURRENCIES,
+  type PriceCurrency,
+  type PriceItem,
+  type PriceReading,
+  parsePastedPrices,
+} from "./price-list-items";
 import { todayInCaracas } from "./rate-range";
 
 /** A price as shops write it: at least the cents ("1.2" -> "1,20" in Spanish), every decimal given kept. */
@@ -187,6 +194,7 @@ function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {
   const [price, setPrice] = useState("");
   const [currency, setCurrency] = useState<PriceCurrency>("USD");
   const [problem, setProblem] = useState<"name" | "price">();
+  const read = parseAmount(price, language);
   return (
     <form
       className="grid grid-cols-1 gap-3 sm:grid-cols-[minmax(0,2fr)_minmax(0,1fr)_auto_auto] sm:items-start"
@@ -212,14 +220,20 @@ function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {
         error={problem === "price" ? t("priceUnreadable", { example: t("priceExample") }) : undefined}
       >
         {(control) => (
-          <input
-            {...control}
-            className={inputClass}
-            inputMode="decimal"
-            autoComplete="off"
-            value={price}
-            onChange={(event) => setPrice(event.target.value)}
-          />
+          <>
+            <input
+              {...control}
+              className={inputClass}
+              inputMode="decimal"
+              autoComplete="off"
+              value={price}
+              onChange={(event) => setPrice(event.target.value)}
+            />
+            {/* Said as it is typed, before the item is added: "1.250" is 1250 in Spanish and 1.25 in English. */}
+            <div aria-live="polite">
+              {read && <AmountReadingNote text={price.trim()} parsed={read} language={language} className="" />}
+            </div>
+          </>
         )}
       </Field>
       <Field label={t("currency")}>
@@ -251,6 +265,7 @@ function PasteItems({ onAdd }: { onAdd: (items: PriceItem[]) => void }) {
   const id = useId();
   const [text, setText] = useState("");
   const [unreadable, setUnreadable] = useState<string[]>([]);
+  const [readings, setReadings] = useState<PriceReading[]>([]);
   return (
     <details>
       <summary className="cursor-pointer text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
@@ -274,12 +289,27 @@ function PasteItems({ onAdd }: { onAdd: (items: PriceItem[]) => void }) {
               const read = parsePastedPrices(text, language);
               onAdd(read.items);
               setUnreadable(read.unreadable);
+              setReadings(read.readings);
               setText(read.unreadable.join("\n"));
             }}
           >
             {t("addLines")}
           </Button>
         </div>
+        {readings.length > 0 && (
+          <div data-testid="pasted-readings">
+            {readings.map((reading, index) => (
+              <AmountReadingNote
+                // biome-ignore lint/suspicious/noArrayIndexKey: two lines may name the same item; they have no ids.
+                key={index}
+                item={reading.item}
+                text={reading.text}
+                parsed={reading.parsed}
+                language={language}
+              />
+            ))}
+          </div>
+        )}
         {unreadable.length > 0 && (
           <Alert tone="error">{t("unreadableLines", { count: unreadable.length, example: t("pasteExample") })}</Alert>
         )}

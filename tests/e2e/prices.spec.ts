@@ -124,3 +124,62 @@ test.describe("The price list", { tag: "@rates" }, () => {
     }
   });
 });
+
+/**
+ * A price that the page's language reads one way and the other language another ("1.250": 1250 in Spanish, 1.25
+ * in English) says how it was read, as the converter does: while it is typed, and for each pasted line.
+ */
+test.describe("The price list says how a price that could be read two ways was read", () => {
+  const cases = [
+    {
+      locale: "es-VE",
+      region: "Lista de precios",
+      price: "Precio",
+      paste: "Pegar una lista",
+      pasteBox: /Un producto por línea/,
+      addLines: "Agregar estas líneas",
+      typed: "1,250",
+      typedNote: "«1,250» leído como 1,25: la coma es el separador decimal.",
+      pasted: "Azúcar; 1.250\nHarina PAN; 1,20",
+      pastedNote: "Azúcar · «1.250» leído como 1250: el punto separa los miles.",
+    },
+    {
+      locale: "en-US",
+      region: "Price list",
+      price: "Price",
+      paste: "Paste a list",
+      pasteBox: /One item a line/,
+      addLines: "Add these lines",
+      typed: "1.250",
+      typedNote: "“1.250” read as 1.25: the dot is the decimal mark.",
+      pasted: "Sugar; 1,250\nFlour; 1.20",
+      pastedNote: "Sugar · “1,250” read as 1250: the comma groups thousands.",
+    },
+  ];
+  for (const words of cases) {
+    test.describe(words.locale, () => {
+      test.use({ locale: words.locale });
+
+      test(`typed "${words.typed}" and pasted lines`, async ({ page }) => {
+        await page.goto("/prices");
+        const list = page.getByRole("region", { name: words.region });
+        const price = list.getByLabel(words.price, { exact: true });
+        await price.fill(words.typed);
+        await expect(list.getByTestId("amount-reading")).toHaveText(words.typedNote);
+        const width = words.locale === "es-VE" ? 390 : 1440;
+        await page.setViewportSize({ width, height: 900 });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        await screenshotToLookAt(page, `prices-reading-${width}`, { fullPage: true });
+        // A price with one reading says nothing.
+        await price.fill("12");
+        await expect(list.getByTestId("amount-reading")).toHaveCount(0);
+
+        await list.getByText(words.paste, { exact: true }).click();
+        await list.getByLabel(words.pasteBox).fill(words.pasted);
+        await list.getByRole("button", { name: words.addLines }).click();
+        // Only the line that could be read otherwise is named.
+        await expect(list.getByTestId("pasted-readings").getByTestId("amount-reading")).toHaveText([words.pastedNote]);
+      });
+    });
+  }
+});

@@ -24,6 +24,8 @@ describe("a price list pasted as text", () => {
         { name: "Azúcar", price: "1250", currency: "USD" },
       ],
       unreadable: [],
+      // The one price an English reader would read otherwise.
+      readings: [{ item: "Azúcar", text: "1.250", parsed: { value: "1250", reading: { groupMark: "." } } }],
     });
     expect(parsePastedPrices("Azúcar 1,250\nSugar\t1.5", "en").items).toEqual([
       { name: "Azúcar", price: "1250", currency: "USD" },
@@ -37,7 +39,26 @@ describe("a price list pasted as text", () => {
     ).toEqual({
       items: [],
       unreadable: ["Harina PAN", "Arroz; gratis", "Leche; 0", "Huevos 2,5 BTC", "Pasta; 1; USD; extra"],
+      readings: [],
     });
+  });
+
+  it("names the prices that could be read two ways, as written and as read in the page's language", () => {
+    const pasted = "Azúcar 1.250\nArroz; 1,250; EUR\nCafé $1.234,50\nPan 0,80€\nLeche 2.5";
+    // English: "1.250" is one and a quarter, "1,250" twelve hundred and fifty; "0,80" has a decimal comma.
+    expect(parsePastedPrices(pasted, "en").readings).toEqual([
+      { item: "Azúcar", text: "1.250", parsed: { value: "1.25", reading: { decimalMark: "." } } },
+      { item: "Arroz", text: "1,250", parsed: { value: "1250", reading: { groupMark: "," } } },
+      { item: "Café", text: "1.234,50", parsed: { value: "1234.5", reading: { decimalMark: "," } } },
+      { item: "Pan", text: "0,80", parsed: { value: "0.8", reading: { decimalMark: "," } } },
+    ]);
+    // Spanish: the other way round; "2.5" is a decimal dot, which a Spanish reader would not write.
+    expect(parsePastedPrices(pasted, "es").readings).toEqual([
+      { item: "Azúcar", text: "1.250", parsed: { value: "1250", reading: { groupMark: "." } } },
+      { item: "Arroz", text: "1,250", parsed: { value: "1.25", reading: { decimalMark: "," } } },
+      { item: "Café", text: "1.234,50", parsed: { value: "1234.5", reading: { decimalMark: "," } } },
+      { item: "Leche", text: "2.5", parsed: { value: "2.5", reading: { decimalMark: "." } } },
+    ]);
   });
 });
 
