@@ -258,6 +258,8 @@ for (const [locale, language] of [
         await signIn(page, language, user.email);
         const panel = page.getByRole("region", { name: w.panel });
         const item = panel.getByRole("listitem").filter({ has: page.getByRole("heading", { name: hook }) });
+        // Bounded, unlike a click's wait: without the webhook on screen the test fails in seconds, not minutes.
+        await expect(item).toBeVisible();
         await item.getByRole("button", { name: w.sendTest }).click();
         await expect(item.getByText(w.delivered)).toBeVisible();
         await expect(item.getByTestId("delivery-card")).toHaveCount(1);
