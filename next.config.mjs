@@ -42,6 +42,26 @@ const nextConfig = {
     "prisma",
   ],
   poweredByHeader: false,
+  turbopack: {
+    // Swagger UI's ApiDOM packages from their CommonJS builds: Turbopack's ESM builds of them leave OpenAPI 3.1
+    // documents failing with "refract is not a function" (swagger-api/swagger-ui#10599, vercel/next.js#86507).
+    resolveAlias: Object.fromEntries(
+      [
+        "apidom-ast",
+        "apidom-core",
+        "apidom-error",
+        "apidom-ns-json-schema-2019-09",
+        "apidom-ns-json-schema-2020-12",
+        "apidom-ns-json-schema-draft-4",
+        "apidom-ns-json-schema-draft-6",
+        "apidom-ns-json-schema-draft-7",
+        "apidom-ns-openapi-2",
+        "apidom-ns-openapi-3-0",
+        "apidom-ns-openapi-3-1",
+        "apidom-ns-openapi-3-2",
+      ].map((name) => [`@swagger-api/${name}`, `./node_modules/@swagger-api/${name}/src/index.cjs`]),
+    ),
+  },
   async headers() {
     // Set before the route handler answers; a header the handler sets too keeps this value. One rule for every
     // prefix: Next tests each rule against every request, the pages' and assets' included, one after the other.

@@ -1,16 +1,18 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
-import "swagger-ui-dist/swagger-ui.css";
+import "swagger-ui-react/swagger-ui.css";
 import "./swagger-docs.css";
 
+// Browser only: Swagger UI reads the window as it loads.
+const SwaggerUI = dynamic(() => import("swagger-ui-react"), { ssr: false });
+
 /**
- * Swagger UI from swagger-ui-dist's prebuilt bundle, not swagger-ui-react: Turbopack re-bundles
- * swagger-ui-react's ApiDOM modules so that OpenAPI 3.1 documents fail with "refract is not a function"
- * (swagger-api/swagger-ui#10599, vercel/next.js#86507), leaving every operation an endless spinner. The dist
- * bundle is one self-contained file that Turbopack passes through; it is imported here, so it is a chunk of
- * /docs alone, served from this origin (no inline script, no CDN). `children` stand where scripts do not run.
+ * Swagger UI (swagger-ui-react), loaded on /docs alone and only in the browser, served from this origin (no
+ * inline script, no CDN). Its ApiDOM modules are bundled from their CommonJS builds (next.config.mjs), without
+ * which OpenAPI 3.1 documents fail under Turbopack. `children` stand where scripts do not run.
  */
 export function SwaggerDocs({ children }: { children?: React.ReactNode }) {
   const container = useRef<HTMLDivElement>(null);
@@ -19,29 +21,6 @@ export function SwaggerDocs({ children }: { children?: React.ReactNode }) {
   // Read when Swagger UI has drawn, in the page's language then; Swagger UI is set up once per page.
   const names = useRef({ about: "", operations: "" });
   names.current = { about: t("about"), operations: t("operations") };
-
-  useEffect(() => {
-    let cancelled = false;
-    import("swagger-ui-dist/swagger-ui-bundle.js")
-      .then(({ default: SwaggerUIBundle }) => {
-        if (cancelled || !container.current) return;
-        SwaggerUIBundle({
-          domNode: container.current,
-          url: "/openapi.json",
-          persistAuthorization: true,
-          tryItOutEnabled: true,
-          docExpansion: "list",
-          onComplete: () => {
-            labelOperations(container.current, names.current);
-            setState("ready");
-          },
-        });
-      })
-      .catch(() => setState("failed"));
-    return () => {
-      cancelled = true;
-    };
-  }, []);
 
   useFollowDarkScheme();
 
@@ -57,7 +36,6 @@ export function SwaggerDocs({ children }: { children?: React.ReactNode }) {
         {state === "loading" && (
           <p className="p-8 text-slate-600 noscript:hidden dark:text-slate-300">{t("loading")}</p>
         )}
-        {children}
         {state === "failed" && (
           <p role="alert" className="p-8 text-red-700 dark:text-red-300">
             {t.rich("failed", {
@@ -69,7 +47,20 @@ export function SwaggerDocs({ children }: { children?: React.ReactNode }) {
             })}
           </p>
         )}
-        <div ref={container} />
+        <div ref={container}>
+          <SwaggerUI
+            url="/openapi.json"
+            persistAuthorization
+            tryItOutEnabled
+            docExpansion="list"
+            onComplete={() => {
+              labelOperations(container.current, names.current);
+              setState("ready");
+            }}
+          />
+        </div>
+        {/* After Swagger UI's place, so that what it draws comes first in the page. */}
+        {children}
       </div>
     </div>
   );
