@@ -58,29 +58,25 @@ export function BuildsPanel() {
   } else {
     // No Suspense boundary: the dashboard is rendered per request, and a boundary would let React send the table
     // apart from the page, shown only once an inline script runs (never, without scripts).
-    body = (
-      <>
-        {grouped ? (
-          <div className="flex min-h-48 flex-col gap-5" data-testid="build-groups">
-            {groupByRef(shown!).map((group) => (
-              <section key={group.key} aria-label={`${group.alias} ${group.ref}`}>
-                <h3 className="mb-2 flex flex-wrap items-baseline gap-x-2 text-sm font-semibold">
-                  <span className="font-mono">{group.alias}</span>
-                  <span className="font-mono break-all text-indigo-700 dark:text-indigo-300">
-                    {group.pullRequest === null ? group.ref : t("groups.pullRequest", { number: group.pullRequest })}
-                  </span>
-                  <span className="font-normal text-slate-600 dark:text-slate-400">
-                    {t("groups.count", { count: group.builds.length })}
-                  </span>
-                </h3>
-                <BuildsTable builds={group.builds} grouped />
-              </section>
-            ))}
-          </div>
-        ) : (
-          <BuildsTable builds={shown!} />
-        )}
-      </>
+    body = grouped ? (
+      <div className="flex min-h-48 flex-col gap-5" data-testid="build-groups">
+        {groupByRef(shown!).map((group) => (
+          <section key={group.key} aria-label={`${group.alias} ${group.ref}`}>
+            <h3 className="mb-2 flex flex-wrap items-baseline gap-x-2 text-sm font-semibold">
+              <span className="font-mono">{group.alias}</span>
+              <span className="font-mono break-all text-indigo-700 dark:text-indigo-300">
+                {group.pullRequest === null ? group.ref : t("groups.pullRequest", { number: group.pullRequest })}
+              </span>
+              <span className="font-normal text-slate-600 dark:text-slate-400">
+                {t("groups.count", { count: group.builds.length })}
+              </span>
+            </h3>
+            <BuildsTable builds={group.builds} grouped />
+          </section>
+        ))}
+      </div>
+    ) : (
+      <BuildsTable builds={shown!} />
     );
   }
 
