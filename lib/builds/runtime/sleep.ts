@@ -18,19 +18,28 @@ import { workspacePaths } from "./workspace";
  * again. With max_awake_builds, once more builds run than that, the ones awake longest without a wake or an
  * extension go to sleep (runboat's policy): more previews exist than fit in memory.
  */
-const globalForSleep = processWide<{ buildsWaking?: Set<string> }>("buildsWaking", () => ({}));
+const globalForSleep = processWide<{ buildsWaking?: Set<string>; runtimesStopping?: Map<string, Promise<void>> }>(
+  "buildsWaking",
+  () => ({}),
+);
 
 /** Moves a running build to sleeping, then stops its runtime; false when it was no longer running. */
 export async function putToSleep(build: BuildRecord): Promise<boolean> {
   if (!(await moveBuild(build.id, "running", "sleeping"))) return false;
+  // The build reads sleeping while its runtime still stops: a wake waits for that first (wakeOnce).
+  const stopping = (globalForSleep.runtimesStopping ??= new Map());
+  const stop = getDriver(build.driver).sleep(getBuildsConfig(), build.id, build.runtimeHandle);
+  stopping.set(build.id, stop);
   try {
-    await getDriver(build.driver).sleep(getBuildsConfig(), build.id, build.runtimeHandle);
+    await stop;
   } catch (error) {
     // The runtime may still run: the build is awake after all.
     await moveBuild(build.id, "sleeping", "running");
     if (error instanceof RuntimeUnavailableError)
       throw serviceUnavailable(`Build ${build.id} could not be put to sleep: ${error.message}`, 30);
     throw error;
+  } finally {
+    if (stopping.get(build.id) === stop) stopping.delete(build.id);
   }
   return true;
 }
@@ -55,6 +64,17 @@ export async function wakeOnce(build: BuildRecord): Promise<boolean> {
   if (waking.has(build.id)) return false;
   waking.add(build.id);
   try {
+    // A runtime still stopping would hold the port the wake starts it on again. A sleep that failed left the
+    // build running: nothing to wake.
+    const stopping = globalForSleep.runtimesStopping?.get(build.id);
+    if (
+      stopping &&
+      !(await stopping.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return true;
     await wake(build);
   } finally {
     waking.delete(build.id);
