@@ -1,8 +1,8 @@
 import type { Locator, Page } from "@playwright/test";
-import { bankDate, makeWorkbook } from "../support/workbooks";
+import { bankDate } from "../support/workbooks";
 import { storeRates } from "./api";
 import { expect, test } from "./fixtures";
-import { adminHeaders } from "./workbook-rates";
+import { importWorkbook } from "./workbook-rates";
 
 /**
  * The converter shows what it sends: with rates stored, the currencies on screen are the ones in the request.
@@ -172,7 +172,7 @@ test.describe("The converter", { tag: "@rates" }, () => {
 
   test("converts from the currency chosen in the rate card, and follows it", async ({ page, request }) => {
     // The euro on a date no other spec uses: the converter offers only stored currencies.
-    const workbook = makeWorkbook([
+    await importWorkbook(request, [
       {
         name: "2023-08-09",
         fechaValor: bankDate("2023-08-09"),
@@ -182,11 +182,6 @@ test.describe("The converter", { tag: "@rates" }, () => {
         ],
       },
     ]);
-    const imported = await request.post("/rates/import", {
-      headers: await adminHeaders(request),
-      multipart: { file: { name: "eur.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
-    });
-    expect(imported.status(), await imported.text()).toBe(200);
 
     await page.goto("/");
     const converter = page.getByRole("region", { name: "Converter" });

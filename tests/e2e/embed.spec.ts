@@ -2,9 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import { bankDate, makeWorkbook } from "../support/workbooks";
+import { bankDate } from "../support/workbooks";
 import { expect, inEachScheme, screenshotToLookAt, test } from "./fixtures";
-import { adminHeaders } from "./workbook-rates";
+import { importWorkbook } from "./workbook-rates";
 
 async function axeViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page })
@@ -31,7 +31,7 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
   }) => {
     // The Nicaraguan córdoba on a date no other spec stores, after every workbook's: its newest rate is this one.
     // A sheet of the bank always has the dollar.
-    const workbook = makeWorkbook([
+    await importWorkbook(request, [
       {
         name: "2025-11-05",
         fechaValor: bankDate("2025-11-05"),
@@ -41,11 +41,6 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
         ],
       },
     ]);
-    const imported = await request.post("/rates/import", {
-      headers: await adminHeaders(request),
-      multipart: { file: { name: "nio.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
-    });
-    expect(imported.status(), await imported.text()).toBe(200);
 
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     await page.goto("/?currency=NIO");

@@ -2,10 +2,10 @@ import type { APIRequestContext, Page } from "@playwright/test";
 import { formatRateText } from "@/components/rates/amount";
 import { todayInCaracas } from "@/components/rates/rate-range";
 import { formatDay, formatRate } from "@/components/ui/format";
-import { bankDate, makeWorkbook } from "../support/workbooks";
+import { bankDate } from "../support/workbooks";
 import { apiUser, startApiBuild, waitForBuildStatus } from "./api";
 import { expect, registerThroughHeader, screenshotToLookAt, test } from "./fixtures";
-import { adminHeaders } from "./workbook-rates";
+import { importWorkbook } from "./workbook-rates";
 
 /**
  * Every page with scripts off, as a browser without JavaScript (or whose scripts failed to load) shows it:
@@ -67,7 +67,7 @@ const WORDS = {
  * (an import of the same rates changes nothing).
  */
 async function storeRates(request: APIRequestContext) {
-  const workbook = makeWorkbook([
+  await importWorkbook(request, [
     { name: "2025-11-04", fechaValor: bankDate("2025-11-04"), rows: [["USD", 221.75, 221.75]] },
     {
       name: "2025-11-06",
@@ -78,11 +78,6 @@ async function storeRates(request: APIRequestContext) {
       ],
     },
   ]);
-  const imported = await request.post("/rates/import", {
-    headers: await adminHeaders(request),
-    multipart: { file: { name: "rates.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
-  });
-  expect(imported.status(), await imported.text()).toBe(200);
 }
 
 /** Screenshots to look at: a Spanish phone in the dark, an English desktop in the light. */

@@ -1,9 +1,9 @@
 import { formatRateText } from "@/components/rates/amount";
 import { todayInCaracas } from "@/components/rates/rate-range";
 import { formatDay } from "@/components/ui/format";
-import { bankDate, makeWorkbook } from "../support/workbooks";
+import { bankDate } from "../support/workbooks";
 import { expect, screenshotToLookAt, test } from "./fixtures";
-import { adminHeaders } from "./workbook-rates";
+import { importWorkbook } from "./workbook-rates";
 
 /** Bolívares as a Spanish price tag writes them, computed apart from the page: 1.2 x 197.2456 -> "236,69". */
 const bolivares = (price: number, rate: string) =>
@@ -24,7 +24,7 @@ test.describe("The price list", { tag: "@rates" }, () => {
   }) => {
     // The dollar and the euro on a date no other spec stores; newer rates stored by others may be in force instead:
     // what is in force is asked of the API as the list is checked.
-    const workbook = makeWorkbook([
+    await importWorkbook(request, [
       {
         name: "2025-11-07",
         fechaValor: bankDate("2025-11-07"),
@@ -34,11 +34,6 @@ test.describe("The price list", { tag: "@rates" }, () => {
         ],
       },
     ]);
-    const imported = await request.post("/rates/import", {
-      headers: await adminHeaders(request),
-      multipart: { file: { name: "eur.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
-    });
-    expect(imported.status(), await imported.text()).toBe(200);
 
     await page.goto("/");
     await page.getByRole("link", { name: "Lista de precios para su negocio" }).click();

@@ -9,8 +9,8 @@ import { PASSWORD } from "./fixtures";
  * (registered first by the global setup).
  */
 export async function importRates(request: APIRequestContext, rates: { date: string; dollar: string }[]) {
-  const headers = await adminHeaders(request);
-  const workbook = makeWorkbook(
+  await importWorkbook(
+    request,
     rates.map((rate) => {
       const ask = Number(rate.dollar.replaceAll(".", "").replace(",", "."));
       return {
@@ -20,9 +20,15 @@ export async function importRates(request: APIRequestContext, rates: { date: str
       };
     }),
   );
+}
+
+/** Imports a workbook of these sheets (tests/support/workbooks.ts) as the e2e admin; expects 200. */
+export async function importWorkbook(request: APIRequestContext, sheets: Parameters<typeof makeWorkbook>[0]) {
   const response = await request.post("/rates/import", {
-    headers,
-    multipart: { file: { name: "rates.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(workbook) } },
+    headers: await adminHeaders(request),
+    multipart: {
+      file: { name: "rates.xls", mimeType: "application/vnd.ms-excel", buffer: Buffer.from(makeWorkbook(sheets)) },
+    },
   });
   expect(response.status(), await response.text()).toBe(200);
 }
