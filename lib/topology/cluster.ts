@@ -9,7 +9,7 @@ import type { Topology } from "./topology";
 
 /** Several instances share one PostgreSQL database; lib/cluster/ does the coordinating (lib/topology/topology.ts). */
 export const cluster: Topology = {
-  kind: "cluster",
+  othersCanTakeWork: true,
   instanceName: thisInstanceName,
   buildsOfThisHost: thisInstanceName,
   now: databaseNow,

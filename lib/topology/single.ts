@@ -5,7 +5,7 @@ import type { Topology } from "./topology";
 
 /** One instance owns the database: nobody to tell, to ask or to wait for (lib/topology/topology.ts). */
 export const singleInstance: Topology = {
-  kind: "single",
+  othersCanTakeWork: false,
   instanceName: thisInstanceName,
   // The one server of a data folder may have been renamed: every build is its own.
   buildsOfThisHost: () => undefined,

@@ -32,7 +32,12 @@ import type { Job } from "../server/job";
  * serialisation, and every build is this instance's.
  */
 export interface Topology {
-  readonly kind: "single" | "cluster";
+  /**
+   * Whether another instance may share this one's database and take up work this one leaves: a queued build
+   * while this instance has no slot for it (max_concurrent_builds 0). False on a single instance, where work it
+   * does not do is done by nobody.
+   */
+  readonly othersCanTakeWork: boolean;
   /** This instance's name (INSTANCE_NAME): the `host` of the builds it claims. */
   instanceName(): string;
   /** The builds this instance looks after: every build (undefined) on a single instance, those it claimed in a cluster. */

@@ -162,9 +162,9 @@ async function startExecutor(): Promise<void> {
   const config = getBuildsConfig();
   fs.mkdirSync(config.builds_root, { recursive: true });
   for (const warning of checkStageUser(config, getEnv().DATA_DIR)) console.warn(`builds: ${warning}`);
-  if (config.max_concurrent_builds === 0 && getTopology().kind === "single") {
+  if (config.max_concurrent_builds === 0 && !getTopology().othersCanTakeWork) {
     console.warn(
-      "builds: max_concurrent_builds is 0 and no other instance can share a SQLite database: queued builds will wait for ever",
+      "builds: max_concurrent_builds is 0 and no other instance can share this database: queued builds will wait for ever",
     );
   }
   for (const repository of config.repositories) void syncMirror(config, repository);
