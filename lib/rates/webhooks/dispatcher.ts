@@ -8,6 +8,7 @@ import { allowedHosts, publishedPayload, randomId } from "./messages";
 import {
   claimDelivery,
   type DueDelivery,
+  hasDispatchWork,
   listDueDeliveries,
   listWebhooksBehind,
   pruneEndedDeliveries,
@@ -120,13 +121,18 @@ async function sendDue(state: DispatcherState, stopping: AbortSignal): Promise<v
   }
 }
 
-/** A round: new value dates, then the deliveries that are due, and once an hour the pruning. */
+/**
+ * A round: new value dates, then the deliveries that are due, and once an hour the pruning. One cheap question
+ * first (hasDispatchWork), so that the rounds with nothing to do, nearly all of them, run no Prisma query.
+ */
 async function dispatchRound(stopping: AbortSignal): Promise<void> {
   const state = globalForDispatcher.rateWebhookDispatcher;
   if (!state) return;
   try {
-    await queueNewValueDate();
-    await sendDue(state, stopping);
+    if (await hasDispatchWork(new Date())) {
+      await queueNewValueDate();
+      await sendDue(state, stopping);
+    }
     if (Date.now() - state.prunedAt >= PRUNE_EVERY_MS) {
       state.prunedAt = Date.now();
       await pruneEndedDeliveries(new Date(Date.now() - DELIVERY_RETENTION_DAYS * 86_400_000));

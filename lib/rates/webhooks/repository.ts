@@ -1,4 +1,6 @@
 import { getDb } from "../../db";
+import { queryOne } from "../../db/hot-sql";
+import { DOLLAR } from "../currencies";
 
 // Data access for webhook subscriptions and their deliveries (lib/rates/webhooks).
 
@@ -122,6 +124,23 @@ export async function queueValueDateDelivery(
     return true;
   });
 }
+
+/**
+ * Whether the dispatcher has anything to do: a subscription behind the newest stored value date (as
+ * `listWebhooksBehind` of `findLatestRate`'s date would find), or a pending delivery due by `now` (as
+ * `listDueDeliveries` would find). Asked every WEBHOOK_POLL_MS on every instance, and nearly always answered no:
+ * one prepared statement (lib/db/hot-sql.ts), so an idle round costs microseconds where Prisma's queries cost a
+ * millisecond or more of CPU each.
+ */
+export async function hasDispatchWork(now: Date): Promise<boolean> {
+  const row = await queryOne<{ behind: unknown; due: unknown }>(DISPATCH_WORK_QUERY, [DOLLAR, now]);
+  return Boolean(row?.behind) || Boolean(row?.due);
+}
+
+const DISPATCH_WORK_QUERY = `SELECT
+  EXISTS (SELECT 1 FROM "RateWebhook" WHERE "notifiedThrough" <
+    (SELECT MAX("date") FROM "CurrencyRate" WHERE "currency" = ?)) AS "behind",
+  EXISTS (SELECT 1 FROM "RateWebhookDelivery" WHERE "status" = 'pending' AND "nextAttemptAt" <= ?) AS "due"`;
 
 export type DueDelivery = {
   id: string;
