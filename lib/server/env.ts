@@ -73,6 +73,9 @@ const envSchema = z.object({
   // the git host); NEXTAUTH_URL when unset. Without either, statuses carry no link.
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   ACCESS_TOKEN_EXPIRE_MINUTES: positiveInt(30),
+  // bcrypt's cost for new password hashes (lib/users/passwords.ts): each step doubles the CPU of a registration
+  // and a sign-in. Ten is the least OWASP advises; stored hashes keep the cost they were made with.
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(15).default(12),
   RATES_TIMEZONE: timeZone.default("America/Caracas"),
   BCV_URL: z.url().default("https://www.bcv.org.ve/"),
   BCV_TIMEOUT_MS: positiveInt(10_000),

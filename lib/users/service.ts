@@ -44,7 +44,7 @@ export async function assertCanRegister(signedIn: () => Promise<PublicUser | nul
 
 export async function registerUser(input: RegisterUser): Promise<UserView> {
   const email = normalizeEmail(input.email);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, getEnv().PASSWORD_HASH_COST);
   try {
     const user = await insertUser(email, passwordHash, (shownNames) =>
       chooseDisplayName(input.display_name, email, shownNames),
@@ -68,7 +68,7 @@ export async function authenticate(rawEmail: string, password: string, address: 
   const email = normalizeEmail(rawEmail);
   await claimLoginAttempt(email, address);
   const user = await findUserWithHashByEmail(email);
-  const matches = await passwordMatches(password, user?.passwordHash);
+  const matches = await passwordMatches(password, user?.passwordHash, getEnv().PASSWORD_HASH_COST);
   if (!user || !matches) throw unauthorized("Incorrect email or password.");
   await clearLoginAttempts(email, address);
   if (!user.isActive) throw unauthorized("This account is inactive.");

@@ -247,6 +247,8 @@ function serverEnv(
     NEXTAUTH_URL: undefined,
     // No scheduled fetches (on by default) unless a test asks: they would reach BCV_URL on their own.
     RATES_FETCH_INTERVAL_SECONDS: "0",
+    // The suites register and sign in hundreds of times: at the default cost each costs 300 ms of CPU.
+    PASSWORD_HASH_COST: "10",
     ...env,
   };
 }

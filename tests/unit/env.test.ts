@@ -27,6 +27,7 @@ describe("lib/server/env", () => {
     expect(env).toMatchObject({
       PORT: 3000,
       ACCESS_TOKEN_EXPIRE_MINUTES: 30,
+      PASSWORD_HASH_COST: 12,
       RATES_TIMEZONE: "America/Caracas",
       BCV_URL: "https://www.bcv.org.ve/",
       BCV_TIMEOUT_MS: 10_000,
