@@ -124,6 +124,10 @@ const envSchema = z.object({
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
   BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
+  // How long a git host's webhook body (POST /hooks/{alias}) may take to arrive before it is refused with 408,
+  // freeing its slot (lib/builds/auto/hook-intake.ts). GitHub itself gives up on a delivery after 10 s; a host's
+  // body arrives in well under a second.
+  HOOK_BODY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(60_000).default(10_000),
   // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
   LOG_STREAMS_MAX: positiveInt(200),
   LOG_STREAMS_PER_CLIENT: positiveInt(10),
