@@ -14,7 +14,7 @@ const START = shiftDate(END, -3660);
 const TEN_YEARS = `start_date=${START}&end_date=${END}&currencies=all`;
 const EXPORT = `/rates/history?${TEN_YEARS}&format=csv`;
 const MAX_STREAMS = 3;
-const IDLE_SECONDS = 15;
+const IDLE_SECONDS = 5;
 
 let app: AppServer;
 beforeAll(async () => {
