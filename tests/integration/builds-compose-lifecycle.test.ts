@@ -141,7 +141,7 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
   });
 
   it.concurrent("expiry destroys a running build's project: no container, network or volume is left", async () => {
-    const build = await startBuild(["base_mod"], { ttl_seconds: 8 });
+    const build = await startBuild(["base_mod"], { ttl_seconds: 2 });
     await builds.waitForStatus(build.build_id, ["expired"], 100_000);
     await expectNothingLeft(build.build_id);
   });

@@ -187,7 +187,7 @@ describe.skipIf(!asRoot)("a hostile build (process driver, server as root)", () 
   });
 
   it("expiry ends every process of the build, however its stages detached them", async () => {
-    const build = await startBuild(["base_mod", "detach"], 10);
+    const build = await startBuild(["base_mod", "detach"], 5);
     expect((await builds.waitForStatus(build.build_id, ["running", "failed"])).status).toBe("running");
     const install = await stageLog(build.build_id, "install");
     const start = await waitForLog(build.build_id, "start", "listening");
