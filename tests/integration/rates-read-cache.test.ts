@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, startAppServer } from "../support/app-server";
-import { type BcvServer, startBcvServer } from "../support/bcv-server";
+import { type AppServer, SHARED_SERVER_ENV, type SharedBank, sharedAppServer, sharedBank } from "../support/app-server";
 import { queryDatabase } from "../support/database";
 import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
@@ -10,23 +9,20 @@ import { registerAndGetToken } from "../support/users";
  * to "correctness first": a read after a write sees the write, whether the write came through the API (same
  * process) or straight into the database file (another connection: an import, a script).
  */
-const METRICS_TOKEN = "metrics-token-of-the-read-cache-test";
-let bcv: BcvServer;
+// GET /metrics tells what the cache holds.
+const { METRICS_TOKEN } = SHARED_SERVER_ENV;
+let bcv: SharedBank;
 let app: AppServer;
 let authorization: Record<string, string>;
 const today = todayAtOffset(-4);
 const yesterday = shiftDate(today, -1);
 
 beforeAll(async () => {
-  bcv = await startBcvServer();
-  // GET /metrics tells what the cache holds.
-  app = await startAppServer({ BCV_URL: bcv.url, BCV_RETRIES: "0", METRICS_TOKEN });
+  app = await sharedAppServer();
+  bcv = sharedBank();
   ({ authorization } = await registerAndGetToken(app));
 });
-afterAll(async () => {
-  await app?.stop();
-  await bcv?.stop();
-});
+afterAll(() => app?.stop());
 
 const readJson = async (path: string) => {
   const response = await app.fetch(path);
@@ -43,7 +39,7 @@ describe("rate reads after writes", () => {
     const historyBefore = await readJson("/rates/history");
     expect(historyBefore.body.rates).toEqual([{ dollar: 100, date: yesterday }]);
 
-    bcv.setRate({ dollar: "101,50000000", date: today });
+    await bcv.setRate({ dollar: "101,50000000", date: today });
     const stored = await app.fetch("/rates/", { method: "POST", headers: authorization });
     expect(stored.status).toBe(201);
 

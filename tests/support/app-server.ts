@@ -82,9 +82,14 @@ export async function startAppServer(env: Record<string, string> = {}): Promise<
 /**
  * What the shared servers run with beyond the defaults: settings no suite that shares them can notice unless it
  * asks for them. 127.0.0.3 plays a reverse proxy (only its X-Forwarded-For is believed); the other suites speak
- * from 127.0.0.1. The central bank is the worker's stand-in (sharedBank()), asked once per fetch.
+ * from 127.0.0.1. The central bank is the worker's stand-in (sharedBank()), asked once per fetch. GET /metrics
+ * answers with METRICS_TOKEN.
  */
-export const SHARED_SERVER_ENV: Record<string, string> = { TRUSTED_PROXIES: "127.0.0.3", BCV_RETRIES: "0" };
+export const SHARED_SERVER_ENV = {
+  TRUSTED_PROXIES: "127.0.0.3",
+  BCV_RETRIES: "0",
+  METRICS_TOKEN: "metrics-token-of-the-shared-servers",
+};
 
 /** The central bank stand-in of this worker's shared server, run by the global setup and driven over HTTP. */
 export interface SharedBank {
