@@ -20,10 +20,10 @@ const started: AppServer[] = [];
 
 /**
  * A starting instance watches a holder's heartbeat for two of its periods (a sixth of INSTANCE_LOST_AFTER_SECONDS
- * each) before it takes the name over: 4 s here instead of the default's 10 s, which three tests wait through.
- * Every instance of the file runs with it, the holders beating every 2 s.
+ * each) before it takes the name over: 2 s here instead of the default's 10 s, which three tests wait through.
+ * Every instance of the file runs with it, the holders beating every second.
  */
-const LOST_AFTER = { INSTANCE_LOST_AFTER_SECONDS: "12" };
+const LOST_AFTER = { INSTANCE_LOST_AFTER_SECONDS: "6" };
 
 async function startInstance(name: string): Promise<AppServer> {
   const port = await freePort();
