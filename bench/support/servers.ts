@@ -101,9 +101,12 @@ export async function startApp(options: {
   env?: Record<string, string>;
   nodeArgs?: string[];
   countGcs?: boolean;
+  /** Another build of the app to start (bench/compare-builds.ts): a folder with its `.next`. */
+  dir?: string;
 }): Promise<Server> {
   const gc = options.countGcs ? await gcCounter() : undefined;
   const server = spawnBuiltServer({
+    dir: options.dir,
     port: await freePort(),
     host: "127.0.0.1",
     nodeArgs: [...(gc?.nodeArgs ?? []), ...(options.nodeArgs ?? [])],
