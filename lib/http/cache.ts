@@ -38,25 +38,45 @@ export function cacheableJson(request: Request, body: unknown, options: CacheOpt
   return cachedJson(request, serializedJson(body), options);
 }
 
-/** cacheableJson for a body serialised earlier (lib/rates/read-cache.ts): no serialisation, no hashing. */
+/** cacheableJson for a body serialised earlier: no serialisation, no hashing. */
 export function cachedJson(request: Request, json: SerializedJson, options: CacheOptions = {}): Response {
+  return answerCached(request, cachedAnswer(json, options));
+}
+
+/**
+ * A serialised body with the headers of its answers, made once: a cache keeps this, and each of its hits answers
+ * with these very header lists instead of assembling them again.
+ */
+export interface CachedAnswer {
+  json: SerializedJson;
+  /** The 200's headers. */
+  ok: Readonly<Record<string, string>>;
+  /** The 304's: the same but the body's type. */
+  notModified: Readonly<Record<string, string>>;
+}
+
+export function cachedAnswer(json: SerializedJson, options: CacheOptions = {}): CachedAnswer {
   const { maxAgeSeconds = 60, scope = "public" } = options;
-  const headers = { ...options.headers, ETag: json.etag, "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
+  const notModified = { ...options.headers, ETag: json.etag, "Cache-Control": `${scope}, max-age=${maxAgeSeconds}` };
+  return { json, notModified, ok: { ...notModified, "Content-Type": options.contentType ?? "application/json" } };
+}
+
+/**
+ * A 200 with the cached body, or a 304 to a request whose If-None-Match matches its ETag (weak or strong, one tag
+ * of a list, or `*`), both with the answer's headers.
+ */
+export function answerCached(request: Request, answer: CachedAnswer): Response {
+  const { etag: tag, body } = answer.json;
   const ifNoneMatch = request.headers.get("if-none-match");
   // Only If-None-Match is passed on: `fresh` answers "stale" to any request with Cache-Control: no-cache,
   // which fetch() adds by itself to every request carrying If-None-Match. That directive is for caches on
   // the way; the origin evaluates the precondition regardless (RFC 9110, 13.2.1).
-  if (
-    ifNoneMatch !== null &&
-    (ifNoneMatch === json.etag || fresh({ "if-none-match": ifNoneMatch }, { etag: json.etag }))
-  ) {
-    return new Response(null, { status: 304, headers });
+  if (ifNoneMatch !== null && (ifNoneMatch === tag || fresh({ "if-none-match": ifNoneMatch }, { etag: tag }))) {
+    return new Response(null, { status: 304, headers: answer.notModified });
   }
-  // No Content-Length: Next.js drops it from a route handler's response and sends the body chunked.
-  return new Response(uncopiedBody(json.body), {
-    status: 200,
-    headers: { ...headers, "Content-Type": options.contentType ?? "application/json" },
-  });
+  // No Content-Length: Next.js drops it from a route handler's response and sends the body chunked. The status is
+  // the default, 200, which spares its conversion.
+  return new Response(uncopiedBody(body), { headers: answer.ok });
 }
 
 /**

@@ -29,14 +29,21 @@ export function installSocketAddressStamp(): void {
   const nonce = crypto.randomBytes(16).toString("hex");
   state.socketAddressNonce = nonce;
   const emit = http.Server.prototype.emit;
-  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
+  // Every event of the server passes through here: its arguments are passed on as they came, not copied.
+  http.Server.prototype.emit = function (
+    this: http.Server,
+    event: string | symbol,
+    request?: unknown,
+    response?: unknown,
+  ) {
     if (event === "request") {
-      const request = args[0] as http.IncomingMessage;
-      request.headers[HEADER] = `${nonce} ${request.socket?.remoteAddress ?? UNKNOWN_ADDRESS}`;
-      request.headers[RECEIVED_AT_HEADER] = `${nonce} ${performance.now()}`;
-      trackRequestInFlight(request, args[1] as http.ServerResponse);
+      const incoming = request as http.IncomingMessage;
+      incoming.headers[HEADER] = `${nonce} ${incoming.socket?.remoteAddress ?? UNKNOWN_ADDRESS}`;
+      incoming.headers[RECEIVED_AT_HEADER] = `${nonce} ${performance.now()}`;
+      trackRequestInFlight(incoming, response as http.ServerResponse);
     }
-    return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
+    // biome-ignore lint/complexity/noArguments: the events' arguments, whatever their number, without a copy
+    return emit.apply(this, arguments as unknown as Parameters<typeof emit>);
   } as typeof emit;
 }
 

@@ -18,15 +18,18 @@ export function installMethodGuard(): void {
   if (state.methodGuardInstalled) return;
   state.methodGuardInstalled = true;
   const emit = http.Server.prototype.emit;
-  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]) {
-    if (event === "request") {
-      const [request, response] = args as [http.IncomingMessage, http.ServerResponse];
-      if (!served.has(request.method ?? "")) {
-        refuseMethod(request, response);
-        return true;
-      }
+  http.Server.prototype.emit = function (
+    this: http.Server,
+    event: string | symbol,
+    request?: unknown,
+    response?: unknown,
+  ) {
+    if (event === "request" && !served.has((request as http.IncomingMessage).method ?? "")) {
+      refuseMethod(request as http.IncomingMessage, response as http.ServerResponse);
+      return true;
     }
-    return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
+    // biome-ignore lint/complexity/noArguments: the events' arguments, whatever their number, without a copy
+    return emit.apply(this, arguments as unknown as Parameters<typeof emit>);
   } as typeof emit;
 }
 

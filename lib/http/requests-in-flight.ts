@@ -11,12 +11,19 @@ import { processWide } from "../server/process-wide";
 const state = processWide<{ requestsInFlight?: number }>("requestsInFlight", () => ({}));
 
 export function trackRequestInFlight(request: http.IncomingMessage, response: http.ServerResponse): void {
-  if ((request.url ?? "").split("?")[0].endsWith("/logs/stream")) return;
+  if (isLogStream(request.url ?? "")) return;
   state.requestsInFlight = (state.requestsInFlight ?? 0) + 1;
   // 'close' comes once, when the response has been sent or the connection was cut.
-  response.once("close", () => {
-    state.requestsInFlight = (state.requestsInFlight ?? 1) - 1;
-  });
+  response.on("close", answered);
+}
+
+function answered(): void {
+  state.requestsInFlight = (state.requestsInFlight ?? 1) - 1;
+}
+
+function isLogStream(url: string): boolean {
+  const query = url.indexOf("?");
+  return (query < 0 ? url : url.slice(0, query)).endsWith("/logs/stream");
 }
 
 export function requestsInFlight(): number {

@@ -58,10 +58,28 @@ function createMetrics(): InstanceMetrics {
   };
 }
 
+interface RequestSeries {
+  count: () => void;
+  observe: (seconds: number) => void;
+}
+
+// One entry per route pattern, method and status: as bounded as the labels themselves.
+const globalForSeries = processWide<{ requestSeries?: Map<string, RequestSeries> }>("requestSeries", () => ({}));
+
 /** Counts an answered API request under its route pattern (lib/metrics/route-patterns.ts). */
 export function observeRequest(route: string, method: string, status: number, seconds: number): void {
-  const labels = { route, method, status: String(status) };
-  const metrics = instanceMetrics();
-  metrics.httpRequests.inc(labels);
-  metrics.httpDuration.observe(labels, seconds);
+  const all = (globalForSeries.requestSeries ??= new Map());
+  const key = `${route} ${method} ${status}`;
+  let series = all.get(key);
+  if (!series) {
+    // The labels checked once, not on every request.
+    const labels = { route, method, status: String(status) };
+    const metrics = instanceMetrics();
+    const counter = metrics.httpRequests.labels(labels);
+    const histogram = metrics.httpDuration.labels(labels);
+    series = { count: () => counter.inc(), observe: (value: number) => histogram.observe(value) };
+    all.set(key, series);
+  }
+  series.count();
+  series.observe(seconds);
 }

@@ -14,7 +14,13 @@ interface Pattern {
   segments: string[];
 }
 
-const globalForPatterns = processWide<{ routePatterns?: Pattern[] }>("routePatterns", () => ({}));
+const globalForPatterns = processWide<{ routePatterns?: Pattern[]; patternOfPath?: Map<string, string> }>(
+  "routePatterns",
+  () => ({}),
+);
+
+/** Paths remembered with their pattern: enough for the paths a server is asked again and again, and bounded. */
+const REMEMBERED_PATHS = 1024;
 
 function loadPatterns(): Pattern[] {
   let manifest: Record<string, string>;
@@ -50,7 +56,15 @@ function matches(pattern: Pattern, segments: string[]): boolean {
 }
 
 export function routePatternOf(pathname: string): string {
-  globalForPatterns.routePatterns ??= loadPatterns();
-  const segments = pathname.split("/").filter(Boolean);
-  return globalForPatterns.routePatterns.find((pattern) => matches(pattern, segments))?.name ?? "unmatched";
+  const remembered = (globalForPatterns.patternOfPath ??= new Map());
+  let name = remembered.get(pathname);
+  if (name === undefined) {
+    globalForPatterns.routePatterns ??= loadPatterns();
+    const segments = pathname.split("/").filter(Boolean);
+    name = globalForPatterns.routePatterns.find((pattern) => matches(pattern, segments))?.name ?? "unmatched";
+    // Any client may send any path: past the bound, start again rather than grow.
+    if (remembered.size >= REMEMBERED_PATHS) remembered.clear();
+    remembered.set(pathname, name);
+  }
+  return name;
 }

@@ -1,4 +1,4 @@
-import { cachedJson, type SerializedJson, serializedJson, serializedText } from "../http/cache";
+import { answerCached, type CachedAnswer, cachedAnswer, serializedJson, serializedText } from "../http/cache";
 import { getEnv } from "../server/env";
 import { processWide } from "../server/process-wide";
 import { todayIn } from "./dates";
@@ -6,8 +6,9 @@ import { RATE_SOURCE_HEADERS } from "./source";
 import { ratesVersion } from "./version";
 
 /**
- * The rate reads' cache: per request path and query, the serialised body and its ETag. A hit costs no query,
- * no serialisation and no hashing; a 304 costs no more than a string comparison. Bounded (least recently used
+ * The rate reads' cache: per request path and query, the serialised body, its ETag and its answers' headers. A hit
+ * costs no query, no serialisation, no hashing and no assembling of headers; a 304 costs no more than a string
+ * comparison. Bounded (least recently used
  * entries go first, by count and by bytes).
  *
  * Correctness first: every write of rates calls invalidateRateReads() after it commits, and every read also
@@ -21,7 +22,7 @@ const MAX_ENTRIES = 512;
 const MAX_BYTES = 32 * 1024 * 1024;
 
 interface CacheState {
-  entries: Map<string, SerializedJson>;
+  entries: Map<string, CachedAnswer>;
   bytes: number;
   /** Changes on every invalidation; an entry read in an older epoch is never stored. */
   epoch: number;
@@ -29,7 +30,7 @@ interface CacheState {
   /** Version reads started, and the newest one whose answer was taken: an older answer arriving late is ignored. */
   versionReadsStarted: number;
   versionReadTaken: number;
-  inFlight: Map<string, Promise<SerializedJson>>;
+  inFlight: Map<string, Promise<CachedAnswer>>;
   today: { value: string; computedAt: number } | undefined;
 }
 
@@ -104,21 +105,21 @@ function pathAndQuery(url: string): string {
   return start < 0 ? "/" : url.slice(start);
 }
 
-function store(key: string, entry: SerializedJson): void {
+function store(key: string, entry: CachedAnswer): void {
   const state = cache();
   const previous = state.entries.get(key);
   if (previous) {
     state.entries.delete(key);
-    state.bytes -= previous.body.byteLength;
+    state.bytes -= previous.json.body.byteLength;
   }
-  if (entry.body.byteLength > MAX_BYTES) return;
+  if (entry.json.body.byteLength > MAX_BYTES) return;
   state.entries.set(key, entry);
-  state.bytes += entry.body.byteLength;
+  state.bytes += entry.json.body.byteLength;
   // A Map iterates in insertion order and hits re-insert: the first keys are the least recently used.
   for (const [oldest, evicted] of state.entries) {
     if (state.entries.size <= MAX_ENTRIES && state.bytes <= MAX_BYTES) break;
     state.entries.delete(oldest);
-    state.bytes -= evicted.body.byteLength;
+    state.bytes -= evicted.json.body.byteLength;
   }
 }
 
@@ -126,8 +127,8 @@ function load(
   key: string,
   epoch: number,
   read: () => Promise<unknown>,
-  serialize: (body: unknown) => SerializedJson,
-): Promise<SerializedJson> {
+  serialize: (body: unknown) => CachedAnswer,
+): Promise<CachedAnswer> {
   const state = cache();
   const running = state.inFlight.get(key);
   if (running) return running;
@@ -181,18 +182,16 @@ function answer(
   if (entry) {
     state.entries.delete(key);
     state.entries.set(key, entry);
-    return respond(request, entry, options);
+    return answerCached(request, entry);
   }
-  const serialize = options.contentType ? (text: unknown) => serializedText(String(text)) : serializedJson;
-  return load(key, epoch, read, serialize).then((loaded) => respond(request, loaded, options));
-}
-
-function respond(request: Request, entry: SerializedJson, options: ReadOptions): Response {
-  return cachedJson(request, entry, {
+  const cacheOptions = {
     maxAgeSeconds: getEnv().RATES_CACHE_MAX_AGE_SECONDS,
     headers: { ...RATE_SOURCE_HEADERS, ...options.headers },
     contentType: options.contentType,
-  });
+  };
+  const serialize = (body: unknown) =>
+    cachedAnswer(options.contentType ? serializedText(String(body)) : serializedJson(body), cacheOptions);
+  return load(key, epoch, read, serialize).then((loaded) => answerCached(request, loaded));
 }
 
 /** For tests and the benchmark: what the cache holds. */
