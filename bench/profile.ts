@@ -102,7 +102,11 @@ function originalOf(url: string, line: number, column: number): { file: string; 
   }
   const entry = map?.findEntry(line, column) as { originalSource?: string; originalLine?: number } | undefined;
   if (!entry?.originalSource) return undefined;
-  const source = entry.originalSource.replace(/^turbopack:\/\/\/\[project\]\//, `${projectRoot}/`);
+  let source = entry.originalSource.replace(/^turbopack:\/\/\/\[project\]\//, `${projectRoot}/`);
+  // The maps give paths as URLs: app/rates/%5Bdate%5D/route.ts is app/rates/[date]/route.ts.
+  try {
+    source = decodeURIComponent(source);
+  } catch {}
   return { file: path.resolve(path.dirname(file), source), line: entry.originalLine ?? 0 };
 }
 
