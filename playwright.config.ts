@@ -29,28 +29,15 @@ export default defineConfig({
    * The tests tagged @rates change the central bank stand-in (one for the run) or store rates and read back what
    * is the latest or how many there are; the tests tagged @builds start builds and count them, against the
    * fixture's two build slots. Each of those groups runs one test at a time, beside the other group and the
-   * untagged tests (pages, sign-in, /docs), which share nothing but the app.
+   * untagged tests (pages, sign-in, /docs, the fresh install on a server of its own), which share nothing but the
+   * app.
    */
   projects: [
-    // Before anything stores a rate: a fresh install's dashboard.
-    { name: "blank-install", testMatch: "blank-install.spec.ts" },
-    { name: "rates", grep: /@rates/, workers: 1, dependencies: ["blank-install"], testIgnore: "blank-install.spec.ts" },
-    {
-      name: "builds",
-      grep: /@builds/,
-      workers: 1,
-      dependencies: ["blank-install"],
-      testIgnore: "blank-install.spec.ts",
-    },
-    // Test by test rather than file by file: the last file's tests (swagger-docs.spec.ts, five minutes) spread over
-    // both workers once the other projects are done, instead of running one after another on one.
-    {
-      name: "pages",
-      grepInvert: /@rates|@builds/,
-      fullyParallel: true,
-      dependencies: ["blank-install"],
-      testIgnore: "blank-install.spec.ts",
-    },
+    { name: "rates", grep: /@rates/, workers: 1 },
+    { name: "builds", grep: /@builds/, workers: 1 },
+    // Test by test rather than file by file: the last file's tests (swagger-docs.spec.ts) spread over both workers
+    // once the other projects are done, instead of running one after another on one.
+    { name: "pages", grepInvert: /@rates|@builds/, fullyParallel: true },
   ],
   use: {
     ...devices["Desktop Chrome"],

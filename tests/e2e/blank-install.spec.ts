@@ -1,16 +1,18 @@
 import { expect, registerThroughHeader, test } from "./fixtures";
 
 /**
- * A fresh install, before any rate is stored: the dashboard says so and offers the fetch. The specs share one
- * database per run: this one is a project of its own (playwright.config.ts), which every other waits for. Its
- * tests fail, saying why, rather than skip themselves, if another spec has stored a rate before them.
+ * A fresh install, before any rate is stored: the dashboard says so and offers the fetch. The other specs share
+ * one database, which they fill with rates: these tests have a server of their own (tests/e2e/global-setup.ts)
+ * on a database where nothing stores a rate. They fail, saying why, rather than skip themselves, if one is there.
  */
+test.use({ baseURL: process.env.E2E_BLANK_BASE_URL });
+
 test.describe("A fresh install without rates", () => {
   test.beforeEach(async ({ request }) => {
     const latest = await request.get("/rates/");
     expect(
       latest.status(),
-      "these tests need a database without rates: a spec that stores one ran before this file",
+      "these tests need a database without rates: something stored one on the fresh install's server",
     ).toBe(404);
   });
 

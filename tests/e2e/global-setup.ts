@@ -1,7 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import type { FullConfig } from "@playwright/test";
 import { spawnBuiltServer, waitUntilAnswering } from "../../tools/built-server";
 import { freePort, stopProcessGroup } from "../../tools/processes";
@@ -9,14 +10,16 @@ import { freePort, stopProcessGroup } from "../../tools/processes";
 /** The password of every account the specs make (fixtures.ts PASSWORD): kept here, since setup imports no spec code. */
 const E2E_PASSWORD = "correct horse battery";
 const projectRoot = path.resolve(import.meta.dirname, "..", "..");
+const execFileAsync = promisify(execFile);
 const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", name);
 
 /**
  * Starts everything the specs talk to and returns the teardown that stops it:
  * - the central bank stand-in (tests/support/bcv-server-cli.ts), driven by the specs through PUT /__control;
  * - a temp git repository with two modules and a build configuration whose stages are quick and chatty;
- * - the built app (`next start`) on a freshly migrated temp database, pointed at both.
- * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BCV_URL).
+ * - the built app (`next start`) on a freshly migrated temp database, pointed at both;
+ * - a second one on a copy of that database, which stays without rates, for the fresh install's specs.
+ * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BLANK_BASE_URL, E2E_BCV_URL).
  */
 export default async function globalSetup(_config: FullConfig) {
   if (!fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
@@ -27,60 +30,72 @@ export default async function globalSetup(_config: FullConfig) {
   fs.chmodSync(tempDir, 0o755);
   const children: ChildProcess[] = [];
   const teardown = async () => {
-    for (const child of children.reverse()) await stopProcessGroup(child);
+    await Promise.all(children.map((child) => stopProcessGroup(child)));
     await stopProcessesUnder(tempDir);
     fs.rmSync(tempDir, { recursive: true, force: true });
   };
 
   try {
+    // The central bank stand-in, the migration and the two servers' starts overlap: each is mostly a process
+    // loading its modules, and the specs wait for all of them.
     const bcvPort = await freePort();
     const bcvUrl = `http://127.0.0.1:${bcvPort}/`;
-    if (fs.existsSync(path.join(projectRoot, "tests/support/bcv-server-cli.ts"))) {
-      const bcv = startProcess(
-        bin("tsx"),
-        ["tests/support/bcv-server-cli.ts", "--port", String(bcvPort), "--value-dates", "today"],
-        {},
-      );
-      children.push(bcv.child);
-      await waitFor(`${bcvUrl}__control`, bcv);
-      process.env.E2E_BCV_URL = bcvUrl;
-    } else {
-      // Until the rates service lands, the specs that need the central bank fail with a clear message.
-      console.warn("tests/support/bcv-server-cli.ts is missing: the central bank stand-in is not started.");
-    }
-
-    const buildsConfig = makeBuildsFixture(tempDir);
+    const bcv = startProcess(
+      bin("tsx"),
+      ["tests/support/bcv-server-cli.ts", "--port", String(bcvPort), "--value-dates", "today"],
+      {},
+    );
+    children.push(bcv.child);
+    const bcvReady = waitFor(`${bcvUrl}__control`, bcv);
 
     // A data folder of its own (made 0700), apart from the builds that stages must enter.
-    const databaseUrl = `file:${path.join(tempDir, "data", "app.db")}`;
-    execFileSync(bin("tsx"), ["scripts/prepare-start.ts"], {
+    const databaseFile = path.join(tempDir, "data", "app.db");
+    const databaseUrl = `file:${databaseFile}`;
+    const buildsConfigs = makeBuildsFixture(tempDir);
+    await execFileAsync(bin("tsx"), ["scripts/prepare-start.ts"], {
       cwd: projectRoot,
       env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ["ignore", "ignore", "inherit"],
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`scripts/prepare-start.ts failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
     });
+    // The fresh install (blank-install.spec.ts) has a server of its own on a copy of the migrated, empty
+    // database, so that it needs no turn before every spec that stores a rate.
+    const blankDatabaseFile = path.join(tempDir, "blank", "data", "app.db");
+    fs.mkdirSync(path.dirname(blankDatabaseFile), { recursive: true, mode: 0o700 });
+    for (const suffix of ["", "-wal"]) {
+      if (fs.existsSync(databaseFile + suffix)) fs.copyFileSync(databaseFile + suffix, blankDatabaseFile + suffix);
+    }
 
+    const appEnv = {
+      BCV_URL: bcvUrl,
+      BCV_RETRIES: "0",
+      BCV_TIMEOUT_MS: "3000",
+      // Scheduled fetches are on by default; the specs decide when the rate is fetched.
+      RATES_FETCH_INTERVAL_SECONDS: "0",
+      // The webhook receivers of the specs (webhooks.spec.ts) listen on loopback, which is refused otherwise.
+      WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+    };
+    const onOutput = (chunk: string) => {
+      if (process.env.E2E_DEBUG) process.stderr.write(`[next] ${chunk}`);
+    };
     // Idle connections kept as `npm start` keeps them (65 s, tools/built-server.ts): with Node's 5 s, a spec's
     // request on a loaded machine could reuse a connection the app was closing meanwhile (read ECONNRESET).
     const app = spawnBuiltServer({
       port: await freePort(),
-      env: {
-        DATABASE_URL: databaseUrl,
-        BCV_URL: bcvUrl,
-        BCV_RETRIES: "0",
-        BCV_TIMEOUT_MS: "3000",
-        // Scheduled fetches are on by default; the specs decide when the rate is fetched.
-        RATES_FETCH_INTERVAL_SECONDS: "0",
-        // The webhook receivers of the specs (webhooks.spec.ts) listen on loopback, which is refused otherwise.
-        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
-        BUILDS_CONFIG: buildsConfig,
-      },
-      onOutput: (chunk) => {
-        if (process.env.E2E_DEBUG) process.stderr.write(`[next] ${chunk}`);
-      },
+      env: { ...appEnv, DATABASE_URL: databaseUrl, BUILDS_CONFIG: buildsConfigs.main },
+      onOutput,
     });
     children.push(app.child);
+    const blank = spawnBuiltServer({
+      port: await freePort(),
+      env: { ...appEnv, DATABASE_URL: `file:${blankDatabaseFile}`, BUILDS_CONFIG: buildsConfigs.blank },
+      onOutput,
+    });
+    children.push(blank.child);
+    await Promise.all([bcvReady, waitUntilAnswering(app, app.output), waitUntilAnswering(blank, blank.output)]);
+    process.env.E2E_BCV_URL = bcvUrl;
+    process.env.E2E_BLANK_BASE_URL = blank.baseUrl;
     const baseUrl = app.baseUrl;
-    await waitUntilAnswering(app, app.output);
     // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
     const adminEmail = "e2e-admin@example.com";
     const registered = await fetch(`${baseUrl}/users/`, {
@@ -93,7 +108,7 @@ export default async function globalSetup(_config: FullConfig) {
 
     process.env.E2E_BASE_URL = baseUrl;
     // For a spec that must take back what it stored (rates-stale.spec.ts): the app has no delete of rates.
-    process.env.E2E_DATABASE_FILE = path.join(tempDir, "data", "app.db");
+    process.env.E2E_DATABASE_FILE = databaseFile;
   } catch (error) {
     await teardown();
     throw error;
@@ -115,7 +130,7 @@ export default async function globalSetup(_config: FullConfig) {
  */
 const E2E_WEBHOOK_SECRET = "e2e-webhook-secret";
 
-function makeBuildsFixture(tempDir: string): string {
+function makeBuildsFixture(tempDir: string): { main: string; blank: string } {
   const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose", "paced"]);
   // The specs push to it (auto-builds.spec.ts) and sign webhooks with the secret.
   process.env.E2E_DEMO_REPO = demo;
@@ -141,13 +156,30 @@ http
   // Ports and build uids of this run's own: two runs on one machine (people testing side by side) must never
   // lease one port, whose preview would answer for the other run's build, or one uid, whose destroy would end
   // the other's processes. Above the ephemeral ports and the integration suite's (tests/support/builds.ts).
+  // The fresh install's server (blank-install.spec.ts) never builds, but its background jobs look after a builds
+  // folder of their own: it gets one, and the last ten ports and uids, so it never takes the other's for lost.
   const offset = Math.floor(Math.random() * 40) * 100;
-  const ports = { start: 61000 + offset, end: 61000 + offset + 99 };
-  const uids = { start: 1920000000 + offset, end: 1920000000 + offset + 99 };
-  const config = path.join(tempDir, "builds.config.yaml");
-  fs.writeFileSync(
-    config,
-    `builds_root: ${JSON.stringify(path.join(tempDir, "builds"))}
+  return {
+    main: writeBuildsConfig(
+      path.join(tempDir, "builds.config.yaml"),
+      path.join(tempDir, "builds"),
+      offset,
+      offset + 89,
+    ),
+    blank: writeBuildsConfig(
+      path.join(tempDir, "blank.config.yaml"),
+      path.join(tempDir, "blank-builds"),
+      offset + 90,
+      offset + 99,
+    ),
+  };
+
+  function writeBuildsConfig(config: string, buildsRoot: string, first: number, last: number): string {
+    const ports = { start: 61000 + first, end: 61000 + last };
+    const uids = { start: 1920000000 + first, end: 1920000000 + last };
+    fs.writeFileSync(
+      config,
+      `builds_root: ${JSON.stringify(buildsRoot)}
 max_concurrent_builds: 2
 max_queued_builds: 10
 ttl: { default_seconds: 3600, min_seconds: 60, max_seconds: 86400, choices: [600, 3600, 86400] }
@@ -193,8 +225,9 @@ repositories:
     default_ref: main
     priority: 30
 `,
-  );
-  return config;
+    );
+    return config;
+  }
 }
 
 /** A git repository on branch main with one module (a folder holding module.json) per name. */
