@@ -8,6 +8,23 @@ import { expect, registerThroughHeader, test } from "./fixtures";
 test.use({ baseURL: process.env.E2E_BLANK_BASE_URL });
 
 test.describe("A fresh install without rates", () => {
+  test.beforeAll(async ({ request }) => {
+    // The global setup starts this server without waiting for it to answer.
+    await expect
+      .poll(
+        async () =>
+          request.get("/users/me").then(
+            () => "answers",
+            (error: Error) => error.message,
+          ),
+        {
+          message: `the fresh install's server (${process.env.E2E_BLANK_BASE_URL}) answers`,
+          timeout: 60_000,
+        },
+      )
+      .toBe("answers");
+  });
+
   test.beforeEach(async ({ request }) => {
     const latest = await request.get("/rates/");
     expect(

@@ -36,8 +36,7 @@ export default async function globalSetup(_config: FullConfig) {
   };
 
   try {
-    // The central bank stand-in, the migration and the two servers' starts overlap: each is mostly a process
-    // loading its modules, and the specs wait for all of them.
+    // The central bank stand-in starts while the database is migrated: each is mostly a process loading its modules.
     const bcvPort = await freePort();
     const bcvUrl = `http://127.0.0.1:${bcvPort}/`;
     const bcv = startProcess(
@@ -86,13 +85,15 @@ export default async function globalSetup(_config: FullConfig) {
       onOutput,
     });
     children.push(app.child);
+    await Promise.all([bcvReady, waitUntilAnswering(app, app.output)]);
+    // Started once the first answers, and not waited for: the specs that need it (blank-install.spec.ts) wait for
+    // it themselves, and the others need only the first, whose start would otherwise share the two cores with it.
     const blank = spawnBuiltServer({
       port: await freePort(),
       env: { ...appEnv, DATABASE_URL: `file:${blankDatabaseFile}`, BUILDS_CONFIG: buildsConfigs.blank },
       onOutput,
     });
     children.push(blank.child);
-    await Promise.all([bcvReady, waitUntilAnswering(app, app.output), waitUntilAnswering(blank, blank.output)]);
     process.env.E2E_BCV_URL = bcvUrl;
     process.env.E2E_BLANK_BASE_URL = blank.baseUrl;
     const baseUrl = app.baseUrl;
