@@ -18,7 +18,9 @@ let builds: BuildsApp;
 beforeAll(async () => {
   if (unavailable) return;
   ensureTestImage();
-  builds = await startBuildsApp(makeBuildsFixture((fixture) => composeFixtureConfig(fixture), ["bad_install"]));
+  builds = await startBuildsApp(
+    makeBuildsFixture((fixture) => composeFixtureConfig(fixture, { maxConcurrent: 5 }), ["bad_install"]),
+  );
 });
 afterAll(async () => {
   if (!unavailable) await tearDownBuilds(builds);
@@ -59,11 +61,12 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     expect(config.runtime).toEqual({ driver: "compose", ready: true, reason: null, stages: COMPOSE_STAGES });
   });
 
-  it("POST /builds reaches running with two services, the preview answering on the leased port; DELETE leaves nothing", async () => {
+  // The builds below run side by side (max_concurrent_builds: 5): their waits overlap.
+  it.concurrent("POST /builds reaches running with two services, the preview answering on the leased port; DELETE leaves nothing", async () => {
     const posted = Date.now();
     const build = await startBuild(["base_mod", "extra_mod"]);
     expect(build.stages.map((stage) => stage.name)).toEqual(COMPOSE_STAGES);
-    const running = await builds.waitForStatus(build.build_id, ["running", "failed"], 60_000);
+    const running = await builds.waitForStatus(build.build_id, ["running", "failed"], 100_000);
     const toRunning = Date.now() - posted;
     expect(running.status, running.failure_message ?? "").toBe("running");
     expect(running.stages.every((stage) => stage.status === "succeeded")).toBe(true);
@@ -101,7 +104,6 @@ describe.skipIf(unavailable)("builds with the compose driver (runtime.driver: co
     console.log(`compose stack: POST to running ${toRunning} ms (${stages}), DELETE (teardown) ${teardown} ms`);
   });
 
-  // The builds below run side by side (max_concurrent_builds: 4): their waits overlap.
   it.concurrent("fails at install when the install command fails, and leaves nothing", async () => {
     const build = await startBuild(["bad_install"]);
     const failed = await builds.waitForStatus(build.build_id, ["failed", "running"], 100_000);

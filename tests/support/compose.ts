@@ -85,12 +85,12 @@ volumes:
 
 export function composeFixtureConfig(
   fixture: Omit<BuildsFixture, "configFile">,
-  options: { template?: string; ttl?: string; cli?: string } = {},
+  options: { template?: string; ttl?: string; cli?: string; maxConcurrent?: number } = {},
 ): string {
   fs.writeFileSync(path.join(fixture.root, "compose.template.yaml"), options.template ?? TEST_TEMPLATE);
   return `
 builds_root: ${fixture.buildsRoot}
-max_concurrent_builds: 4
+max_concurrent_builds: ${options.maxConcurrent ?? 4}
 ttl: ${options.ttl ?? "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }"}
 ports: { start: ${fixture.ports.start}, end: ${fixture.ports.end} }
 stage_timeout_seconds: 60
