@@ -49,8 +49,18 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        // Some unit tests start child processes (git, tsx, process groups): seconds on a busy 2-core machine.
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], environment: "node", testTimeout: 15_000 },
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+          // Some unit tests start child processes (git, tsx, process groups): seconds on a busy 2-core machine.
+          testTimeout: 15_000,
+          // One worker per core, and each runs its files one after another in the same process: a fresh process
+          // for each file cost as much CPU as the tests themselves. The files put back what they change of the
+          // process (its environment, timers, spies).
+          maxWorkers: "100%",
+          isolate: false,
+        },
       },
       {
         resolve: { alias },

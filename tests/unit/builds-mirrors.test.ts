@@ -9,11 +9,14 @@ import type { BuildsConfig, RepositoryConfig } from "@/lib/builds/config";
  * syncMirror's coalescing, against real git repositories in a temp folder. Every git command the module runs
  * is traced (GIT_TRACE, read by git from the environment the module passes on), so fetches can be counted.
  * A `reference-transaction` hook in the mirror holds each fetch for a while AFTER it has read the upstream's
- * refs: the window in which sharing the running fetch would hand a caller refs older than its request.
+ * refs: the window in which sharing the running fetch would hand a caller refs older than its request. It holds
+ * only while the file `hold` exists: the tests of what a caller shares with a running fetch make it, the others
+ * need no running fetch to wait for (git updates each ref in a transaction of its own: new tags would each be held).
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "builds-mirrors-"));
 const upstream = path.join(dir, "upstream");
 const trace = path.join(dir, "git-trace.log");
+const hold = path.join(dir, "hold");
 let mirrors: typeof import("@/lib/builds/git/mirrors");
 const config = { builds_root: path.join(dir, "builds") } as BuildsConfig;
 const repository = { alias: "demo", resolvedUrl: upstream } as RepositoryConfig;
@@ -37,6 +40,12 @@ const tracedSoFar = (command: string) =>
     : 0;
 const fetchesSoFar = () => tracedSoFar("fetch");
 
+/** Makes every fetch from here on wait 0.6 s after reading the upstream's refs (`held`), or not. */
+function holdFetches(held: boolean) {
+  if (held) fs.writeFileSync(hold, "");
+  else fs.rmSync(hold, { force: true });
+}
+
 beforeAll(async () => {
   fs.mkdirSync(upstream);
   git(upstream, "init", "--quiet", "-b", "main");
@@ -47,7 +56,7 @@ beforeAll(async () => {
   mirrors = await import("@/lib/builds/git/mirrors");
   expect(await mirrors.syncMirror(config, repository)).toBe(true);
   const hook = path.join(mirrors.mirrorPath(config, "demo"), "hooks", "reference-transaction");
-  fs.writeFileSync(hook, '#!/bin/sh\n[ "$1" = prepared ] && sleep 0.6\nexit 0\n', { mode: 0o755 });
+  fs.writeFileSync(hook, `#!/bin/sh\n[ "$1" = prepared ] && [ -e '${hold}' ] && sleep 0.6\nexit 0\n`, { mode: 0o755 });
 });
 afterAll(() => {
   delete process.env.GIT_TRACE;
@@ -56,6 +65,7 @@ afterAll(() => {
 
 describe("syncMirror", () => {
   it("resolves a ref as it was when the caller asked, even while an older fetch is running", async () => {
+    holdFetches(true);
     const before = commit("second");
     const first = mirrors.syncMirror(config, repository);
     // The first fetch has read `before` and is held by the hook; the branch moves meanwhile.
@@ -69,6 +79,7 @@ describe("syncMirror", () => {
   });
 
   it("shares one queued fetch among every caller that arrives while a fetch runs", async () => {
+    holdFetches(true);
     commit("fourth");
     const fetchesBefore = fetchesSoFar();
     const running = mirrors.syncMirror(config, repository);
@@ -83,6 +94,7 @@ describe("syncMirror", () => {
   });
 
   it("starts a new fetch for a caller that arrives after the last one ended", async () => {
+    holdFetches(false);
     await mirrors.syncMirror(config, repository);
     const latest = commit("sixth");
     const fetchesBefore = fetchesSoFar();
@@ -92,6 +104,7 @@ describe("syncMirror", () => {
   });
 
   it("lets a request that arrived before a fetch started share it, running or finished", async () => {
+    holdFetches(true);
     const latest = commit("seventh");
     const arrived = performance.now();
     const fetchesBefore = fetchesSoFar();
@@ -112,6 +125,7 @@ describe("syncMirror", () => {
 
 describe("resolveRef", () => {
   it("resolves branches, tags (annotated, nested) and commit ids from the ref listing the sync made", async () => {
+    holdFetches(false);
     const tagged = commit("eighth");
     git(upstream, "tag", "light");
     git(upstream, "tag", "-a", "-m", "annotated", "annotated");
