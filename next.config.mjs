@@ -65,8 +65,11 @@ const nextConfig = {
   async headers() {
     // Set before the route handler answers; a header the handler sets too keeps this value. One rule for every
     // prefix: Next tests each rule against every request, the pages' and assets' included, one after the other.
+    // Its groups are unnamed, so a match has no parameters: a named `:path*` is split into segments on every
+    // match and then offered to each header's key and value. `((?:/[^/]+)*)` matches the paths `/:path*` does:
+    // the prefix alone, or followed by non-empty segments (and the optional trailing slash Next adds).
     const prefixes = API_PATH_PREFIXES.map((prefix) => prefix.replaceAll(".", "\\.")).join("|");
-    return [{ source: `/:api(${prefixes})/:path*`, headers: API_SECURITY_HEADERS }];
+    return [{ source: `/(${prefixes})((?:/[^/]+)*)`, headers: API_SECURITY_HEADERS }];
   },
 };
 
