@@ -85,7 +85,9 @@ export function answerCached(request: Request, answer: CachedAnswer): Response {
  * which takes it over). For a cached body that copy was the larger part of a cache hit: 158 KB for the 10-year
  * history on every answer, a fresh allocation each time, up to 64 of them alive at once under load
  * (docs/performance.md). A plain stream that enqueues the bytes passes them on by reference and never detaches
- * them, so the cache's copy stays whole for the next request.
+ * them, so the cache's copy stays whole for the next request. A small body gains nothing from the copy either:
+ * undici makes a stream around a BufferSource or a string too (a byte stream, when the Response is made), so
+ * `new Response(bytes)` costs this stream plus the copy, whatever the size.
  */
 export function uncopiedBody(bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({
