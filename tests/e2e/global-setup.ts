@@ -73,6 +73,8 @@ export default async function globalSetup(_config: FullConfig) {
       RATES_FETCH_INTERVAL_SECONDS: "0",
       // The webhook receivers of the specs (webhooks.spec.ts) listen on loopback, which is refused otherwise.
       WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+      // The specs register and sign in some hundred times: at the default cost each hash costs 300 ms of CPU.
+      PASSWORD_HASH_COST: "10",
     };
     const onOutput = (chunk: string) => {
       if (process.env.E2E_DEBUG) process.stderr.write(`[next] ${chunk}`);
