@@ -87,7 +87,7 @@ export async function waitUntilAnswering(
       await (await fetch(server.baseUrl + probe)).arrayBuffer();
       return;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
   throw new Error(`${server.baseUrl} did not answer within ${timeoutMs / 1000} s:\n${output()}`);
