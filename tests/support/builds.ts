@@ -102,8 +102,10 @@ export function makeBuildsFixture(
   git(repository, "add", ".");
   git(repository, "commit", "--quiet", "-m", "a feature module");
   git(repository, "checkout", "--quiet", "main");
-  // Ports of a test file's own, so that parallel files never race for one.
-  const start = 20000 + Math.floor(Math.random() * 400) * 100;
+  // Ports of a test file's own, so that parallel files never race for one: blocks of 60 (50, and 10 for a second
+  // host in tests/support/cluster.ts) below Linux's ephemeral ports (32768 up), which any loopback connection of
+  // the run may hold.
+  const start = 20000 + Math.floor(Math.random() * 212) * 60;
   const partial = { root, repository, buildsRoot: path.join(root, "builds"), ports: { start, end: start + 49 } };
   const configFile = path.join(root, "builds.config.yaml");
   fs.writeFileSync(configFile, config(partial));
