@@ -227,10 +227,13 @@ interface Comparison {
   targets: { app: string; floor: string; appWindows: Window[]; floorWindows: Window[] }[];
 }
 
-function compareAll(comparison: Comparison): string {
+function readProfiles(comparison: Comparison): { app: CpuProfile; floor: CpuProfile } {
   const read = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
-  const app = read(comparison.app);
-  const floor = read(comparison.floor);
+  return { app: read(comparison.app), floor: read(comparison.floor) };
+}
+
+function compareAll(comparison: Comparison): string {
+  const { app, floor } = readProfiles(comparison);
   return comparison.targets
     .map(
       (target) =>
@@ -283,9 +286,7 @@ function callTree(profile: CpuProfile, windows: Window[], name: string, up: bool
 }
 
 function treesOf(comparison: Comparison, name: string, up: boolean): string {
-  const read = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile;
-  const app = read(comparison.app);
-  const floor = read(comparison.floor);
+  const { app, floor } = readProfiles(comparison);
   return comparison.targets
     .map(
       (target) =>
