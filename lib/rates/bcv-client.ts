@@ -1,4 +1,3 @@
-import * as cheerio from "cheerio";
 import pRetry from "p-retry";
 import { getEnv } from "../server/env";
 import { processWide } from "../server/process-wide";
@@ -98,7 +97,7 @@ async function fetchOnce(config: BcvClientConfig): Promise<PublishedRate> {
     const page = await pRetry(
       async () => {
         attempts++;
-        return parseBcvRates(await downloadPage(config.url, config.timeoutMs), config.url);
+        return await parseBcvRates(await downloadPage(config.url, config.timeoutMs), config.url);
       },
       {
         retries: config.retries,
@@ -231,8 +230,8 @@ export interface BcvRatesPage extends BcvPage {
 const VALUE_DATE_SELECTOR = ".date-display-single[content]";
 
 /** Reads the dollar rate and its value date from the central bank's home page HTML. */
-export function parseBcvPage(html: string, url = "the central bank's page"): BcvPage {
-  const { dollar, valueDate } = parseBcvRates(html, url);
+export async function parseBcvPage(html: string, url = "the central bank's page"): Promise<BcvPage> {
+  const { dollar, valueDate } = await parseBcvRates(html, url);
   return { dollar, valueDate };
 }
 
@@ -240,8 +239,12 @@ export function parseBcvPage(html: string, url = "the central bank's page"): Bcv
  * Reads every currency block of the home page under the page's value date. The dollar is required (no dollar,
  * no rates); another currency whose block is missing or unreadable is skipped with the reason.
  */
-export function parseBcvRates(html: string, url = "the central bank's page"): BcvRatesPage {
-  const $ = cheerio.load(html);
+export async function parseBcvRates(html: string, url = "the central bank's page"): Promise<BcvRatesPage> {
+  // Loaded on the first page read, not with this module: cheerio's entry brings undici and parse5, over half of
+  // the code of every route that can fetch the page (the rate reads among them) and of the background jobs,
+  // loaded and kept by every server from its start, for a fetch that comes a few times a day.
+  const { load } = await import("cheerio");
+  const $ = load(html);
   const unparseable = (why: string) => new RateSourceError("unparseable", `the page at ${url} ${why}`, false);
 
   const rates: Record<string, string> = {};

@@ -5,9 +5,9 @@ import { FIXTURE_PAGE } from "../support/bcv-server";
 
 const fixture = fs.readFileSync(FIXTURE_PAGE, "utf8");
 
-function parseFailure(html: string): RateSourceError {
+async function parseFailure(html: string): Promise<RateSourceError> {
   try {
-    parseBcvPage(html);
+    await parseBcvPage(html);
   } catch (error) {
     return error as RateSourceError;
   }
@@ -15,51 +15,51 @@ function parseFailure(html: string): RateSourceError {
 }
 
 describe("parseBcvPage", () => {
-  it("reads the dollar value with every decimal and the Fecha Valor of the fixture", () => {
-    expect(parseBcvPage(fixture)).toEqual({ dollar: "236.45870000", valueDate: "2026-11-23" });
+  it("reads the dollar value with every decimal and the Fecha Valor of the fixture", async () => {
+    expect(await parseBcvPage(fixture)).toEqual({ dollar: "236.45870000", valueDate: "2026-11-23" });
   });
 
-  it("reads the dollar block, not the other currencies'", () => {
+  it("reads the dollar block, not the other currencies'", async () => {
     const page = fixture.replace("236,45870000", "1.234,5");
-    expect(parseBcvPage(page).dollar).toBe("1234.5");
+    expect((await parseBcvPage(page)).dollar).toBe("1234.5");
   });
 
-  it("takes the value date nearest to the rates when the page has other dated items", () => {
+  it("takes the value date nearest to the rates when the page has other dated items", async () => {
     const news = `<div class="news"><span class="date-display-single" content="2025-01-02T00:00:00-04:00">2 ene</span></div>`;
     const page = fixture.replace('<div class="view-content">', `${news}<div class="view-content">`);
-    expect(parseBcvPage(page).valueDate).toBe("2026-11-23");
+    expect((await parseBcvPage(page)).valueDate).toBe("2026-11-23");
   });
 
-  it("gives no value date when the page has none", () => {
+  it("gives no value date when the page has none", async () => {
     const page = fixture.replace(/<span class="date-display-single"[^>]*>[^<]*<\/span>/, "");
-    expect(parseBcvPage(page)).toEqual({ dollar: "236.45870000", valueDate: undefined });
+    expect(await parseBcvPage(page)).toEqual({ dollar: "236.45870000", valueDate: undefined });
   });
 
-  it("fails, without retrying, when #dolar is missing", () => {
-    const error = parseFailure(fixture.replace('id="dolar"', 'id="dollar-renamed"'));
+  it("fails, without retrying, when #dolar is missing", async () => {
+    const error = await parseFailure(fixture.replace('id="dolar"', 'id="dollar-renamed"'));
     expect(error).toBeInstanceOf(RateSourceError);
     expect(error).toMatchObject({ kind: "unparseable", transient: false });
     expect(error.message).toContain("#dolar");
   });
 
-  it("fails naming the value when it is not a number", () => {
-    const error = parseFailure(fixture.replace("236,45870000", "N/D"));
+  it("fails naming the value when it is not a number", async () => {
+    const error = await parseFailure(fixture.replace("236,45870000", "N/D"));
     expect(error).toMatchObject({ kind: "unparseable", transient: false });
     expect(error.message).toContain('"N/D"');
-    expect(parseFailure(fixture.replace("<strong> 236,45870000 </strong>", "<strong> </strong>")).message).toContain(
-      "no value",
-    );
+    expect(
+      (await parseFailure(fixture.replace("<strong> 236,45870000 </strong>", "<strong> </strong>"))).message,
+    ).toContain("no value");
   });
 
-  it("fails naming the date when the Fecha Valor is not a date", () => {
-    const error = parseFailure(fixture.replace("2026-11-23T00:00:00-04:00", "2026-02-30T00:00:00-04:00"));
+  it("fails naming the date when the Fecha Valor is not a date", async () => {
+    const error = await parseFailure(fixture.replace("2026-11-23T00:00:00-04:00", "2026-02-30T00:00:00-04:00"));
     expect(error).toMatchObject({ kind: "unparseable" });
     expect(error.message).toContain("2026-02-30T00:00:00-04:00");
   });
 
-  it("fails for a page that is not the central bank's", () => {
-    expect(parseFailure("<html><body>Mantenimiento</body></html>").kind).toBe("unparseable");
-    expect(parseFailure("").kind).toBe("unparseable");
+  it("fails for a page that is not the central bank's", async () => {
+    expect((await parseFailure("<html><body>Mantenimiento</body></html>")).kind).toBe("unparseable");
+    expect((await parseFailure("")).kind).toBe("unparseable");
   });
 });
 
