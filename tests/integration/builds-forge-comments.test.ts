@@ -24,6 +24,16 @@ let brief: Remote;
 let hub: Remote;
 let github: ForgeServer;
 
+// The comment gives times to the minute. To show that an expired preview destroyed later has its page kept from
+// the destroy on, the destroy must end in a later minute of "kept until" than the expiry. Two weeks and some
+// seconds of retention (fractions of a day are for tests) put that minute's turn 30 s after the file starts, past
+// the expiry on a quiet machine, rather than wherever the clock's next minute is (up to a minute of waiting).
+const MINUTE_MS = 60_000;
+const TURN_AFTER_MS = 30_000;
+const RETENTION_MS = 14 * 24 * 3600 * 1000 + ((MINUTE_MS - ((Date.now() + TURN_AFTER_MS) % MINUTE_MS)) % MINUTE_MS);
+/** "2026-11-24 18:30": the minute of "kept until" the comment would give a build that ended now. */
+const keptUntilIfEndedNow = () => new Date(Date.now() + RETENTION_MS).toISOString().slice(0, 16).replace("T", " ");
+
 beforeAll(async () => {
   github = await startForgeServer();
   const repository = (alias: string, ttl: number) => `
@@ -34,12 +44,13 @@ beforeAll(async () => {
     webhook_secret_env: COMMENTS_TEST_HOOK_SECRET
     auto_build: { branches: [main], modules: [base_mod], ttl_seconds: ${ttl} }
     forge: { kind: github, api_url: "${github.url}", project: acme/${alias}, token_env: COMMENTS_TEST_TOKEN, comment: true }`;
-  const fixture = makeBuildsFixture((partial) =>
-    fixtureConfig(partial, {
-      maxConcurrent: 3,
-      ttl: "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }",
-      extraRepositories: [repository("brief", 4), repository("hub", 3600)].join(""),
-    }),
+  const fixture = makeBuildsFixture(
+    (partial) =>
+      `${fixtureConfig(partial, {
+        maxConcurrent: 3,
+        ttl: "{ default_seconds: 3600, min_seconds: 1, max_seconds: 86400, choices: [3600] }",
+        extraRepositories: [repository("brief", 4), repository("hub", 3600)].join(""),
+      })}retention_days: ${RETENTION_MS / (24 * 3600 * 1000)}\n`,
   );
   [brief, hub] = ["brief", "hub"].map((name) => makeRemote(fixture, name));
   builds = await startBuildsApp(fixture, {
@@ -98,7 +109,7 @@ const statusesOf = (alias: string, build: BuildJson) =>
     .requestsTo(`/repos/acme/${alias}/statuses/${shaOf(build)}`)
     .map((r) => `${r.body.state} ${r.body.description}`);
 
-// Concurrent: the expiry test waits for the next minute (up to one) before its destroy; the other previews go
+// Concurrent: the expiry test waits for the turn of a minute of kept-until before its destroy; the other previews go
 // through their ends meanwhile, each on its own pull request. Sleep, wake and DELETE act on one preview, in turn.
 describe("the pull request comment follows its preview to its end", { concurrent: true }, () => {
   it("a preview whose time to live ends: the comment says it expired, and when; the commit status stays success", async () => {
@@ -126,10 +137,9 @@ describe("the pull request comment follows its preview to its end", { concurrent
     expect(reports.filter((r) => r.kind === "comment").at(-1)).toMatchObject({ state: "expired", outcome: "sent" });
     // Destroyed later, the expired preview still says it expired, and its page is kept from the destroy on.
     const keptUntil = (said: string) => said.match(/kept until (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/)![1];
-    // The comment gives times to the minute: the destroy must come in a later minute than the expiry to show.
     await waitFor(
-      "a minute later than the expiry",
-      async () => new Date().toISOString().slice(11, 16) !== keptUntil(text).slice(11),
+      "a later minute of kept-until than the expiry's",
+      async () => keptUntilIfEndedNow() !== keptUntil(text),
       70_000,
     );
     const response = await builds.app.fetch(`/builds/${build.build_id}`, {
