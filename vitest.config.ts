@@ -74,10 +74,15 @@ export default defineConfig({
           globalSetup: ["tests/support/global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          // Two cores: more parallel servers only make every test slower. `npm run test:integration` runs this
-          // project and the next in one run: with the same maxWorkers they share these two workers, so neither
-          // waits for the other's last file.
-          maxWorkers: 2,
+          // Three workers on two cores: a file spends much of its time waiting (for builds, Docker, a time to
+          // live), and three keep the cores busy where two left a third of their time idle. `npm run
+          // test:integration` runs this project and the next in one run: with the same maxWorkers they share
+          // these workers, so neither waits for the other's last file.
+          maxWorkers: 3,
+          // A worker runs its files one after another in one process rather than one process a file. The shared
+          // servers already count on it running one file at a time; the files that run lib/ in this process put
+          // back its environment and state (tests/support/in-process-lib.ts).
+          isolate: false,
         },
       },
       {
@@ -92,7 +97,8 @@ export default defineConfig({
           globalSetup: ["tests/support/global-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          maxWorkers: 2,
+          maxWorkers: 3,
+          isolate: false,
         },
       },
       {

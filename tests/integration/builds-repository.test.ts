@@ -8,6 +8,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { NewBuild } from "@/lib/builds/repository";
+import { ownLibState } from "../support/in-process-lib";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 
 /**
@@ -22,6 +23,7 @@ const databaseFile = path.join(dir, "app.db");
 let databaseUrl: string;
 let repository: typeof import("@/lib/builds/repository");
 let prisma: PrismaClient;
+let restoreLibState: () => void;
 
 const newBuild = (id: string, overrides: Partial<NewBuild> = {}): NewBuild => ({
   id,
@@ -47,6 +49,7 @@ const withDetails = {
 } as const;
 
 beforeAll(async () => {
+  restoreLibState = ownLibState();
   if (onPostgresql) {
     databaseUrl = createTestDatabase();
     Object.assign(process.env, { DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: dir });
@@ -69,6 +72,7 @@ afterAll(async () => {
     dropTestDatabase(databaseUrl);
   }
   fs.rmSync(dir, { recursive: true, force: true });
+  restoreLibState();
 });
 
 describe("the builds' raw queries", () => {

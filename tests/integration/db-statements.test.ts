@@ -7,6 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "@prisma/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { QueuedBuildRow } from "@/lib/db/statements/enqueue-build";
+import { ownLibState } from "../support/in-process-lib";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "../support/postgresql";
 
 /**
@@ -18,6 +19,7 @@ const onPostgresql = inject("testDatabase") === "postgresql";
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "db-statements-"));
 let databaseUrl: string;
 let prisma: PrismaClient;
+let restoreLibState: () => void;
 let statements: {
   enqueue: typeof import("@/lib/db/statements/enqueue-build");
   read: typeof import("@/lib/db/statements/read-build");
@@ -45,6 +47,7 @@ const LIVE = ["queued", "checking_out", "installing", "testing", "starting", "ru
 const unbounded = { maxQueued: 100, liveStatuses: LIVE, live: null, queued: null };
 
 beforeAll(async () => {
+  restoreLibState = ownLibState();
   if (onPostgresql) {
     databaseUrl = createTestDatabase();
     Object.assign(process.env, { DATABASE_URL: databaseUrl, NEXTAUTH_SECRET: TEST_NEXTAUTH_SECRET, DATA_DIR: dir });
@@ -74,6 +77,7 @@ afterAll(async () => {
     dropTestDatabase(databaseUrl);
   }
   fs.rmSync(dir, { recursive: true, force: true });
+  restoreLibState();
 });
 
 describe(`lib/db/statements on ${onPostgresql ? "PostgreSQL" : "SQLite"}`, () => {

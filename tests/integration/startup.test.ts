@@ -39,8 +39,9 @@ function prepareStart(env: Record<string, string>) {
   });
 }
 
-// Concurrent: every test works in a data folder of its own; most of their time is waiting for a process.
-describe("starting the application", { concurrent: true }, () => {
+// Concurrent: every test works in a data folder of its own; most of their time is waiting for a process. Each
+// starts tsx up to twice, beside the others: two minutes, for a loaded machine.
+describe("starting the application", { concurrent: true, timeout: 120_000 }, () => {
   it("creates and migrates the database by itself, with a generated secret", async () => {
     const result = await prepareStart({ DATABASE_URL: `file:${dir}/fresh/app.db` });
     expect(result.status, result.stderr).toBe(0);
