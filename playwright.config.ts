@@ -1,21 +1,31 @@
 import fs from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import type { E2EOptions } from "./tests/e2e/fixtures";
 
 /**
  * End-to-end tests of the built app. tests/e2e/global-setup.ts starts, on free ports, the central bank
- * stand-in, a temp git repository with a build configuration, and `next start` on a temp database; the
- * specs reach the app through E2E_BASE_URL (see tests/e2e/fixtures.ts).
+ * stand-in, a temp git repository with a build configuration, and `next start` on temp databases; the
+ * specs reach the app of their project through their baseURL (see tests/e2e/fixtures.ts).
  */
 const executablePath =
   process.env.CHROMIUM_PATH ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
 
-export default defineConfig({
+/**
+ * The build specs whose tests count every build or hold both build slots (builds.spec.ts), with the builds specs
+ * that take about as long again: they use an app of their own (E2E_BUILDS_BASE_URL), so that they take turns with
+ * each other only, beside the other @builds tests on the main app.
+ */
+const ownBuildsApp = ["**/builds.spec.ts", "**/auto-builds.spec.ts", "**/build-log-viewer.spec.ts"];
+
+export default defineConfig<E2EOptions>({
   testDir: "tests/e2e",
   testMatch: "**/*.spec.ts",
   globalSetup: "./tests/e2e/global-setup.ts",
-  // One app, one database and one central bank stand-in for the whole run. Two workers; the specs that share
-  // something besides the app take turns in a project of their own (see projects below).
-  workers: 2,
+  // One central bank stand-in for the whole run, and one app for most specs. The specs that share something
+  // besides the app take turns in a project of their own (see projects below); one worker each, and one more for
+  // the tests that share nothing, so that every queue starts at once. The suite mostly waits (build stages, the
+  // stand-in's delays), which is why four workers fit two cores.
+  workers: 4,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
   // Per test; with two workers on two cores each takes longer than it would alone.
@@ -28,13 +38,21 @@ export default defineConfig({
   /**
    * The tests tagged @rates change the central bank stand-in (one for the run) or store rates and read back what
    * is the latest or how many there are; the tests tagged @builds start builds and count them, against the
-   * fixture's two build slots. Each of those groups runs one test at a time, beside the other group and the
+   * fixture's two build slots. Each of those groups runs one test at a time, beside the other groups and the
    * untagged tests (pages, sign-in, /docs, the fresh install on a server of its own), which share nothing but the
-   * app.
+   * app: they store only rates of dates no other spec counts, and look only at their own users' data. The
+   * @builds tests are two groups, one on each app (ownBuildsApp above).
    */
   projects: [
     { name: "rates", grep: /@rates/, workers: 1 },
-    { name: "builds", grep: /@builds/, workers: 1 },
+    { name: "builds", grep: /@builds/, testIgnore: ownBuildsApp, workers: 1 },
+    {
+      name: "builds-2",
+      grep: /@builds/,
+      testMatch: ownBuildsApp,
+      workers: 1,
+      use: { appServer: "builds" },
+    },
     // Test by test rather than file by file: the last file's tests (swagger-docs.spec.ts) spread over both workers
     // once the other projects are done, instead of running one after another on one.
     { name: "pages", grepInvert: /@rates|@builds/, fullyParallel: true },

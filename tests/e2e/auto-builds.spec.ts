@@ -15,10 +15,10 @@ function pushBranch(branch: string, subject: string): string {
       cwd: repository,
       encoding: "utf8",
     }).trim();
-  git("checkout", "--quiet", "-b", branch, "main");
-  git("commit", "--quiet", "--allow-empty", "-m", subject);
-  const sha = git("rev-parse", "HEAD");
-  git("checkout", "--quiet", "main");
+  // A commit on main's tree, made and named without a checkout: builds of other specs clone this repository
+  // meanwhile, and its work tree stays on main.
+  const sha = git("commit-tree", "main^{tree}", "-p", "main", "-m", subject);
+  git("update-ref", `refs/heads/${branch}`, sha);
   return sha;
 }
 

@@ -2,14 +2,27 @@ import crypto from "node:crypto";
 import { test as base, expect, type Locator, type Page } from "@playwright/test";
 
 /**
- * The specs' `test`: baseURL is the app started by the global setup, and helpers do what a person does
- * in the header (register, sign in, sign out) and what the operator does to the central bank stand-in.
+ * Which of the global setup's apps a project's tests use (playwright.config.ts): `main`, the one most specs share,
+ * or `builds`, the one whose builds only the specs that count every build or hold every build slot start.
  */
-export const test = base.extend<{ bcv: BcvControl }>({
-  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; none.
-  baseURL: async ({}, use) => {
-    const url = process.env.E2E_BASE_URL;
-    if (!url) throw new Error("E2E_BASE_URL is not set: run the specs through playwright.config.ts.");
+export type AppServer = "main" | "builds";
+
+export interface E2EOptions {
+  appServer: AppServer;
+}
+
+const baseUrlVariables: Record<AppServer, string> = { main: "E2E_BASE_URL", builds: "E2E_BUILDS_BASE_URL" };
+
+/**
+ * The specs' `test`: baseURL is the app of the test's project, started by the global setup, and helpers do what a
+ * person does in the header (register, sign in, sign out) and what the operator does to the central bank stand-in.
+ */
+export const test = base.extend<E2EOptions & { bcv: BcvControl }>({
+  appServer: ["main", { option: true }],
+  baseURL: async ({ appServer }, use) => {
+    const variable = baseUrlVariables[appServer];
+    const url = process.env[variable];
+    if (!url) throw new Error(`${variable} is not set: run the specs through playwright.config.ts.`);
     await use(url);
   },
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; none.

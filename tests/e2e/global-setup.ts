@@ -18,8 +18,11 @@ const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", nam
  * - the central bank stand-in (tests/support/bcv-server-cli.ts), driven by the specs through PUT /__control;
  * - a temp git repository with two modules and a build configuration whose stages are quick and chatty;
  * - the built app (`next start`) on a freshly migrated temp database, pointed at both;
- * - a second one on a copy of that database, which stays without rates, for the fresh install's specs.
- * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BLANK_BASE_URL, E2E_BCV_URL).
+ * - a second one on a copy of that database, with builds of its own, for the specs that count every build or hold
+ *   every build slot (the "builds-2" project, playwright.config.ts), so that they need no turn with the others;
+ * - a third one on another copy, which stays without rates, for the fresh install's specs.
+ * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BUILDS_BASE_URL, E2E_BLANK_BASE_URL,
+ * E2E_BCV_URL).
  */
 export default async function globalSetup(_config: FullConfig) {
   if (!fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
@@ -57,13 +60,18 @@ export default async function globalSetup(_config: FullConfig) {
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`scripts/prepare-start.ts failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
     });
-    // The fresh install (blank-install.spec.ts) has a server of its own on a copy of the migrated, empty
-    // database, so that it needs no turn before every spec that stores a rate.
-    const blankDatabaseFile = path.join(tempDir, "blank", "data", "app.db");
-    fs.mkdirSync(path.dirname(blankDatabaseFile), { recursive: true, mode: 0o700 });
-    for (const suffix of ["", "-wal"]) {
-      if (fs.existsSync(databaseFile + suffix)) fs.copyFileSync(databaseFile + suffix, blankDatabaseFile + suffix);
-    }
+    // The other two servers' databases: copies of the migrated, empty one. The fresh install's
+    // (blank-install.spec.ts) stays so, so that it needs no turn before every spec that stores a rate.
+    const copyDatabase = (name: string) => {
+      const file = path.join(tempDir, name, "data", "app.db");
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      for (const suffix of ["", "-wal"]) {
+        if (fs.existsSync(databaseFile + suffix)) fs.copyFileSync(databaseFile + suffix, file + suffix);
+      }
+      return file;
+    };
+    const buildsDatabaseFile = copyDatabase("builds-app");
+    const blankDatabaseFile = copyDatabase("blank");
 
     const appEnv = {
       BCV_URL: bcvUrl,
@@ -87,9 +95,16 @@ export default async function globalSetup(_config: FullConfig) {
       onOutput,
     });
     children.push(app.child);
-    await Promise.all([bcvReady, waitUntilAnswering(app, app.output)]);
-    // Started once the first answers, and not waited for: the specs that need it (blank-install.spec.ts) wait for
-    // it themselves, and the others need only the first, whose start would otherwise share the two cores with it.
+    // Started beside the first: a server's start is mostly one thread, and the machine has two cores.
+    const buildsApp = spawnBuiltServer({
+      port: await freePort(),
+      env: { ...appEnv, DATABASE_URL: `file:${buildsDatabaseFile}`, BUILDS_CONFIG: buildsConfigs.builds },
+      onOutput,
+    });
+    children.push(buildsApp.child);
+    await Promise.all([bcvReady, waitUntilAnswering(app, app.output), waitUntilAnswering(buildsApp, buildsApp.output)]);
+    // Started once those answer, and not waited for: the specs that need it (blank-install.spec.ts) wait for it
+    // themselves, and the others need only the first two, whose start would otherwise share the two cores with it.
     const blank = spawnBuiltServer({
       port: await freePort(),
       env: { ...appEnv, DATABASE_URL: `file:${blankDatabaseFile}`, BUILDS_CONFIG: buildsConfigs.blank },
@@ -98,18 +113,20 @@ export default async function globalSetup(_config: FullConfig) {
     children.push(blank.child);
     process.env.E2E_BCV_URL = bcvUrl;
     process.env.E2E_BLANK_BASE_URL = blank.baseUrl;
-    const baseUrl = app.baseUrl;
     // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
     const adminEmail = "e2e-admin@example.com";
-    const registered = await fetch(`${baseUrl}/users/`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: adminEmail, password: E2E_PASSWORD }),
-    });
-    if (registered.status !== 201) throw new Error(`registering the e2e admin answered ${registered.status}`);
+    for (const baseUrl of [app.baseUrl, buildsApp.baseUrl]) {
+      const registered = await fetch(`${baseUrl}/users/`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: adminEmail, password: E2E_PASSWORD }),
+      });
+      if (registered.status !== 201) throw new Error(`registering the e2e admin answered ${registered.status}`);
+    }
     process.env.E2E_ADMIN_EMAIL = adminEmail;
 
-    process.env.E2E_BASE_URL = baseUrl;
+    process.env.E2E_BASE_URL = app.baseUrl;
+    process.env.E2E_BUILDS_BASE_URL = buildsApp.baseUrl;
     // For a spec that must take back what it stored (rates-stale.spec.ts): the app has no delete of rates.
     process.env.E2E_DATABASE_FILE = databaseFile;
   } catch (error) {
@@ -133,7 +150,7 @@ export default async function globalSetup(_config: FullConfig) {
  */
 const E2E_WEBHOOK_SECRET = "e2e-webhook-secret";
 
-function makeBuildsFixture(tempDir: string): { main: string; blank: string } {
+function makeBuildsFixture(tempDir: string): { main: string; builds: string; blank: string } {
   const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose", "paced"]);
   // The specs push to it (auto-builds.spec.ts) and sign webhooks with the secret.
   process.env.E2E_DEMO_REPO = demo;
@@ -159,14 +176,20 @@ http
   // Ports and build uids of this run's own: two runs on one machine (people testing side by side) must never
   // lease one port, whose preview would answer for the other run's build, or one uid, whose destroy would end
   // the other's processes. Above the ephemeral ports and the integration suite's (tests/support/builds.ts).
-  // The fresh install's server (blank-install.spec.ts) never builds, but its background jobs look after a builds
-  // folder of their own: it gets one, and the last ten ports and uids, so it never takes the other's for lost.
+  // Each server has a builds folder, ports and uids of its own, so that none takes another's builds for lost. The
+  // fresh install's (blank-install.spec.ts) never builds, but its background jobs look after a folder all the same.
   const offset = Math.floor(Math.random() * 40) * 100;
   return {
     main: writeBuildsConfig(
       path.join(tempDir, "builds.config.yaml"),
       path.join(tempDir, "builds"),
       offset,
+      offset + 59,
+    ),
+    builds: writeBuildsConfig(
+      path.join(tempDir, "builds-app.config.yaml"),
+      path.join(tempDir, "builds-app-builds"),
+      offset + 60,
       offset + 89,
     ),
     blank: writeBuildsConfig(
