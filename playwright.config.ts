@@ -39,9 +39,9 @@ export default defineConfig<E2EOptions>({
    * The tests tagged @rates change the central bank stand-in (one for the run) or store rates and read back what
    * is the latest or how many there are; the tests tagged @builds start builds and count them, against the
    * fixture's two build slots. Each of those groups runs one test at a time, beside the other groups and the
-   * untagged tests (pages, sign-in, /docs, the fresh install on a server of its own), which share nothing but the
-   * app: they store only rates of dates no other spec counts, and look only at their own users' data. The
-   * @builds tests are two groups, one on each app (ownBuildsApp above).
+   * untagged tests (pages, sign-in, /docs; the languages and the fresh install each on an app of their own), which
+   * share nothing but the app: they store only rates of dates no other spec counts, and look only at their own
+   * users' data. The @builds tests are two groups, one on each app (ownBuildsApp above).
    */
   projects: [
     { name: "rates", grep: /@rates/, workers: 1 },

@@ -2,16 +2,21 @@ import crypto from "node:crypto";
 import { test as base, expect, type Locator, type Page } from "@playwright/test";
 
 /**
- * Which of the global setup's apps a project's tests use (playwright.config.ts): `main`, the one most specs share,
- * or `builds`, the one whose builds only the specs that count every build or hold every build slot start.
+ * Which of the global setup's apps a project's (playwright.config.ts) or a spec's tests use: `main`, the one most
+ * specs share; `builds`, whose builds only the specs that count every build or hold every build slot start; or
+ * `languages`, whose rates only languages.spec.ts stores, fetched from a central bank stand-in of its own.
  */
-export type AppServer = "main" | "builds";
+export type AppServer = "main" | "builds" | "languages";
 
 export interface E2EOptions {
   appServer: AppServer;
 }
 
-const baseUrlVariables: Record<AppServer, string> = { main: "E2E_BASE_URL", builds: "E2E_BUILDS_BASE_URL" };
+const baseUrlVariables: Record<AppServer, string> = {
+  main: "E2E_BASE_URL",
+  builds: "E2E_BUILDS_BASE_URL",
+  languages: "E2E_LANGUAGES_BASE_URL",
+};
 
 /**
  * The specs' `test`: baseURL is the app of the test's project, started by the global setup, and helpers do what a

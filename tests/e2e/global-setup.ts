@@ -20,9 +20,11 @@ const bin = (name: string) => path.join(projectRoot, "node_modules", ".bin", nam
  * - the built app (`next start`) on a freshly migrated temp database, pointed at both;
  * - a second one on a copy of that database, with builds of its own, for the specs that count every build or hold
  *   every build slot (the "builds-2" project, playwright.config.ts), so that they need no turn with the others;
- * - a third one on another copy, which stays without rates, for the fresh install's specs.
- * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BUILDS_BASE_URL, E2E_BLANK_BASE_URL,
- * E2E_BCV_URL).
+ * - a third one on another copy, with a stand-in of its own that always answers, for languages.spec.ts, whose tests
+ *   read the latest rate while the rate specs change it and steer the stand-in;
+ * - a fourth one on another copy, which stays without rates, for the fresh install's specs.
+ * Their URLs reach the specs as environment variables (E2E_BASE_URL, E2E_BUILDS_BASE_URL, E2E_LANGUAGES_BASE_URL,
+ * E2E_BLANK_BASE_URL, E2E_BCV_URL).
  */
 export default async function globalSetup(_config: FullConfig) {
   if (!fs.existsSync(path.join(projectRoot, ".next", "BUILD_ID"))) {
@@ -48,7 +50,18 @@ export default async function globalSetup(_config: FullConfig) {
       {},
     );
     children.push(bcv.child);
-    const bcvReady = waitFor(`${bcvUrl}__control`, bcv);
+    const languagesBcvPort = await freePort();
+    const languagesBcvUrl = `http://127.0.0.1:${languagesBcvPort}/`;
+    const languagesBcv = startProcess(
+      bin("tsx"),
+      ["tests/support/bcv-server-cli.ts", "--port", String(languagesBcvPort), "--value-dates", "today"],
+      {},
+    );
+    children.push(languagesBcv.child);
+    const bcvReady = Promise.all([
+      waitFor(`${bcvUrl}__control`, bcv),
+      waitFor(`${languagesBcvUrl}__control`, languagesBcv),
+    ]);
 
     // A data folder of its own (made 0700), apart from the builds that stages must enter.
     const databaseFile = path.join(tempDir, "data", "app.db");
@@ -60,8 +73,8 @@ export default async function globalSetup(_config: FullConfig) {
     }).catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`scripts/prepare-start.ts failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
     });
-    // The other two servers' databases: copies of the migrated, empty one. The fresh install's
-    // (blank-install.spec.ts) stays so, so that it needs no turn before every spec that stores a rate.
+    // The other servers' databases: copies of the migrated, empty one. The fresh install's (blank-install.spec.ts)
+    // stays so, so that it needs no turn before every spec that stores a rate.
     const copyDatabase = (name: string) => {
       const file = path.join(tempDir, name, "data", "app.db");
       fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -71,6 +84,7 @@ export default async function globalSetup(_config: FullConfig) {
       return file;
     };
     const buildsDatabaseFile = copyDatabase("builds-app");
+    const languagesDatabaseFile = copyDatabase("languages-app");
     const blankDatabaseFile = copyDatabase("blank");
 
     const appEnv = {
@@ -103,8 +117,20 @@ export default async function globalSetup(_config: FullConfig) {
     });
     children.push(buildsApp.child);
     await Promise.all([bcvReady, waitUntilAnswering(app, app.output), waitUntilAnswering(buildsApp, buildsApp.output)]);
-    // Started once those answer, and not waited for: the specs that need it (blank-install.spec.ts) wait for it
-    // themselves, and the others need only the first two, whose start would otherwise share the two cores with it.
+    // Started once those answer, and not waited for: the specs that need them (blank-install.spec.ts,
+    // languages.spec.ts) wait for them themselves, and the others need only the first two, whose start would
+    // otherwise share the two cores with them.
+    const languages = spawnBuiltServer({
+      port: await freePort(),
+      env: {
+        ...appEnv,
+        BCV_URL: languagesBcvUrl,
+        DATABASE_URL: `file:${languagesDatabaseFile}`,
+        BUILDS_CONFIG: buildsConfigs.languages,
+      },
+      onOutput,
+    });
+    children.push(languages.child);
     const blank = spawnBuiltServer({
       port: await freePort(),
       env: { ...appEnv, DATABASE_URL: `file:${blankDatabaseFile}`, BUILDS_CONFIG: buildsConfigs.blank },
@@ -112,6 +138,7 @@ export default async function globalSetup(_config: FullConfig) {
     });
     children.push(blank.child);
     process.env.E2E_BCV_URL = bcvUrl;
+    process.env.E2E_LANGUAGES_BASE_URL = languages.baseUrl;
     process.env.E2E_BLANK_BASE_URL = blank.baseUrl;
     // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
     const adminEmail = "e2e-admin@example.com";
@@ -150,7 +177,7 @@ export default async function globalSetup(_config: FullConfig) {
  */
 const E2E_WEBHOOK_SECRET = "e2e-webhook-secret";
 
-function makeBuildsFixture(tempDir: string): { main: string; builds: string; blank: string } {
+function makeBuildsFixture(tempDir: string): Record<"main" | "builds" | "languages" | "blank", string> {
   const demo = makeRepository(path.join(tempDir, "demo-repo"), ["alpha", "beta", "broken", "slow", "verbose", "paced"]);
   // The specs push to it (auto-builds.spec.ts) and sign webhooks with the secret.
   process.env.E2E_DEMO_REPO = demo;
@@ -176,20 +203,27 @@ http
   // Ports and build uids of this run's own: two runs on one machine (people testing side by side) must never
   // lease one port, whose preview would answer for the other run's build, or one uid, whose destroy would end
   // the other's processes. Above the ephemeral ports and the integration suite's (tests/support/builds.ts).
-  // Each server has a builds folder, ports and uids of its own, so that none takes another's builds for lost. The
-  // fresh install's (blank-install.spec.ts) never builds, but its background jobs look after a folder all the same.
+  // Each server has a builds folder, ports and uids of its own, so that none takes another's builds for lost. Those
+  // of languages.spec.ts and of the fresh install never build, but their background jobs look after a folder all
+  // the same.
   const offset = Math.floor(Math.random() * 40) * 100;
   return {
     main: writeBuildsConfig(
       path.join(tempDir, "builds.config.yaml"),
       path.join(tempDir, "builds"),
       offset,
-      offset + 59,
+      offset + 49,
     ),
     builds: writeBuildsConfig(
       path.join(tempDir, "builds-app.config.yaml"),
       path.join(tempDir, "builds-app-builds"),
-      offset + 60,
+      offset + 50,
+      offset + 79,
+    ),
+    languages: writeBuildsConfig(
+      path.join(tempDir, "languages-app.config.yaml"),
+      path.join(tempDir, "languages-app-builds"),
+      offset + 80,
       offset + 89,
     ),
     blank: writeBuildsConfig(

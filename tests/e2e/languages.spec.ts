@@ -2,12 +2,10 @@ import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import * as XLSX from "@e965/xlsx";
 import type { Page } from "@playwright/test";
-import Database from "better-sqlite3";
-import { todayInCaracas } from "@/components/rates/rate-range";
 import { formatDay, formatRate } from "@/components/ui/format";
 import type { Locale } from "@/i18n/locale";
 import { apiUser, storeRates } from "./api";
-import { expect, inEachScheme, screenshotToLookAt, test } from "./fixtures";
+import { expect, inEachScheme, PASSWORD, screenshotToLookAt, test } from "./fixtures";
 
 /**
  * Spanish for a browser whose first language is Spanish (es-VE here), English otherwise (en-US), switched in
@@ -19,34 +17,45 @@ const words = {
   en: { latest: "Latest rate", converter: "Converter", history: "Rate history", switchTo: "Español" },
 };
 
-/** The newest stored dollar rate as the API gives it (other specs store rates meanwhile). */
+/** The newest stored dollar rate as the API gives it. */
 async function latestDollar(page: Page) {
   const response = await page.request.get("/rates/?currencies=USD");
   return (await response.json()) as { date: string; rates: { USD: number } };
 }
 
+/**
+ * An app of its own (tests/e2e/global-setup.ts), with a central bank stand-in of its own: the rate specs change
+ * the latest rate and steer the run's stand-in, and these tests read the latest rate and fetch it. Theirs changes
+ * only when a worker's first test here stores and fetches the same rates again, which changes no value.
+ */
+test.use({ appServer: "languages" });
+
 test.beforeAll(async ({ request }) => {
+  // The global setup starts this app without waiting for it.
+  await expect
+    .poll(
+      async () =>
+        request.get("/users/me").then(
+          () => "answers",
+          (error: Error) => error.message,
+        ),
+      { message: "the languages spec's app answers", timeout: 60_000 },
+    )
+    .toBe("answers");
+  // Its first user is the admin, who imports the workbook below; the workers that come second are told 409.
+  const admin = await request.post("/users/", { data: { email: process.env.E2E_ADMIN_EMAIL, password: PASSWORD } });
+  expect([201, 409]).toContain(admin.status());
   await storeRates(request, [{ date: "2025-10-14", dollar: "197,2456" }]);
   // A fetch from the bank's stand-in: every currency of its home page, and a "Last updated" moment to show.
   const { headers } = await apiUser(request, "languages");
   expect((await request.post("/rates/", { headers })).ok()).toBe(true);
 });
 
-// The specs after these store older dates and expect them to be the latest (as first-paint.spec does).
-test.afterAll(() => {
-  const database = new Database(process.env.E2E_DATABASE_FILE!);
-  try {
-    database.prepare("DELETE FROM CurrencyRate WHERE date = ?").run(todayInCaracas());
-  } finally {
-    database.close();
-  }
-});
-
 for (const [locale, language] of [
   ["es-VE", "es"],
   ["en-US", "en"],
 ] as const) {
-  test.describe(`A browser in ${locale}`, { tag: "@rates" }, () => {
+  test.describe(`A browser in ${locale}`, () => {
     test.use({ locale });
 
     test("gets the first HTML already in its language and formats, without a language in the URL", async ({ page }) => {
@@ -104,7 +113,7 @@ for (const [locale, language] of [
   });
 }
 
-test.describe("The history's files", { tag: "@rates" }, () => {
+test.describe("The history's files", () => {
   test.use({ locale: "es-VE" });
 
   test("in Spanish the workbook comes first, and opens with dates as dates and rates as numbers", async ({ page }) => {
@@ -130,7 +139,7 @@ test.describe("The history's files", { tag: "@rates" }, () => {
   });
 });
 
-test.describe("The language switch", { tag: "@rates" }, () => {
+test.describe("The language switch", () => {
   test.use({ locale: "es-VE" });
 
   test("turns the page to English and back, keeps the choice in a cookie, and leaves the URL as it is", async ({
@@ -172,14 +181,14 @@ for (const [locale, language] of [
   ["en-US", "en"],
 ] as const satisfies readonly (readonly [string, Locale])[]) {
   for (const width of [390, 1440]) {
-    // Tagged with the rate specs: they run one at a time, never while this file's setup stores or removes a rate.
-    test(`axe finds nothing on the dashboard in ${locale} at ${width} px, light and dark`, {
-      tag: "@rates",
-    }, async ({ browser }) => {
+    test(`axe finds nothing on the dashboard in ${locale} at ${width} px, light and dark`, async ({
+      browser,
+      baseURL,
+    }) => {
       test.setTimeout(300_000);
       const context = await browser.newContext({ locale, viewport: { width, height: width === 390 ? 844 : 960 } });
       const page = await context.newPage();
-      await page.goto(process.env.E2E_BASE_URL!);
+      await page.goto(baseURL!);
       await expect(page.getByRole("region", { name: words[language].latest })).toBeVisible();
       await expect(
         page.getByRole("region", { name: words[language].converter }).getByRole("combobox").first(),
