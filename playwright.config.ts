@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { chromiumArgs, chromiumExecutable } from "./tests/e2e/browser";
 import type { E2EOptions } from "./tests/e2e/fixtures";
 
 /**
@@ -7,8 +7,6 @@ import type { E2EOptions } from "./tests/e2e/fixtures";
  * stand-in, a temp git repository with a build configuration, and `next start` on temp databases; the
  * specs reach the app of their project through their baseURL (see tests/e2e/fixtures.ts).
  */
-const executablePath =
-  process.env.CHROMIUM_PATH ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined);
 
 /**
  * The build specs whose tests count every build or hold both build slots (builds.spec.ts), with the builds specs
@@ -69,16 +67,6 @@ export default defineConfig<E2EOptions>({
      */
     trace: process.env.CI ? "off" : { mode: "retain-on-failure", screenshots: false },
     screenshot: "only-on-failure",
-    launchOptions: {
-      executablePath,
-      // Without the networking flags Chromium keeps trying to reach Google's services, which this machine cannot.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: { executablePath: chromiumExecutable, args: chromiumArgs },
   },
 });

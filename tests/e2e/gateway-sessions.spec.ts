@@ -6,6 +6,7 @@ import { expect, test } from "@playwright/test";
 import { spawnBuiltServer } from "../../tools/built-server";
 import { freePort, stopProcessGroup } from "../../tools/processes";
 import { type Gateway, ODOO_LIKE_PREVIEW, startGateway } from "../support/gateway";
+import { chromiumArgs, chromiumExecutable } from "./browser";
 
 /**
  * Two previews open in one browser keep their own sessions: each is a name of its own behind the
@@ -25,15 +26,8 @@ test.describe.configure({ mode: "serial" });
 
 test.use({
   launchOptions: {
-    executablePath: process.env.CHROMIUM_PATH ?? (fs.existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : undefined),
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--host-resolver-rules=MAP *.${DOMAIN} 127.0.0.1`,
-    ],
+    executablePath: chromiumExecutable,
+    args: [...chromiumArgs, `--host-resolver-rules=MAP *.${DOMAIN} 127.0.0.1`],
   },
 });
 
