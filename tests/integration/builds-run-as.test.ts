@@ -65,8 +65,10 @@ afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-// Concurrent: each test reads on its own (a build, the data folder's modes, its own `npm start` folder).
-describe.skipIf(!asRoot)("process driver stages, with the server running as root", { concurrent: true }, () => {
+// Concurrent: each test reads on its own (a build, the data folder's modes, its own `npm start` folder). Three
+// start tsx beside each other: two minutes each, for a loaded machine.
+const sideBySide = { concurrent: true, timeout: 120_000 };
+describe.skipIf(!asRoot)("process driver stages, with the server running as root", sideBySide, () => {
   it("run as a uid of runtime.run_as_uids and cannot read the secret, the database or the data folder, nor signal the server", async () => {
     const created = (await (
       await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })
