@@ -1,4 +1,4 @@
-import { expect, registerThroughHeader, test } from "./fixtures";
+import { expect, registerThroughHeader, test, waitUntilAppAnswers } from "./fixtures";
 
 /**
  * A fresh install, before any rate is stored: the dashboard says so and offers the fetch. The other specs share
@@ -9,20 +9,7 @@ test.use({ baseURL: process.env.E2E_BLANK_BASE_URL });
 
 test.describe("A fresh install without rates", () => {
   test.beforeAll(async ({ request }) => {
-    // The global setup starts this server without waiting for it to answer.
-    await expect
-      .poll(
-        async () =>
-          request.get("/users/me").then(
-            () => "answers",
-            (error: Error) => error.message,
-          ),
-        {
-          message: `the fresh install's server (${process.env.E2E_BLANK_BASE_URL}) answers`,
-          timeout: 60_000,
-        },
-      )
-      .toBe("answers");
+    await waitUntilAppAnswers(request, `the fresh install's server (${process.env.E2E_BLANK_BASE_URL})`);
   });
 
   test.beforeEach(async ({ request }) => {

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { test as base, expect, type Locator, type Page } from "@playwright/test";
+import { type APIRequestContext, test as base, expect, type Locator, type Page } from "@playwright/test";
 
 /**
  * Which of the global setup's apps a project's (playwright.config.ts) or a spec's tests use: `main`, the one most
@@ -42,6 +42,20 @@ export const test = base.extend<E2EOptions & { bcv: BcvControl }>({
 });
 
 export { expect };
+
+/** Waits for an app the global setup starts without waiting for it (any answer will do), `name` saying which. */
+export async function waitUntilAppAnswers(request: APIRequestContext, name: string) {
+  await expect
+    .poll(
+      async () =>
+        request.get("/users/me").then(
+          () => "answers",
+          (error: Error) => error.message,
+        ),
+      { message: `${name} answers`, timeout: 60_000 },
+    )
+    .toBe("answers");
+}
 
 export class BcvControl {
   constructor(readonly url: string) {}

@@ -42,26 +42,13 @@ export default async function globalSetup(_config: FullConfig) {
 
   try {
     // The central bank stand-in starts while the database is migrated: each is mostly a process loading its modules.
-    const bcvPort = await freePort();
-    const bcvUrl = `http://127.0.0.1:${bcvPort}/`;
-    const bcv = startProcess(
-      bin("tsx"),
-      ["tests/support/bcv-server-cli.ts", "--port", String(bcvPort), "--value-dates", "today"],
-      {},
-    );
+    const bcv = await startBankStandIn();
     children.push(bcv.child);
-    const languagesBcvPort = await freePort();
-    const languagesBcvUrl = `http://127.0.0.1:${languagesBcvPort}/`;
-    const languagesBcv = startProcess(
-      bin("tsx"),
-      ["tests/support/bcv-server-cli.ts", "--port", String(languagesBcvPort), "--value-dates", "today"],
-      {},
-    );
+    const languagesBcv = await startBankStandIn();
     children.push(languagesBcv.child);
-    const bcvReady = Promise.all([
-      waitFor(`${bcvUrl}__control`, bcv),
-      waitFor(`${languagesBcvUrl}__control`, languagesBcv),
-    ]);
+    const bcvUrl = bcv.url;
+    const languagesBcvUrl = languagesBcv.url;
+    const bcvReady = Promise.all([bcv.ready, languagesBcv.ready]);
 
     // A data folder of its own (made 0700), apart from the builds that stages must enter.
     const databaseFile = path.join(tempDir, "data", "app.db");
@@ -310,6 +297,18 @@ function makeRepository(dir: string, modules: string[]): string {
 interface Started {
   child: ChildProcess;
   output: string[];
+}
+
+/** A central bank stand-in on a free port, publishing today's rate; `ready` settles once it answers. */
+async function startBankStandIn(): Promise<Started & { url: string; ready: Promise<void> }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const started = startProcess(
+    bin("tsx"),
+    ["tests/support/bcv-server-cli.ts", "--port", String(port), "--value-dates", "today"],
+    {},
+  );
+  return { ...started, url, ready: waitFor(`${url}__control`, started) };
 }
 
 function startProcess(command: string, args: string[], env: Record<string, string>): Started {

@@ -5,7 +5,7 @@ import type { Page } from "@playwright/test";
 import { formatDay, formatRate } from "@/components/ui/format";
 import type { Locale } from "@/i18n/locale";
 import { apiUser, storeRates } from "./api";
-import { expect, inEachScheme, PASSWORD, screenshotToLookAt, test } from "./fixtures";
+import { expect, inEachScheme, PASSWORD, screenshotToLookAt, test, waitUntilAppAnswers } from "./fixtures";
 
 /**
  * Spanish for a browser whose first language is Spanish (es-VE here), English otherwise (en-US), switched in
@@ -31,17 +31,7 @@ async function latestDollar(page: Page) {
 test.use({ appServer: "languages" });
 
 test.beforeAll(async ({ request }) => {
-  // The global setup starts this app without waiting for it.
-  await expect
-    .poll(
-      async () =>
-        request.get("/users/me").then(
-          () => "answers",
-          (error: Error) => error.message,
-        ),
-      { message: "the languages spec's app answers", timeout: 60_000 },
-    )
-    .toBe("answers");
+  await waitUntilAppAnswers(request, "the languages spec's app");
   // Its first user is the admin, who imports the workbook below; the workers that come second are told 409.
   const admin = await request.post("/users/", { data: { email: process.env.E2E_ADMIN_EMAIL, password: PASSWORD } });
   expect([201, 409]).toContain(admin.status());
