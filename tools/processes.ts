@@ -46,9 +46,13 @@ export interface SharedServerRecord {
   logFile: string;
 }
 
-/** Ends a shared server's process group (SIGKILL after 10 s) and removes its data folder. */
-export function stopSharedServer(record: SharedServerRecord): void {
-  const alive = () => {
+/**
+ * Ends shared servers' process groups (SIGKILL after 10 s) and removes their data folders. They are signalled
+ * together and awaited together: each stops its background jobs before it exits, and the run waits for the
+ * slowest of them, not for the sum. Waits without blocking, so the caller's process keeps answering its workers.
+ */
+export async function stopSharedServers(records: SharedServerRecord[]): Promise<void> {
+  const alive = (record: SharedServerRecord) => {
     try {
       process.kill(-record.pid, 0);
       return true;
@@ -56,11 +60,16 @@ export function stopSharedServer(record: SharedServerRecord): void {
       return false;
     }
   };
-  if (alive()) {
-    process.kill(-record.pid, "SIGTERM");
-    const deadline = Date.now() + 10_000;
-    while (alive() && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    if (alive()) process.kill(-record.pid, "SIGKILL");
-  }
-  fs.rmSync(record.dataDir, { recursive: true, force: true });
+  const signal = (record: SharedServerRecord, name: NodeJS.Signals) => {
+    try {
+      process.kill(-record.pid, name);
+    } catch {
+      /* already gone */
+    }
+  };
+  for (const record of records) signal(record, "SIGTERM");
+  const deadline = Date.now() + 10_000;
+  while (records.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const record of records.filter(alive)) signal(record, "SIGKILL");
+  for (const record of records) fs.rmSync(record.dataDir, { recursive: true, force: true });
 }

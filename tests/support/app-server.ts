@@ -5,7 +5,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { inject } from "vitest";
 import { spawnBuiltServer, startBuiltServer, waitUntilAnswering } from "../../tools/built-server";
-import { freePort, type SharedServerRecord, stopProcessGroup, stopSharedServer } from "../../tools/processes";
+import { freePort, type SharedServerRecord, stopProcessGroup, stopSharedServers } from "../../tools/processes";
 import type { BcvRate, BcvScenario } from "./bcv-server";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "./postgresql";
 
@@ -136,7 +136,7 @@ export async function sharedAppServer(): Promise<AppServer> {
     : null;
   const baseUrlOf = (port: number) => `http://127.0.0.1:${port}`;
   if (record && !(await isServing(baseUrlOf(record.port), record.pid))) {
-    stopSharedServer(record);
+    await stopSharedServers([record]);
     record = null;
   }
   if (!record) {

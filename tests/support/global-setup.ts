@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { type SharedServerRecord, stopSharedServer } from "../../tools/processes";
+import { type SharedServerRecord, stopSharedServers } from "../../tools/processes";
 import { startThrowawayPostgresql } from "../../tools/throwaway-postgresql";
 import { startBcvServer } from "./bcv-server";
 import { TEST_NEXTAUTH_SECRET } from "./postgresql";
@@ -32,11 +32,12 @@ export default async function setup(project: TestProject) {
     "sharedBankUrls",
     banks.map((bank) => bank.url),
   );
-  const stopSharedServers = () => {
+  const stopSharedServersAndBanks = async () => {
     for (const bank of banks) void bank.stop();
-    for (const name of fs.readdirSync(sharedServersDir)) {
-      stopSharedServer(JSON.parse(fs.readFileSync(path.join(sharedServersDir, name), "utf8")) as SharedServerRecord);
-    }
+    const records = fs
+      .readdirSync(sharedServersDir)
+      .map((name) => JSON.parse(fs.readFileSync(path.join(sharedServersDir, name), "utf8")) as SharedServerRecord);
+    await stopSharedServers(records);
     fs.rmSync(sharedServersDir, { recursive: true, force: true });
   };
   const prepareStart = (env: Record<string, string>) =>
@@ -56,15 +57,15 @@ export default async function setup(project: TestProject) {
         DATA_DIR: dir,
       });
     } catch (error) {
+      await stopSharedServersAndBanks();
       cluster.stop();
-      stopSharedServers();
       throw error;
     }
     project.provide("testDatabase", "postgresql");
     project.provide("postgresqlAdminUrl", cluster.url);
     project.provide("templateDatabase", "template_app");
-    return () => {
-      stopSharedServers();
+    return async () => {
+      await stopSharedServersAndBanks();
       cluster.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     };
@@ -74,8 +75,8 @@ export default async function setup(project: TestProject) {
   prepareStart({ DATABASE_URL: `file:${databaseFile}` });
   project.provide("testDatabase", "sqlite");
   project.provide("templateDatabase", databaseFile);
-  return () => {
-    stopSharedServers();
+  return async () => {
+    await stopSharedServersAndBanks();
     fs.rmSync(dir, { recursive: true, force: true });
   };
 }
