@@ -46,8 +46,6 @@ export default async function globalSetup(_config: FullConfig) {
     children.push(bcv.child);
     const languagesBcv = await startBankStandIn();
     children.push(languagesBcv.child);
-    const bcvUrl = bcv.url;
-    const languagesBcvUrl = languagesBcv.url;
     const bcvReady = Promise.all([bcv.ready, languagesBcv.ready]);
 
     // A data folder of its own (made 0700), apart from the builds that stages must enter.
@@ -75,7 +73,7 @@ export default async function globalSetup(_config: FullConfig) {
     const blankDatabaseFile = copyDatabase("blank");
 
     const appEnv = {
-      BCV_URL: bcvUrl,
+      BCV_URL: bcv.url,
       BCV_RETRIES: "0",
       BCV_TIMEOUT_MS: "3000",
       // Scheduled fetches are on by default; the specs decide when the rate is fetched.
@@ -111,7 +109,7 @@ export default async function globalSetup(_config: FullConfig) {
       port: await freePort(),
       env: {
         ...appEnv,
-        BCV_URL: languagesBcvUrl,
+        BCV_URL: languagesBcv.url,
         DATABASE_URL: `file:${languagesDatabaseFile}`,
         BUILDS_CONFIG: buildsConfigs.languages,
       },
@@ -124,7 +122,7 @@ export default async function globalSetup(_config: FullConfig) {
       onOutput,
     });
     children.push(blank.child);
-    process.env.E2E_BCV_URL = bcvUrl;
+    process.env.E2E_BCV_URL = bcv.url;
     process.env.E2E_LANGUAGES_BASE_URL = languages.baseUrl;
     process.env.E2E_BLANK_BASE_URL = blank.baseUrl;
     // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
@@ -302,13 +300,14 @@ interface Started {
 /** A central bank stand-in on a free port, publishing today's rate; `ready` settles once it answers. */
 async function startBankStandIn(): Promise<Started & { url: string; ready: Promise<void> }> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}/`;
+  const baseUrl = `http://127.0.0.1:${port}`;
   const started = startProcess(
     bin("tsx"),
     ["tests/support/bcv-server-cli.ts", "--port", String(port), "--value-dates", "today"],
     {},
   );
-  return { ...started, url, ready: waitFor(`${url}__control`, started) };
+  const output = () => started.output.join("");
+  return { ...started, url: `${baseUrl}/`, ready: waitUntilAnswering({ ...started, baseUrl }, output, "/__control") };
 }
 
 function startProcess(command: string, args: string[], env: Record<string, string>): Started {
@@ -328,22 +327,6 @@ function startProcess(command: string, args: string[], env: Record<string, strin
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   return { child, output };
-}
-
-async function waitFor(url: string, started: Started, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (started.child.exitCode !== null) {
-      throw new Error(`${url}: the process exited with code ${started.child.exitCode}:\n${started.output.join("")}`);
-    }
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${started.output.join("")}`);
 }
 
 /**
