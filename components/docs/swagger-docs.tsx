@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import "swagger-ui-react/swagger-ui.css";
 import "./swagger-docs.css";
+import { normalizeDocumentOnce } from "./normalize-document-once";
 
 // Browser only: Swagger UI reads the window as it loads.
 const SwaggerUI = dynamic(() => import("swagger-ui-react"), { ssr: false });
@@ -53,6 +54,7 @@ export function SwaggerDocs({ children }: { children?: React.ReactNode }) {
             persistAuthorization
             tryItOutEnabled
             docExpansion="list"
+            plugins={[normalizeDocumentOnce]}
             onComplete={() => {
               labelOperations(container.current, names.current);
               setState("ready");
