@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 
@@ -13,6 +14,28 @@ export async function freePort(): Promise<number> {
       const { port } = server.address() as net.AddressInfo;
       server.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * A free port of 127.0.0.1 below Linux's ephemeral ports (32768-60999), for a server that binds it long after it is
+ * chosen: a gateway whose port goes into the builds configuration before the app and the builds start. A port from
+ * freePort() is an ephemeral one, which the kernel may give to a test running beside in the meantime, whose server
+ * then answers in its place; the kernel never gives out ports below that range.
+ */
+export async function freePortBelowEphemeral(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + crypto.randomInt(22_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error("no free port between 10000 and 31999 after 100 tries");
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
 

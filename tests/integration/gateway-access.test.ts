@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commandEnvironment, freePort, sessionSecret } from "../support/app-server";
+import { commandEnvironment, freePort, freePortBelowEphemeral, sessionSecret } from "../support/app-server";
 import {
   type BuildJson,
   type BuildsApp,
@@ -32,7 +32,7 @@ let privateHost: string;
 let publicHost: string;
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await freePortBelowEphemeral();
   const appPort = await freePort();
   dashboard = `http://127.0.0.1:${appPort}`;
   const fixture = makeBuildsFixture(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../support/app-server";
+import { freePortBelowEphemeral } from "../support/app-server";
 import { waitFor } from "../support/auto-builds";
 import {
   type BuildJson,
@@ -24,7 +24,7 @@ let port: number;
 const previews: BuildJson[] = [];
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await freePortBelowEphemeral();
   const fixture = makeBuildsFixture(
     (f) => `
 builds_root: ${f.buildsRoot}

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NGINX_TEMP_FOLDERS, renderMainConfig } from "@/lib/gateway/nginx-config";
 import { productionGatewayConfig } from "@/lib/gateway/production";
 import { stopProcessGroup } from "../../tools/processes";
-import { freePort } from "../support/app-server";
+import { freePortBelowEphemeral } from "../support/app-server";
 import {
   type BuildJson,
   type BuildsApp,
@@ -49,8 +49,8 @@ beforeAll(async () => {
     { stdio: "ignore" },
   );
   certificate = fs.readFileSync(path.join(folder, "fullchain.pem"), "utf8");
-  httpsPort = await freePort();
-  httpPort = await freePort();
+  httpsPort = await freePortBelowEphemeral();
+  httpPort = await freePortBelowEphemeral();
   const fixture = makeBuildsFixture(
     (f) => `
 builds_root: ${f.buildsRoot}

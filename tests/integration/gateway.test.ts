@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { freePort } from "../support/app-server";
+import { freePortBelowEphemeral } from "../support/app-server";
 import { hmacHex, makeRemote, pushCommit, type Remote, waitFor } from "../support/auto-builds";
 import {
   type BuildJson,
@@ -31,7 +31,7 @@ let port: number;
 const started: Record<string, BuildJson> = {};
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await freePortBelowEphemeral();
   github = await startForgeServer();
   const fixture = makeBuildsFixture(
     (f) => `

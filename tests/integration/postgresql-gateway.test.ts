@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppServer, freePort, startAppServer } from "../support/app-server";
+import { type AppServer, freePort, freePortBelowEphemeral, startAppServer } from "../support/app-server";
 import { waitFor } from "../support/auto-builds";
 import {
   type BuildJson,
@@ -60,7 +60,7 @@ async function startInstance(name: string, configFile: string, env: Record<strin
 }
 
 beforeAll(async () => {
-  port = await freePort();
+  port = await freePortBelowEphemeral();
   fixture = makeBuildsFixture((f) => hostConfig(f.root, { name: "alpha", address: "127.0.0.1", ports: f.ports }));
   const betaConfig = path.join(fixture.root, "beta.config.yaml");
   const betaPorts = { start: fixture.ports.end + 1, end: fixture.ports.end + 10 };

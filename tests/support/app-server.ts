@@ -5,11 +5,17 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { inject } from "vitest";
 import { spawnBuiltServer, startBuiltServer, waitUntilAnswering } from "../../tools/built-server";
-import { freePort, type SharedServerRecord, stopProcessGroup, stopSharedServers } from "../../tools/processes";
+import {
+  freePort,
+  freePortBelowEphemeral,
+  type SharedServerRecord,
+  stopProcessGroup,
+  stopSharedServers,
+} from "../../tools/processes";
 import type { BcvRate, BcvScenario } from "./bcv-server";
 import { createTestDatabase, dropTestDatabase, TEST_NEXTAUTH_SECRET } from "./postgresql";
 
-export { freePort, stopProcessGroup };
+export { freePort, freePortBelowEphemeral, stopProcessGroup };
 
 export interface AppServer {
   baseUrl: string;
