@@ -6,15 +6,8 @@ import net from "node:net";
 // Process and port helpers shared by the tests (the vitest suites and the Playwright setup, which must not load
 // vitest), the bench and the scripts.
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+export function freePort(): Promise<number> {
+  return listenAndClose(0);
 }
 
 /**
@@ -26,16 +19,24 @@ export async function freePort(): Promise<number> {
 export async function freePortBelowEphemeral(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const port = 10_000 + crypto.randomInt(22_000);
-    if (await canListen(port)) return port;
+    try {
+      return await listenAndClose(port);
+    } catch {
+      // Taken: try another.
+    }
   }
   throw new Error("no free port between 10000 and 31999 after 100 tries");
 }
 
-function canListen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
+/** Listens on `port` of 127.0.0.1 (0: one the kernel picks) and closes again; the port it listened on. */
+function listenAndClose(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
+    });
   });
 }
 
