@@ -47,9 +47,12 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     const lastDot = history.locator(".recharts-line-dots circle").last();
     // Without the hit check: once the pointer has been over the point, the chart draws its highlight (the active
     // dot) on top of it, which Playwright takes for something covering the dot, retrying until the test times out
-    // (seen on a loaded machine). The tooltip's text is what is checked.
-    await lastDot.hover({ force: true });
-    await expect(history.locator(".recharts-tooltip-wrapper")).toContainText("251.25");
+    // (seen on a loaded machine). The tooltip's text is what is checked. Again until it shows: the refreshed rate
+    // redraws the line, and a dot met mid-animation has no box to hover ("Element is not visible").
+    await expect(async () => {
+      await lastDot.hover({ force: true, timeout: 5_000 });
+      await expect(history.locator(".recharts-tooltip-wrapper")).toContainText("251.25", { timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
 
     // The CSV is the table's range, streamed by the server (format=csv), newest first, every decimal kept.
     const link = history.getByRole("link", { name: "Download CSV" });

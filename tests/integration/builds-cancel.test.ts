@@ -106,7 +106,7 @@ describe("the queue and POST /builds/{build_id}/cancel", () => {
       await builds.post({ repository: "demo", ref: "main", modules: ["extra_mod"] })
     ).json()) as BuildJson;
     const running = await builds.waitForStatus(next.build_id, ["running", "failed"]);
-    expect(running.status).toBe("running");
+    expect(running.status, `failed at ${running.failure_stage}: ${running.failure_message}`).toBe("running");
     // The canceled queued build was skipped by the executor, not run.
     expect((await (await builds.get(`/builds/${queued.build_id}`)).json()).status).toBe("canceled");
     const destroyed = await builds.app.fetch(`/builds/${installing.build_id}`, {

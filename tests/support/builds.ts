@@ -102,14 +102,47 @@ export function makeBuildsFixture(
   git(repository, "add", ".");
   git(repository, "commit", "--quiet", "-m", "a feature module");
   git(repository, "checkout", "--quiet", "main");
-  // Ports of a test file's own, so that parallel files never race for one: blocks of 60 (50, and 10 for a second
-  // host in tests/support/cluster.ts) below Linux's ephemeral ports (32768 up), which any loopback connection of
-  // the run may hold.
-  const start = 20000 + Math.floor(Math.random() * 212) * 60;
+  const start = claimPortBlock(root);
   const partial = { root, repository, buildsRoot: path.join(root, "builds"), ports: { start, end: start + 49 } };
   const configFile = path.join(root, "builds.config.yaml");
   fs.writeFileSync(configFile, config(partial));
   return { ...partial, configFile };
+}
+
+/**
+ * Ports (and with them run_as_uids, fixtureUids) of a fixture's own, so that parallel files never race for
+ * one: blocks of 60 (50, and 10 for a second host in tests/support/cluster.ts) below Linux's ephemeral ports
+ * (32768 up), which any loopback connection of the run may hold. A block is claimed by a file created
+ * exclusively, in a folder every test process of the machine shares: picked at random, two fixtures alive at
+ * once drew the same block now and then, and one's destroy (kill -1 as the build's uid) ended the other's
+ * builds. A claim lapses with its fixture's folder or with the process that made it.
+ */
+function claimPortBlock(root: string): number {
+  const claims = path.join(os.tmpdir(), "builds-test-port-blocks");
+  fs.mkdirSync(claims, { recursive: true });
+  for (let attempt = 0; attempt < 2000; attempt++) {
+    const block = Math.floor(Math.random() * 212);
+    const claim = path.join(claims, String(block));
+    try {
+      fs.writeFileSync(claim, JSON.stringify({ pid: process.pid, root }), { flag: "wx" });
+      return 20000 + block * 60;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    if (claimHasLapsed(claim)) fs.rmSync(claim, { force: true });
+  }
+  throw new Error(`every block of test ports is claimed: see ${claims}`);
+}
+
+function claimHasLapsed(claim: string): boolean {
+  try {
+    const { pid, root } = JSON.parse(fs.readFileSync(claim, "utf8")) as { pid: number; root: string };
+    return !fs.existsSync(root) || !isProcessAlive(pid);
+  } catch {
+    // Half-written: being written by its claimer this very moment, or left so by a crash a while ago.
+    const written = fs.statSync(claim, { throwIfNoEntry: false })?.mtimeMs;
+    return written !== undefined && Date.now() - written > 60_000;
+  }
 }
 
 function writeModule(repository: string, name: string) {
