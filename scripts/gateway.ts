@@ -8,7 +8,7 @@
  * `npm run gateway -- --print-production-config` prints deploy/nginx/previews.conf: the same site with TLS and a
  * redirect from HTTP, for the domain of the builds configuration's gateway: (or preview.example.com).
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -53,6 +53,29 @@ function findNginx(): string {
   throw new UsageError("nginx is not installed: `apt-get install -y nginx` (Debian's 1.22 or later).");
 }
 
+/**
+ * The user nginx's workers run as when the gateway starts as root: Debian's www-data, as the distribution's nginx
+ * does (nginx's own default, nobody, where there is none). The master keeps root for what only it touches: the
+ * listening sockets, the configuration, the certificates, the logs and the pid file.
+ */
+function unprivilegedUser(): { name: string; uid: number; gid: number } {
+  for (const name of ["www-data", "nobody"]) {
+    try {
+      const [uid, gid] = ["-u", "-g"].map((flag) => Number(execFileSync("id", [flag, name], { encoding: "utf8" })));
+      if (uid > 0) return { name, uid, gid };
+    } catch {
+      // No such user: the next.
+    }
+  }
+  throw new UsageError("no unprivileged user (www-data or nobody) for nginx's workers: create www-data.");
+}
+
+/** Every `ip:port` a preview of this host may listen on: the addresses nginx keeps connections to. */
+function previewAddresses(address: string, ports: { start: number; end: number }): string[] {
+  const host = address.includes(":") ? `[${address}]` : address;
+  return Array.from({ length: ports.end - ports.start + 1 }, (_, index) => `${host}:${ports.start + index}`);
+}
+
 async function main() {
   const { values } = parseArgs({
     options: {
@@ -78,7 +101,13 @@ async function main() {
     );
   const app = parseApp(values.app ?? `http://127.0.0.1:${env.PORT}`);
   const folder = path.join(env.DATA_DIR, "gateway");
-  for (const name of NGINX_TEMP_FOLDERS) fs.mkdirSync(path.join(folder, "temp", name), { recursive: true });
+  fs.mkdirSync(folder, { recursive: true });
+  const workers = process.getuid?.() === 0 ? unprivilegedUser() : undefined;
+  // What the workers write (the resolver's kept answers, bodies spooled to disk) is theirs and disposable: as root,
+  // in a folder of their own outside the data folder, which they need not be able to enter.
+  const work = workers ? fs.mkdtempSync(path.join(os.tmpdir(), "preview-gateway-")) : folder;
+  if (workers) fs.chownSync(work, workers.uid, workers.gid);
+  for (const name of NGINX_TEMP_FOLDERS) fs.mkdirSync(path.join(work, "temp", name), { recursive: true });
   const site = path.join(folder, "previews.conf");
   fs.writeFileSync(
     site,
@@ -86,16 +115,16 @@ async function main() {
       domain: config.gateway.domain,
       listen: [listen],
       appServers: [app],
-      cacheFolder: path.join(folder, "cache"),
+      cacheFolder: path.join(work, "cache"),
       maxBodySize: values["max-body"]!,
       forwardedProto: config.gateway.scheme,
       cookieName: gatewayCookieName(config.gateway.scheme),
+      accessLog: path.join(folder, "access.log"),
+      keptUpstreams: previewAddresses(config.preview_address, config.ports),
     }),
   );
   const main = path.join(folder, "nginx.conf");
-  // As root, nginx runs its workers as `nobody`, who could not write the temp and cache folders in the data folder.
-  const user = process.getuid?.() === 0 ? os.userInfo().username : undefined;
-  fs.writeFileSync(main, renderMainConfig({ folder, site, user }));
+  fs.writeFileSync(main, renderMainConfig({ folder, site, user: workers?.name, tempFolder: path.join(work, "temp") }));
   const nginx = spawn(findNginx(), ["-p", folder, "-c", main, "-e", path.join(folder, "error.log")], {
     stdio: "inherit",
   });
@@ -110,7 +139,10 @@ async function main() {
     process.on(signal, () => {
       nginx.kill("SIGTERM");
     });
-  nginx.on("exit", (code, signal) => process.exit(code ?? (signal === "SIGTERM" ? 0 : 1)));
+  nginx.on("exit", (code, signal) => {
+    if (work !== folder) fs.rmSync(work, { recursive: true, force: true });
+    process.exit(code ?? (signal === "SIGTERM" ? 0 : 1));
+  });
 }
 
 main().catch((error) => {

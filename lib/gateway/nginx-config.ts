@@ -47,16 +47,41 @@ export interface GatewayNginxOptions {
   tls?: { certificate: string; key: string; httpListen: string[] };
   /** The gateway's own cookie (gatewayCookieName of the gateway's scheme): read for the app, removed for previews. */
   cookieName: string;
+  /** The access log of the site's servers, written in the format that leaves out secrets (PREVIEW_LOG_FORMAT). */
+  accessLog: string;
+  /**
+   * The previews' `ip:port` addresses to which nginx keeps connections open (a named upstream with keepalive each):
+   * this host's preview_address over the ports range. A preview at any other address is still reached, with a
+   * connection per request.
+   */
+  keptUpstreams?: string[];
 }
 
+/** The upstream block that keeps connections to a preview's `ip:port`: a name, so that proxy_pass looks it up. */
+export function keptUpstreamName(address: string): string {
+  return `preview_${address.replace(/[^0-9A-Za-z]/g, "_")}`;
+}
+
+/** How many idle connections each nginx worker keeps to one preview, and for how long (under Node's 5 s). */
+const KEPT_CONNECTIONS = 16;
+const KEPT_IDLE_SECONDS = 4;
+
 /** Comments that mark what an operator edits in the production file. */
-const MARK = { listen: " # listen", app: " # the app", cache: " # cache folder", tls: " # TLS", body: " # uploads" };
+const MARK = {
+  listen: " # listen",
+  app: " # the app",
+  cache: " # cache folder",
+  tls: " # TLS",
+  body: " # uploads",
+  log: " # access log",
+};
 
 export function renderGatewayConfig(options: GatewayNginxOptions): string {
   const { domain } = options;
   const listen = (parameters: string[], extra = "", mark = MARK.listen) =>
     parameters.map((parameter) => `    listen ${parameter}${extra};${mark}`).join("\n");
   const domainPattern = domain.replaceAll(".", "\\.");
+  const accessLog = `    access_log ${options.accessLog} preview_gateway;${MARK.log}`;
   const tlsLines = options.tls
     ? `
     ssl_certificate ${options.tls.certificate};${MARK.tls}
@@ -73,12 +98,14 @@ export function renderGatewayConfig(options: GatewayNginxOptions): string {
 server {
 ${listen(options.tls.httpListen, "", MARK.listen)}
     server_name ~^([a-z0-9-]+\\.)*${domainPattern}$;
+${accessLog}
     return 301 https://$host$request_uri;
 }
 
 server {
 ${listen(options.tls.httpListen, " default_server", MARK.listen)}
     server_name _;
+${accessLog}
     default_type text/plain;
     return 421 "This gateway serves the previews under ${domain} only.\\n";
 }
@@ -89,15 +116,34 @@ ${listen(options.tls.httpListen, " default_server", MARK.listen)}
 server {
 ${listen(options.listen, " default_server")}
     server_name _;
+${accessLog}
     ssl_reject_handshake on;
 }`
     : `# Any other Host (another name, an IP literal): refused here; nothing is proxied.
 server {
 ${listen(options.listen, " default_server")}
     server_name _;
+${accessLog}
     default_type text/plain;
     return 421 "This gateway serves the previews under ${domain} only.\\n";
 }`;
+  const kept = options.keptUpstreams ?? [];
+  const keptBlocks = kept.length
+    ? `
+# Connections to the previews of this host's addresses, kept open between requests: without them every request opens
+# one, and a busy preview runs out of ports (TIME_WAIT) and its listen queue overflows. The resolver names an
+# ip:port; the map turns a kept one into its upstream's name, any other stays an address reached as before.
+${kept.map((address) => `upstream ${keptUpstreamName(address)} { server ${address} max_fails=0; keepalive ${KEPT_CONNECTIONS}; keepalive_timeout ${KEPT_IDLE_SECONDS}s; }`).join("\n")}
+map $preview_upstream $preview_pass {
+${kept.map((address) => `    ${address} ${keptUpstreamName(address)};`).join("\n")}
+    default $preview_upstream;
+}
+`
+    : `
+map $preview_upstream $preview_pass {
+    default $preview_upstream;
+}
+`;
   return `# The previews' gateway (lib/gateway/nginx-config.ts): one front door, every preview a name under ${domain}.
 # Previews listen only where their host's preview_address says, reached from here; nginx proxies to the ip:port the
 # app's GET /gateway/resolve names for each Host, kept 1 s, so a new or moved preview is reached within 2 s and no
@@ -110,11 +156,20 @@ ${options.appServers.map((server) => `    server ${server};${MARK.app}`).join("\
     keepalive 16;
 }
 
-# A WebSocket handshake keeps its Upgrade; any other request closes its connection to the preview when answered.
+# A WebSocket handshake keeps its Upgrade; any other request leaves its connection to the preview open for the next.
 map $http_upgrade $preview_connection {
     default upgrade;
-    "" close;
+    "" "";
 }
+${keptBlocks}
+# What the access log says of a request: the path without its query (tickets, a preview's reset-password and portal
+# tokens), and a share link's secret, which sits in its path, left out.
+map $request_uri $preview_logged_path {
+    "~^/__gateway/share/" "/__gateway/share/-";
+    "~^(?<preview_logged_path_only>[^?]*)" $preview_logged_path_only;
+}
+log_format preview_gateway '$remote_addr - $remote_user [$time_local] "$request_method $preview_logged_path $server_protocol" '
+                           '$status $body_bytes_sent "$http_referer" "$http_user_agent"';
 
 # The gateway's own cookie (private previews): its value, for the app; the Cookie header without it, for the preview.
 map $http_cookie $preview_access_cookie {
@@ -137,7 +192,13 @@ server {
 ${listen(options.listen, "")}
     # The domain and the names under it, in the letters a host name may hold: any other byte meets the default server.
     server_name ~^([a-z0-9-]+\\.)*${domainPattern}$;
+${accessLog}
 ${tlsLines}
+    # Sent twice (a preview set a cookie of that name for itself, on any path): refused before any location, so that
+    # no path (/websocket, /longpolling, ...) passes the second one on.
+    if ($preview_access_cookie_twice) {
+        return 400 "The gateway's cookie was sent twice.\\n";
+    }
     # Uploads to a preview (an Odoo attachment, a database restore).
     client_max_body_size ${options.maxBodySize};${MARK.body}
 
@@ -189,9 +250,6 @@ ${tlsLines}
     }
 
     location / {
-        if ($preview_access_cookie_twice) {
-            return 400 "The gateway's cookie was sent twice.\n";
-        }
         auth_request /__gateway/resolve;
         auth_request_set $preview_upstream $upstream_http_x_gateway_upstream;
         # 403: nothing to proxy, the app's page says why. The preview's own error answers pass through as they are.
@@ -199,7 +257,7 @@ ${tlsLines}
         error_page 502 504 = @preview_down;
         error_page 500 = @gateway_unavailable;
 
-        proxy_pass http://$preview_upstream;
+        proxy_pass http://$preview_pass;
         proxy_http_version 1.1;
         proxy_set_header Host $http_host;
         proxy_set_header Upgrade $http_upgrade;
@@ -219,16 +277,18 @@ ${tlsLines}
         proxy_read_timeout 10m;
         proxy_send_timeout 10m;
 
+        # The locations inside inherit every proxy_set_header above (the gateway's cookie and X-Preview-Bypass
+        # removed): none may set one of its own, which would drop all the inherited ones.
         # Odoo 16's bus: a WebSocket that may stay quiet for long.
         location /websocket {
-            proxy_pass http://$preview_upstream;
+            proxy_pass http://$preview_pass;
             proxy_read_timeout 1h;
             proxy_send_timeout 1h;
         }
 
         # Odoo 15 and older: long polling, an answer that comes when there is news; passed on as it comes.
         location /longpolling {
-            proxy_pass http://$preview_upstream;
+            proxy_pass http://$preview_pass;
             proxy_buffering off;
             proxy_read_timeout 1h;
         }
@@ -287,8 +347,15 @@ ${tlsLines}
 }
 
 /** nginx's main configuration around the site, for a gateway in a folder of its own (`npm run gateway`). */
-export function renderMainConfig(options: { folder: string; site: string; user?: string; workers?: number | "auto" }) {
-  const temp = (name: string) => `${options.folder}/temp/${name}`;
+export function renderMainConfig(options: {
+  folder: string;
+  site: string;
+  user?: string;
+  workers?: number | "auto";
+  /** Where the workers spool bodies (NGINX_TEMP_FOLDERS inside): the folder's temp/ unless said. */
+  tempFolder?: string;
+}) {
+  const temp = (name: string) => `${options.tempFolder ?? `${options.folder}/temp`}/${name}`;
   return `${options.user ? `user ${options.user};\n` : ""}daemon off;
 pid ${options.folder}/nginx.pid;
 worker_processes ${options.workers ?? "auto"};

@@ -20,7 +20,11 @@ export const PRODUCTION_HEADER = `# The previews' gateway for production: nginx 
 #   \`certbot certonly --dns-<your DNS provider> -d '*.preview.example.com'\`; certbot writes it to
 #   /etc/letsencrypt/live/preview.example.com/ (fullchain.pem, privkey.pem), and renews it by itself;
 # - the app: one \`server\` line per instance of the app (any instance answers for every host's previews);
-# - uploads: the largest body a preview receives.
+# - uploads: the largest body a preview receives;
+# - the access log (rotated with the others by Debian's logrotate);
+# - connections kept to the previews: \`npm run gateway\` keeps them to this host's preview_address over the ports
+#   range (an \`upstream\` each and the map $preview_pass, lib/gateway/nginx-config.ts); here every preview is reached
+#   with a connection per request until you add the same blocks for your builder hosts' addresses.
 # The builds configuration then says gateway: { domain: preview.example.com, scheme: https } (port 443 by
 # default), and each builder host's preview_address is an address of that host which this machine reaches.
 
@@ -37,6 +41,7 @@ export function productionGatewayConfig(domain = "preview.example.com"): string 
       maxBodySize: "256m",
       forwardedProto: "$scheme",
       cookieName: gatewayCookieName("https"),
+      accessLog: "/var/log/nginx/previews.access.log",
       tls: {
         certificate: `/etc/letsencrypt/live/${domain}/fullchain.pem`,
         key: `/etc/letsencrypt/live/${domain}/privkey.pem`,

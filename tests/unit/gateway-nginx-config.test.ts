@@ -42,6 +42,7 @@ describe("the gateway's nginx configuration", () => {
         .replaceAll("/etc/letsencrypt/live/preview.example.com/fullchain.pem", path.join(folder, "cert.pem"))
         .replaceAll("/etc/letsencrypt/live/preview.example.com/privkey.pem", path.join(folder, "key.pem"))
         .replaceAll("/var/cache/nginx/previews", path.join(folder, "cache"))
+        .replaceAll("/var/log/nginx/previews.access.log", path.join(folder, "previews.access.log"))
         .replace(/listen 443 /g, "listen 127.0.0.1:18443 ")
         .replace(/listen \[::\]:443 /g, "listen [::1]:18443 ")
         .replace(/listen 80( default_server)?;/g, "listen 127.0.0.1:18080$1;")
@@ -54,6 +55,8 @@ describe("the gateway's nginx configuration", () => {
         maxBodySize: "128m",
         forwardedProto: "http",
         cookieName: "preview-access",
+        accessLog: path.join(folder, "plain.access.log"),
+        keptUpstreams: ["127.0.0.1:18000", "127.0.0.1:18001", "[::1]:18000"],
       });
       for (const [name, site] of [
         ["production", production],
@@ -84,9 +87,10 @@ describe("the gateway's nginx configuration", () => {
     expect(site).not.toMatch(/^\s*resolver\b/m);
     const proxied = [...site.matchAll(/proxy_pass ([^;]+);/g)].map((match) => match[1]);
     expect(new Set(proxied)).toEqual(
-      new Set(["http://preview_gateway_app/gateway/resolve", "http://$preview_upstream", "http://preview_gateway_app"]),
+      new Set(["http://preview_gateway_app/gateway/resolve", "http://$preview_pass", "http://preview_gateway_app"]),
     );
     expect(site).toContain("auth_request_set $preview_upstream $upstream_http_x_gateway_upstream;");
+    expect(site).toContain("map $preview_upstream $preview_pass {\n    default $preview_upstream;\n}");
     expect(site).toContain("ssl_reject_handshake on;");
     expect(site).toContain("return 301 https://$host$request_uri;");
   });
