@@ -621,6 +621,7 @@ function gatewayTable(result: GatewayResult, { connections }: { connections: num
     row("a private preview, X-Preview-Bypass (never kept: the app every request)", result.privateBypass),
     "",
     `The gateway against plain nginx, the same round: ${result.ratioToPlainNginx}x in req/s (median of ${result.rounds} rounds).`,
+    `The gateway against the preview reached directly, the same round: ${result.ratioToDirect}x in req/s.`,
     `A private preview's admitted visitor against the public preview, the same round: ${result.privateRatioToPublic}x in req/s.`,
     `Wake on visit, from the first visit of a sleeping preview to its first byte: ${result.wakeToFirstByteMs.join(", ")} ms.`,
   ].join("\n");

@@ -65,6 +65,8 @@ const composeSchema = z.strictObject({
 // The git host the repository lives on: build statuses go to its commits, pull request events come
 // from it. The token is never in this file: token_env names the environment variable that holds it.
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The shortest X-Preview-Bypass secret accepted at start. */
+export const MIN_BYPASS_SECRET_LENGTH = 32;
 export const FORGE_KINDS = ["github", "gitlab", "gitea"] as const;
 export type ForgeKind = (typeof FORGE_KINDS)[number];
 /** Where each host's API is when api_url is not given; Gitea and Forgejo are always self-hosted. */
@@ -353,14 +355,19 @@ const configSchema = z
       if (repository.webhook_secret_env !== undefined && !readNamedVariable(repository.webhook_secret_env)) {
         issue(["webhook_secret_env"], `the environment variable ${repository.webhook_secret_env} is not set`);
       }
-      if (
-        repository.preview_bypass_secret_env !== undefined &&
-        !readNamedVariable(repository.preview_bypass_secret_env)
-      ) {
-        issue(
-          ["preview_bypass_secret_env"],
-          `the environment variable ${repository.preview_bypass_secret_env} is not set`,
-        );
+      if (repository.preview_bypass_secret_env !== undefined) {
+        const secret = readNamedVariable(repository.preview_bypass_secret_env);
+        if (!secret)
+          issue(
+            ["preview_bypass_secret_env"],
+            `the environment variable ${repository.preview_bypass_secret_env} is not set`,
+          );
+        // It opens a private preview to whoever sends it, from anywhere: long enough that guessing is hopeless.
+        else if (secret.length < MIN_BYPASS_SECRET_LENGTH)
+          issue(
+            ["preview_bypass_secret_env"],
+            `the environment variable ${repository.preview_bypass_secret_env} holds ${secret.length} characters; a bypass secret needs at least ${MIN_BYPASS_SECRET_LENGTH} (openssl rand -base64 32)`,
+          );
       }
       if (repository.forge && !readNamedVariable(repository.forge.token_env)) {
         issue(["forge", "token_env"], `the environment variable ${repository.forge.token_env} is not set`);

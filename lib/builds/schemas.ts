@@ -81,7 +81,15 @@ export const previewNameSchema = z
 
 export const gatewayVerdictSchema = z
   .object({
-    status: z.union([z.literal(200), z.literal(400), z.literal(401), z.literal(404), z.literal(410), z.literal(503)]),
+    status: z.union([
+      z.literal(200),
+      z.literal(400),
+      z.literal(401),
+      z.literal(404),
+      z.literal(410),
+      z.literal(429),
+      z.literal(503),
+    ]),
     upstream: z.string().nullable().describe("With 200: the ip:port of the build's preview"),
     build_id: z.string().nullable(),
     detail: z.string().nullable().describe("Unless 200: what the gateway's page says"),

@@ -213,6 +213,8 @@ ${tlsLines}
         proxy_set_header X-Gateway-Host $http_host;
         proxy_set_header X-Gateway-Cookie $preview_access_cookie;
         proxy_set_header X-Gateway-Bypass $http_x_preview_bypass;
+        # Who asks: wrong bypass secrets are counted per client address.
+        proxy_set_header X-Gateway-Client $remote_addr;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_connect_timeout 5s;
@@ -245,6 +247,7 @@ ${tlsLines}
         proxy_set_header X-Gateway-Cookie "";
         proxy_set_header X-Gateway-Bypass "";
         proxy_set_header X-Gateway-Uri "";
+        proxy_set_header X-Gateway-Client "";
         proxy_http_version 1.1;
         proxy_set_header Connection "";
     }
@@ -311,6 +314,7 @@ ${tlsLines}
         proxy_set_header X-Gateway-Cookie $preview_access_cookie;
         proxy_set_header X-Gateway-Bypass $http_x_preview_bypass;
         proxy_set_header X-Gateway-Uri $request_uri;
+        proxy_set_header X-Gateway-Client $remote_addr;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
     }
@@ -331,6 +335,7 @@ ${tlsLines}
         proxy_set_header X-Gateway-Cookie $preview_access_cookie;
         proxy_set_header X-Gateway-Bypass $http_x_preview_bypass;
         proxy_set_header X-Gateway-Uri $request_uri;
+        proxy_set_header X-Gateway-Client $remote_addr;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
     }

@@ -19,6 +19,7 @@ export type PageVerdict =
   | { status: 403; detail: string; message: GatewayMessage }
   | { status: 502; detail: string; message: GatewayMessage; buildId: string }
   | { status: 429; detail: string; message: GatewayMessage; buildId: string; retryAfterSeconds: number }
+  | { status: 429; detail: string; message: GatewayMessage; retryAfterSeconds: number }
   | { status: 503; detail: string; message: GatewayMessage; buildId: string; retryAfterSeconds: number; waking: true };
 
 const TITLES = {
@@ -33,7 +34,9 @@ const TITLES = {
 } as const satisfies Record<PageVerdict["status"], string>;
 
 const titleOf = (verdict: PageVerdict, locale: Locale) =>
-  gatewayTranslator(locale)(`titles.${"waking" in verdict ? "waking" : TITLES[verdict.status]}`);
+  gatewayTranslator(locale)(
+    `titles.${"waking" in verdict ? "waking" : verdict.message.key === "tooManyGuesses" ? "tooManyGuesses" : TITLES[verdict.status]}`,
+  );
 
 /**
  * The language of the page for this request, or null when it asks for a problem rather than a page: the `lang`

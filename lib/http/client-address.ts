@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import http from "node:http";
+import net from "node:net";
 import { getEnv, normalizeAddress } from "../server/env";
 import { processWide } from "../server/process-wide";
 import { trackRequestInFlight } from "./requests-in-flight";
@@ -20,6 +21,9 @@ import { trackRequestInFlight } from "./requests-in-flight";
  */
 const HEADER = "x-runbot-socket-address";
 const RECEIVED_AT_HEADER = "x-runbot-received-at";
+/** Whether the request as received named a client of its own (X-Forwarded-For, Forwarded, X-Real-IP): a proxy's. */
+const FORWARDED_HEADER = "x-runbot-forwarded";
+const FORWARDING = ["x-forwarded-for", "forwarded", "x-real-ip"];
 const state = processWide<{ socketAddressNonce?: string }>("socketAddressNonce", () => ({}));
 
 export const UNKNOWN_ADDRESS = "unknown";
@@ -40,6 +44,8 @@ export function installSocketAddressStamp(): void {
       const incoming = request as http.IncomingMessage;
       incoming.headers[HEADER] = `${nonce} ${incoming.socket?.remoteAddress ?? UNKNOWN_ADDRESS}`;
       incoming.headers[RECEIVED_AT_HEADER] = `${nonce} ${performance.now()}`;
+      incoming.headers[FORWARDED_HEADER] =
+        `${nonce} ${FORWARDING.some((name) => incoming.headers[name] !== undefined) ? "yes" : "no"}`;
       trackRequestInFlight(incoming, response as http.ServerResponse);
     }
     // biome-ignore lint/complexity/noArguments: the events' arguments, whatever their number, without a copy
@@ -96,4 +102,27 @@ export function clientAddress(headers: HeaderSource): string {
     if (!trusted.has(forwarded[index])) return forwarded[index];
   }
   return forwarded[0] ?? socketAddress;
+}
+
+/**
+ * Whether a request came from the previews' gateway itself: from loopback or one of TRUSTED_PROXIES, and not on
+ * behalf of anyone (no forwarding header as received, which every reverse proxy in front of the app adds and the
+ * gateway's own questions never carry). What only the gateway may ask (GET /gateway/resolve) asks this.
+ */
+export function cameFromTheGateway(headers: HeaderSource): boolean {
+  const nonce = state.socketAddressNonce;
+  return Boolean(nonce) && header(headers, FORWARDED_HEADER) === `${nonce} no` && cameFromLocalOrTrusted(headers);
+}
+
+/** Whether the request's socket peer is loopback or one of TRUSTED_PROXIES: a proxy of this service's own. */
+export function cameFromLocalOrTrusted(headers: HeaderSource): boolean {
+  const nonce = state.socketAddressNonce;
+  const stamped = header(headers, HEADER);
+  if (!nonce || !stamped?.startsWith(`${nonce} `)) return false;
+  const socketAddress = normalizeAddress(stamped.slice(nonce.length + 1));
+  return isLoopback(socketAddress) || getEnv().TRUSTED_PROXIES.has(socketAddress);
+}
+
+function isLoopback(address: string): boolean {
+  return address === "::1" || (net.isIPv4(address) && address.startsWith("127."));
 }

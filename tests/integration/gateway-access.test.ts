@@ -1,4 +1,8 @@
+import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandEnvironment, freePort, freePortBelowEphemeral, sessionSecret } from "../support/app-server";
 import {
@@ -366,6 +370,150 @@ describe("POST /builds/{build_id}/share, GET /builds/{build_id}/shares, DELETE /
       expect(JSON.stringify(await response.json())).toContain("expires_in_seconds");
     }
     expect((await share("0000000000000000")).status).toBe(404);
+  });
+});
+
+describe("the gateway's cookie on every path of a preview", () => {
+  it("is refused when sent twice and removed when sent once, on /websocket and /longpolling as on /", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const { cookie } = await admitSignedIn((await signInWithCookie(builds.app, user.email, user.password)).cookie);
+    for (const path of ["/", "/web/x", "/websocket", "/websocket/peek", "/longpolling", "/longpolling/im_status"]) {
+      // A preview's own cookie of the gateway's name on its path: the browser sends both.
+      const twice = await through(privateHost, path, { Cookie: `${cookie.pair}; session_id=s; preview-access=mine` });
+      expect(twice.status, path).toBe(400);
+      expect(twice.body, path).not.toContain("build_id");
+      const once = await through(privateHost, path, { Cookie: `session_id=s; ${cookie.pair}; lang=es` });
+      expect(once.status, path).toBe(200);
+      expect(seenBy(once).headers.cookie, path).toBe("session_id=s; lang=es");
+    }
+  });
+});
+
+describe("the bypass secret against guessing", () => {
+  it("answers 429 with Retry-After after 10 wrong secrets in a minute from one client, and only to that client", async () => {
+    const guesser = "127.0.0.3";
+    for (let guess = 0; guess < 10; guess++) {
+      const wrong = await requestThrough(port, {
+        host: privateHost,
+        headers: { "X-Preview-Bypass": `${BYPASS}-${guess}` },
+        localAddress: guesser,
+      });
+      expect(wrong.status, `guess ${guess + 1}`).toBe(401);
+    }
+    for (const secret of [`${BYPASS}-10`, BYPASS]) {
+      const refused = await requestThrough(port, {
+        host: privateHost,
+        headers: { "X-Preview-Bypass": secret },
+        localAddress: guesser,
+      });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
+      expect(refused.body).not.toContain(privateBuild.build_id);
+    }
+    // Another client's right secret still opens the preview.
+    const other = await requestThrough(port, {
+      host: privateHost,
+      headers: { "X-Preview-Bypass": BYPASS },
+      localAddress: "127.0.0.4",
+    });
+    expect(other.status).toBe(200);
+  });
+
+  it("GET /gateway/resolve answers the gateway only: a request a proxy forwarded is refused", async () => {
+    const ask = (headers: Record<string, string>) =>
+      builds.app.fetch("/gateway/resolve", { headers: { "X-Gateway-Host": publicHost, ...headers } });
+    const direct = await ask({});
+    expect(direct.status).toBe(200);
+    expect(direct.headers.get("x-gateway-upstream")).toMatch(/^127\.0\.0\.1:\d+$/);
+    const forwardings: Record<string, string>[] = [
+      { "X-Forwarded-For": "203.0.113.7" },
+      { Forwarded: "for=203.0.113.7" },
+      { "X-Real-IP": "203.0.113.7" },
+    ];
+    for (const forwarded of forwardings) {
+      const refused = await ask({ ...forwarded, "X-Gateway-Bypass": BYPASS });
+      expect(refused.status, JSON.stringify(forwarded)).toBe(403);
+      expect(refused.headers.get("content-type")).toContain("application/problem+json");
+      expect(refused.headers.get("x-gateway-upstream")).toBeNull();
+    }
+  });
+});
+
+describe("what the gateway's nginx writes, and as whom it runs", () => {
+  it("logs the paths of tickets and share links without their secrets", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const { ticketUrl } = await admitSignedIn((await signInWithCookie(builds.app, user.email, user.password)).cookie);
+    const created = await builds.app.fetch(`/builds/${privateBuild.build_id}/share`, {
+      method: "POST",
+      headers: builds.authorization,
+    });
+    const shareUrl = new URL(((await created.json()) as { url: string }).url);
+    expect((await through(privateHost, shareUrl.pathname, BROWSER)).status).toBe(303);
+    expect((await through(publicHost, "/web/reset_password?token=a-preview-token")).status).toBe(200);
+    const log = fs.readFileSync(path.join(gateway.folder, "access.log"), "utf8");
+    expect(log).toContain('"GET /__gateway/admit HTTP/1.1" 303');
+    expect(log).toContain('"GET /__gateway/share/- HTTP/1.1" 303');
+    expect(log).toContain('"GET /web/reset_password HTTP/1.1" 200');
+    for (const secret of [
+      ticketUrl.searchParams.get("ticket")!,
+      shareUrl.pathname.split("/").pop()!,
+      "a-preview-token",
+    ])
+      expect(log).not.toContain(secret);
+    expect(log).not.toContain("?");
+  });
+
+  it.runIf(process.getuid?.() === 0)(
+    "runs its workers as www-data when started as root, which still spool bodies and keep answers",
+    async () => {
+      const wwwData = Number(execFileSync("id", ["-u", "www-data"], { encoding: "utf8" }));
+      const master = Number(fs.readFileSync(path.join(gateway.folder, "nginx.pid"), "utf8"));
+      const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+      const workers = fs
+        .readdirSync("/proc")
+        .filter((entry) => /^\d+$/.test(entry))
+        .map(Number)
+        .filter((pid) => {
+          try {
+            return Number(/^PPid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) === master;
+          } catch {
+            return false;
+          }
+        });
+      expect(uidOf(master)).toBe(0);
+      expect(workers.length).toBeGreaterThan(0);
+      for (const worker of workers) expect(uidOf(worker)).toBe(wwwData);
+      // A body past nginx's buffer is spooled to its temp folder by a worker before it reaches the preview.
+      const posted = await requestThrough(port, {
+        host: publicHost,
+        path: "/upload",
+        method: "POST",
+        headers: { "Content-Type": "application/octet-stream" },
+        body: Buffer.alloc(2 * 1024 * 1024, 7),
+      });
+      expect(posted.status).toBe(200);
+      expect(seenBy(posted).headers["content-length"]).toBe(String(2 * 1024 * 1024));
+      // The resolver's answers are kept in a folder the workers write, outside the data folder.
+      const site = fs.readFileSync(path.join(gateway.folder, "previews.conf"), "utf8");
+      const cache = /proxy_cache_path (\S+)/.exec(site)![1];
+      expect(path.relative(builds.app.dataDir, cache).startsWith("..")).toBe(true);
+      const kept = fs.readdirSync(cache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+      expect(kept.length).toBeGreaterThan(0);
+      for (const entry of kept) expect(fs.statSync(path.join(entry.parentPath, entry.name)).uid).toBe(wwwData);
+      expect(gateway.output()).not.toMatch(/\[(crit|alert|emerg)\]|Permission denied/);
+    },
+  );
+
+  it("keeps its connections to a preview open between requests", async () => {
+    const ports = new Set<number>();
+    for (let request = 0; request < 12; request++) {
+      const seen = seenBy(await through(publicHost, "/"));
+      expect(seen.headers.connection).toBeUndefined();
+      ports.add((seen as unknown as { peer_port: number }).peer_port);
+    }
+    // One kept connection per nginx worker at most, for requests that come one at a time.
+    expect(ports.size).toBeLessThanOrEqual(os.availableParallelism());
   });
 });
 

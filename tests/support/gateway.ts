@@ -87,7 +87,15 @@ export interface RawResponse {
 /** One request to 127.0.0.1:<port> with this Host header (and others), as a browser at that name sends it. */
 export function requestThrough(
   port: number,
-  options: { host: string; path?: string; method?: string; headers?: Record<string, string>; body?: string },
+  options: {
+    host: string;
+    path?: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    /** Another loopback address to send from (127.0.0.2...): another client, as the gateway sees it. */
+    localAddress?: string;
+  },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -99,6 +107,7 @@ export function requestThrough(
         headers: { ...options.headers, Host: options.host },
         agent: false,
         setHost: false,
+        localAddress: options.localAddress,
       },
       (response) => {
         let body = "";

@@ -99,6 +99,8 @@ const server = http.createServer((request, response) => {
       session_id: sessionId,
       url_root: urlRoot(request),
       headers: request.headers,
+      // The gateway's side of the connection: the same port for requests that came over one kept connection.
+      peer_port: request.socket.remotePort,
     }),
   );
 });

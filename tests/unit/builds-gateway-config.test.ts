@@ -68,14 +68,15 @@ describe("gateway: and preview_address in the builds configuration", () => {
 
 describe("preview_access and preview_bypass_secret_env of a repository", () => {
   it("default to public previews without a bypass, and read the bypass secret from the named variable", () => {
-    process.env.GATEWAY_CONFIG_TEST_BYPASS = "s3cret";
+    const secret = "a bypass secret of 32 characters";
+    process.env.GATEWAY_CONFIG_TEST_BYPASS = secret;
     try {
       const config = load(
         "repositories:\n  - { alias: a, url: . }\n  - { alias: b, url: ., preview_access: users, preview_bypass_secret_env: GATEWAY_CONFIG_TEST_BYPASS }\n",
       );
       expect(config.repositories.map((r) => [r.alias, r.preview_access, r.previewBypassSecret])).toEqual([
         ["a", "public", null],
-        ["b", "users", "s3cret"],
+        ["b", "users", secret],
       ]);
     } finally {
       delete process.env.GATEWAY_CONFIG_TEST_BYPASS;
@@ -92,5 +93,20 @@ describe("preview_access and preview_bypass_secret_env of a repository", () => {
     expect(errorOf("repositories:\n  - { alias: a, url: ., preview_bypass_secret_env: NOT_SET_ANYWHERE_X }\n")).toMatch(
       /repositories\[0\]\.preview_bypass_secret_env: the environment variable NOT_SET_ANYWHERE_X is not set/,
     );
+  });
+
+  it("refuses a bypass secret under 32 characters at start", () => {
+    process.env.GATEWAY_CONFIG_TEST_SHORT_BYPASS = "x".repeat(31);
+    try {
+      expect(
+        errorOf(
+          "repositories:\n  - { alias: a, url: ., preview_bypass_secret_env: GATEWAY_CONFIG_TEST_SHORT_BYPASS }\n",
+        ),
+      ).toMatch(
+        /repositories\[0\]\.preview_bypass_secret_env: the environment variable GATEWAY_CONFIG_TEST_SHORT_BYPASS holds 31 characters; a bypass secret needs at least 32/,
+      );
+    } finally {
+      delete process.env.GATEWAY_CONFIG_TEST_SHORT_BYPASS;
+    }
   });
 });

@@ -1,4 +1,6 @@
 import { admissionAnswer } from "@/lib/gateway/admission";
+import { bypassGuessesRetryAfter, GUESSES_A_MINUTE } from "@/lib/gateway/bypass-guesses";
+import { gatewayClient } from "@/lib/gateway/gateway-client";
 import { say } from "@/lib/gateway/messages";
 import { gatewayPage, type PageVerdict, pageLocale } from "@/lib/gateway/pages";
 import { credentialsOf, resolveHost, type Verdict } from "@/lib/gateway/resolve";
@@ -20,7 +22,8 @@ export const dynamic = "force-dynamic";
  *       expired, failed or was destroyed (with a link to the build's page on the dashboard); 503 with Retry-After
  *       while it is built; for a sleeping build, the visit wakes it (a page that reloads until the preview
  *       answers, 503 with Retry-After), unless the visitor's address has woken gateway.wakes_per_hour previews
- *       this hour (429); 400 for a Host no preview can have; 502 when the gateway found a running
+ *       this hour (429), or after 10 wrong X-Preview-Bypass secrets in a minute from the visitor's address (429 with
+ *       Retry-After, whatever the secret); 400 for a Host no preview can have; 502 when the gateway found a running
  *       build's preview not answering (`unreachable`). A private preview that does not admit the visitor: a
  *       browser is sent (303) to the dashboard's GET /gateway/ticket to sign in and come back, anything else gets
  *       401. Never a preview's content.
@@ -43,8 +46,15 @@ export const dynamic = "force-dynamic";
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route(async (request) => {
-  const verdict = await resolveHost(request.headers.get("host") ?? "", credentialsOf(request));
+  const credentials = credentialsOf(request);
   const locale = pageLocale(request);
+  // The resolver counted this request's wrong secret already, and refused it if it was one too many.
+  const retryAfter = credentials.bypass
+    ? bypassGuessesRetryAfter(gatewayClient(request.headers), GUESSES_A_MINUTE + 1)
+    : null;
+  if (retryAfter !== null)
+    return gatewayPage({ status: 429, ...say("tooManyGuesses"), retryAfterSeconds: retryAfter }, locale);
+  const verdict = await resolveHost(request.headers.get("host") ?? "", credentials);
   if (verdict.status === 401) return admissionAnswer(verdict, locale, request.headers.get("x-gateway-uri"));
   if (verdict.status === 503 && verdict.asleep) return gatewayPage(await visitAsleep(verdict, request), locale);
   if (verdict.status !== 200) return gatewayPage(verdict, locale);

@@ -1,5 +1,9 @@
+import { bypassGuessesRetryAfter, noteWrongBypass } from "@/lib/gateway/bypass-guesses";
+import { gatewayClient } from "@/lib/gateway/gateway-client";
 import { credentialsOf, resolveHost } from "@/lib/gateway/resolve";
 import { noteVisit } from "@/lib/gateway/visits";
+import { cameFromTheGateway } from "@/lib/http/client-address";
+import { HttpProblem } from "@/lib/http/problem";
 import { json, route } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
@@ -19,11 +23,15 @@ export const dynamic = "force-dynamic";
  *       admit this visitor), and nginx then shows GET /gateway/page. The name is the request's Host as nginx
  *       received it, in `X-Gateway-Host`; the visitor's gateway cookie and X-Preview-Bypass header come in
  *       `X-Gateway-Cookie` and `X-Gateway-Bypass` (a private preview's verdict depends on them). A 200 counts as a
- *       visit of the build (the sleep policy's activity).
+ *       visit of the build (the sleep policy's activity). Answered only to the gateway: a request from loopback
+ *       (or one of TRUSTED_PROXIES) that no proxy forwarded; anything else gets 403. After 10 wrong
+ *       X-Preview-Bypass secrets in a minute from one client (`X-Gateway-Client`, the address the gateway saw), that
+ *       client's secrets are no longer checked: 403 with `X-Gateway-Status: 429` and `Retry-After`.
  *     parameters:
  *       - { in: header, name: X-Gateway-Host, required: true, schema: { type: string }, example: "feature-x--demo.preview.example.com" }
  *       - { in: header, name: X-Gateway-Cookie, schema: { type: string }, description: "The value of the gateway's cookie the visitor sent" }
  *       - { in: header, name: X-Gateway-Bypass, schema: { type: string }, description: "The X-Preview-Bypass header the visitor sent" }
+ *       - { in: header, name: X-Gateway-Client, schema: { type: string }, description: "The visitor's address, as the gateway saw it" }
  *     responses:
  *       200:
  *         description: Proxy to this upstream
@@ -36,12 +44,32 @@ export const dynamic = "force-dynamic";
  *         description: Do not proxy; X-Gateway-Status says what the page will say
  *         headers:
  *           X-Gateway-Status: { schema: { type: string }, example: "410" }
+ *           Retry-After: { schema: { type: integer }, description: "With X-Gateway-Status 429: seconds until this client may try a bypass secret again" }
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/GatewayVerdict" }
  */
 export const GET = route(async (request) => {
-  const verdict = await resolveHost(request.headers.get("x-gateway-host") ?? "", credentialsOf(request));
+  if (!cameFromTheGateway(request.headers))
+    throw new HttpProblem(403, "Forbidden", "GET /gateway/resolve answers the previews' gateway only.");
+  const credentials = credentialsOf(request);
+  const client = gatewayClient(request.headers);
+  if (credentials.bypass) {
+    const retryAfter = bypassGuessesRetryAfter(client);
+    if (retryAfter !== null) {
+      noteWrongBypass(client);
+      return json(
+        { status: 429, upstream: null, build_id: null, detail: "Too many wrong X-Preview-Bypass secrets." },
+        {
+          status: 403,
+          headers: { "Cache-Control": "no-store", "X-Gateway-Status": "429", "Retry-After": String(retryAfter) },
+        },
+      );
+    }
+  }
+  const verdict = await resolveHost(request.headers.get("x-gateway-host") ?? "", credentials);
+  // A private preview that refused a visitor with a bypass secret: the secret was wrong.
+  if (credentials.bypass && verdict.status === 401) noteWrongBypass(client);
   const headers: Record<string, string> = { "Cache-Control": "no-store", "X-Gateway-Status": String(verdict.status) };
   if (verdict.status === 200) {
     headers["X-Gateway-Upstream"] = verdict.upstream;
