@@ -323,7 +323,7 @@ async function startPlainNginx(previewPort: number): Promise<{ port: number; sto
     site,
     `upstream preview {
     server 127.0.0.1:${previewPort} max_fails=0;
-    keepalive 16;
+    keepalive 32;
     keepalive_timeout 4s;
 }
 server {

@@ -10,7 +10,9 @@
  *    to proxy. nginx keeps each answer 1 s per Host (proxy_cache), so the app is asked at most once a second per
  *    name however busy a preview is, and a new or moved preview is reached within 2 s, with no reload of nginx.
  * 3. 200: the request is proxied to exactly that address. nginx has no `resolver`, so an upstream can only be an IP
- *    literal, and it only ever comes from the app's answer, never from the request.
+ *    literal, and it only ever comes from the app's answer, never from the request. An address of this host's
+ *    previews (keptUpstreams) is mapped to a named upstream that keeps its connections open; any other is reached
+ *    with a connection per request.
  *    403: GET /gateway/page shows the app's 404, 410 or 503 page under the name; for a sleeping preview the visit
  *    wakes it (lib/gateway/wake-on-visit.ts). A preview that does not answer: the same page route, which says so (502).
  * The previews' WebSocket (Odoo 16's /websocket) and long polling (/longpolling) pass with long read timeouts, and
@@ -62,8 +64,13 @@ export function keptUpstreamName(address: string): string {
   return `preview_${address.replace(/[^0-9A-Za-z]/g, "_")}`;
 }
 
-/** How many idle connections each nginx worker keeps to one preview, and for how long (under Node's 5 s). */
-const KEPT_CONNECTIONS = 16;
+/**
+ * How many idle connections each nginx worker keeps to one preview, and for how long (under Node's 5 s, so that
+ * nginx, not the preview, closes an idle one). As many as the requests a busy preview has in flight: past it, each
+ * answer closes a connection and the next request opens one again. Each worker sets aside room for them in every
+ * kept upstream: with 2,000 ports, 32 add about 27 MB to each nginx process, mostly shared between them.
+ */
+const KEPT_CONNECTIONS = 32;
 const KEPT_IDLE_SECONDS = 4;
 
 /** Comments that mark what an operator edits in the production file. */
@@ -81,7 +88,8 @@ export function renderGatewayConfig(options: GatewayNginxOptions): string {
   const listen = (parameters: string[], extra = "", mark = MARK.listen) =>
     parameters.map((parameter) => `    listen ${parameter}${extra};${mark}`).join("\n");
   const domainPattern = domain.replaceAll(".", "\\.");
-  const accessLog = `    access_log ${options.accessLog} preview_gateway;${MARK.log}`;
+  // Written a buffer at a time (at most a second late): a write per request costs a busy preview's throughput.
+  const accessLog = `    access_log ${options.accessLog} preview_gateway buffer=64k flush=1s;${MARK.log}`;
   const tlsLines = options.tls
     ? `
     ssl_certificate ${options.tls.certificate};${MARK.tls}
@@ -149,7 +157,7 @@ map $preview_upstream $preview_pass {
 # app's GET /gateway/resolve names for each Host, kept 1 s, so a new or moved preview is reached within 2 s and no
 # build ever reloads nginx.
 
-proxy_cache_path ${options.cacheFolder} levels=1:2 keys_zone=preview_names:10m max_size=64m inactive=10m use_temp_path=off;${MARK.cache}
+${kept.length ? `# Room for the map of kept upstreams below (set before any map).\nmap_hash_max_size ${Math.max(2048, 2 ** Math.ceil(Math.log2(kept.length * 2)))};\n` : ""}proxy_cache_path ${options.cacheFolder} levels=1:2 keys_zone=preview_names:10m max_size=64m inactive=10m use_temp_path=off;${MARK.cache}
 
 upstream preview_gateway_app {
 ${options.appServers.map((server) => `    server ${server};${MARK.app}`).join("\n")}
@@ -199,6 +207,10 @@ ${tlsLines}
     if ($preview_access_cookie_twice) {
         return 400 "The gateway's cookie was sent twice.\\n";
     }
+    # A visitor's connection stays open for its requests however many (nginx's 1,000 by default): closing it after
+    # the last one resets a request the client already sent on it, which a client that does not retry sees fail.
+    keepalive_requests 100000;
+
     # Uploads to a preview (an Odoo attachment, a database restore).
     client_max_body_size ${options.maxBodySize};${MARK.body}
 
@@ -371,12 +383,13 @@ http {
   default_type application/octet-stream;
   sendfile on;
   tcp_nopush on;
+  keepalive_requests 100000;
   client_body_temp_path ${temp("body")};
   proxy_temp_path ${temp("proxy")};
   fastcgi_temp_path ${temp("fastcgi")};
   uwsgi_temp_path ${temp("uwsgi")};
   scgi_temp_path ${temp("scgi")};
-  access_log ${options.folder}/access.log;
+  access_log ${options.folder}/access.log combined buffer=64k flush=1s;
   server_tokens off;
   include ${options.site};
 }

@@ -451,6 +451,8 @@ describe("what the gateway's nginx writes, and as whom it runs", () => {
     const shareUrl = new URL(((await created.json()) as { url: string }).url);
     expect((await through(privateHost, shareUrl.pathname, BROWSER)).status).toBe(303);
     expect((await through(publicHost, "/web/reset_password?token=a-preview-token")).status).toBe(200);
+    // nginx writes its log a buffer at a time, at most a second late.
+    await sleep(1_500);
     const log = fs.readFileSync(path.join(gateway.folder, "access.log"), "utf8");
     expect(log).toContain('"GET /__gateway/admit HTTP/1.1" 303');
     expect(log).toContain('"GET /__gateway/share/- HTTP/1.1" 303');
