@@ -6,10 +6,12 @@
  * SIGTERM), and ends the command when nginx ends.
  *
  * `npm run gateway -- --print-production-config` prints deploy/nginx/previews.conf: the same site with TLS and a
- * redirect from HTTP, for the domain of the builds configuration's gateway: (or preview.example.com).
+ * redirect from HTTP, for preview.example.com; with `--preview-address IP` (once per builder host) and
+ * `--ports START-END`, nginx keeps connections to the previews at those addresses.
  */
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -83,10 +85,19 @@ async function main() {
       app: { type: "string" },
       "max-body": { type: "string", default: "128m" },
       "print-production-config": { type: "boolean", default: false },
+      "preview-address": { type: "string", multiple: true, default: [] },
+      ports: { type: "string", default: "18000-19999" },
     },
   });
   if (values["print-production-config"]) {
-    process.stdout.write(productionGatewayConfig());
+    const ports = /^(\d{1,5})-(\d{1,5})$/.exec(values.ports!);
+    if (!ports || Number(ports[1]) > Number(ports[2]) || Number(ports[2]) > 65535)
+      throw new UsageError(`--ports ${values.ports}: must be START-END, such as 18000-19999`);
+    const kept = values["preview-address"]!.flatMap((address) => {
+      if (net.isIP(address) === 0) throw new UsageError(`--preview-address ${address}: must be an IP address`);
+      return previewAddresses(address, { start: Number(ports[1]), end: Number(ports[2]) });
+    });
+    process.stdout.write(productionGatewayConfig(undefined, kept));
     return;
   }
   if (!values.listen) throw new UsageError("--listen ADDRESS:PORT is required, such as --listen 127.0.0.1:8080");

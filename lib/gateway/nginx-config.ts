@@ -139,7 +139,7 @@ ${accessLog}
   const keptBlocks = kept.length
     ? `
 # Connections to the previews of this host's addresses, kept open between requests: without them every request opens
-# one, and a busy preview runs out of ports (TIME_WAIT) and its listen queue overflows. The resolver names an
+# one, and between machines (no reuse of a port in TIME_WAIT) a busy preview runs out of ports. The resolver names an
 # ip:port; the map turns a kept one into its upstream's name, any other stays an address reached as before.
 ${kept.map((address) => `upstream ${keptUpstreamName(address)} { server ${address} max_fails=0; keepalive ${KEPT_CONNECTIONS}; keepalive_timeout ${KEPT_IDLE_SECONDS}s; }`).join("\n")}
 map $preview_upstream $preview_pass {

@@ -23,14 +23,16 @@ export const PRODUCTION_HEADER = `# The previews' gateway for production: nginx 
 # - uploads: the largest body a preview receives;
 # - the access log (rotated with the others by Debian's logrotate);
 # - connections kept to the previews: \`npm run gateway\` keeps them to this host's preview_address over the ports
-#   range (an \`upstream\` each and the map $preview_pass, lib/gateway/nginx-config.ts); here every preview is reached
-#   with a connection per request until you add the same blocks for your builder hosts' addresses.
+#   range (an \`upstream\` each and the map $preview_pass, lib/gateway/nginx-config.ts); this file reaches every
+#   preview with a connection per request. Print it with them for your builder hosts' addresses and ports:
+#   \`npm run gateway -- --print-production-config --preview-address 10.0.0.11 --preview-address 10.0.0.12
+#   --ports 18000-19999\`.
 # The builds configuration then says gateway: { domain: preview.example.com, scheme: https } (port 443 by
 # default), and each builder host's preview_address is an address of that host which this machine reaches.
 
 `;
 
-export function productionGatewayConfig(domain = "preview.example.com"): string {
+export function productionGatewayConfig(domain = "preview.example.com", keptUpstreams: string[] = []): string {
   return (
     PRODUCTION_HEADER.replaceAll("preview.example.com", domain) +
     renderGatewayConfig({
@@ -41,6 +43,7 @@ export function productionGatewayConfig(domain = "preview.example.com"): string 
       maxBodySize: "256m",
       forwardedProto: "$scheme",
       cookieName: gatewayCookieName("https"),
+      keptUpstreams,
       accessLog: "/var/log/nginx/previews.access.log",
       tls: {
         certificate: `/etc/letsencrypt/live/${domain}/fullchain.pem`,
