@@ -1,8 +1,10 @@
 /**
  * Import rules (`npm run lint:imports`): imports flow one way, app -> components -> lib, and nothing in the
  * product reaches into the tests, the scripts, the bench or tools/; tests/ and scripts/ keep to themselves
- * and share what both need through tools/; no module imports itself back through others. Within lib/, the data
- * layer and the topology sit below the domains, and only lib/db/ knows the dialect.
+ * and share what both need through tools/; no module imports itself back through others. Within lib/, the process's
+ * own ground floor (lib/server/) sits below everything, the data layer and the topology below the domains, the request
+ * plumbing (lib/http/) apart from the data layer, and only lib/db/ knows the dialect. What names every domain (the
+ * background jobs, jobs.ts) sits at the top, beside instrumentation.ts.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -30,6 +32,33 @@ module.exports = {
       to: { path: "^lib/db/dialect\\.ts$" },
     },
     {
+      name: "server-is-the-ground-floor",
+      comment:
+        "lib/server/ is what every layer may use (the environment, the data folder, process-wide state, the job type and its scheduler): it imports nothing of lib/ but itself and DATABASE_URL's parsing, so that any layer can import it without pulling in another. The list of jobs, which names the domains, is jobs.ts at the top.",
+      severity: "error",
+      from: { path: "^lib/server/" },
+      to: {
+        path: "^(lib|app|components)/|^(jobs|instrumentation|proxy)\\.ts$",
+        pathNot: "^lib/server/|^lib/db/database-url\\.ts$",
+      },
+    },
+    {
+      name: "http-apart-from-db",
+      severity: "error",
+      comment:
+        "lib/http/ is the plumbing every handler shares: it parses, answers and guards requests, and reads no data (what it needs of the database errors, their shape, is lib/http/prisma-errors.ts).",
+      from: { path: "^lib/http/" },
+      to: { path: "^lib/db/" },
+    },
+    {
+      name: "jobs-at-the-top",
+      severity: "error",
+      comment:
+        "jobs.ts lists every domain's background work and is started by instrumentation.ts only: nothing in lib/, components/ or app/ imports the composition.",
+      from: { path: "^(lib|components|app)/" },
+      to: { path: "^(jobs|instrumentation)\\.ts$" },
+    },
+    {
       name: "db-below-the-domains",
       severity: "error",
       comment:
@@ -50,7 +79,7 @@ module.exports = {
       severity: "error",
       comment:
         "lib/cluster/ is lib/topology's cluster implementation: the domains, routes and UI reach it only through lib/topology, so that none of them knows whether it runs alone or in a cluster.",
-      from: { path: "^(app|components|lib)/|^(instrumentation|proxy)\\.ts$", pathNot: "^lib/(topology|cluster)/" },
+      from: { path: "^(app|components|lib)/|^(instrumentation|proxy|jobs)\\.ts$", pathNot: "^lib/(topology|cluster)/" },
       to: { path: "^lib/cluster/" },
     },
     {
@@ -63,8 +92,9 @@ module.exports = {
     {
       name: "product-without-tools",
       severity: "error",
-      comment: "The product (app/, proxy.ts, instrumentation.ts) never imports the tests, the scripts or the bench.",
-      from: { path: "^(app/|proxy\\.ts$|instrumentation\\.ts$)" },
+      comment:
+        "The product (app/, proxy.ts, instrumentation.ts, jobs.ts) never imports the tests, the scripts or the bench.",
+      from: { path: "^(app/|proxy\\.ts$|instrumentation\\.ts$|jobs\\.ts$)" },
       to: { path: "^(tests|scripts|bench|tools)/" },
     },
     {

@@ -1,6 +1,6 @@
 /**
  * Runs once when the server starts. Validates the environment first, so that a bad setting stops the start
- * with its name, then starts the background work of the Node.js runtime (lib/server/jobs.ts).
+ * with its name, then starts the background work of the Node.js runtime (jobs.ts).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
@@ -15,6 +15,6 @@ export async function register() {
   // After the stamp, so that it runs first: a refused method is answered before anything else looks at it.
   const { installMethodGuard } = await import("./lib/http/method-guard");
   installMethodGuard();
-  const { startBackgroundJobs } = await import("./lib/server/jobs");
+  const { startBackgroundJobs } = await import("./jobs");
   await startBackgroundJobs();
 }

@@ -60,7 +60,7 @@ export async function startBareNext(options: { nodeArgs?: string[] } = {}): Prom
     dir: BARE_NEXT,
     nodeArgs: [...gc.nodeArgs, ...(options.nodeArgs ?? [])],
     // Next's own handler of SIGTERM ends the process through process.exit, which lets V8 write a profile; the
-    // baseline has no handler of its own, as the app does (NEXT_MANUAL_SIG_HANDLE, lib/server/jobs.ts).
+    // baseline has no handler of its own, as the app does (NEXT_MANUAL_SIG_HANDLE, jobs.ts).
     env: { ...gc.env, NEXT_MANUAL_SIG_HANDLE: undefined },
   });
   runningServers.add(server.child);

@@ -11,7 +11,7 @@ import {
 import { failBuildsOfLostHosts } from "./lost-hosts";
 
 /**
- * The instance's own background work, the first job to start (lib/server/jobs.ts): it refuses to start when another
+ * The instance's own background work, the first job to start (jobs.ts): it refuses to start when another
  * live process holds its INSTANCE_NAME, or, in a cluster (`judgeOthers`), when its shared builds settings differ
  * from a live instance's; it registers itself, then every sixth of INSTANCE_LOST_AFTER_SECONDS (5 s by default)
  * moves its heartbeat and, in a cluster, fails the builds of instances that lost theirs.

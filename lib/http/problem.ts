@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { prismaErrorCode } from "../db/prisma-errors";
+import { prismaErrorCode } from "./prisma-errors";
 
 /** One field that failed validation: where it is (`body.email`, `query.start_date`) and what is wrong. */
 export interface FieldError {

@@ -1,6 +1,7 @@
 /**
- * A piece of background work. Each domain defines its jobs beside the work they do; lib/server/jobs.ts lists them
- * all, in the order they start, and hands them to the scheduler (lib/server/scheduler.ts), which starts them when
+ * A piece of background work. Each domain defines its jobs beside the work they do; jobs.ts (beside
+ * instrumentation.ts) lists them all, in the order they start, and hands them to the scheduler
+ * (lib/server/scheduler.ts), which starts them when
  * the server boots and stops them, in the reverse order, when it stops.
  *
  * - `start` sets the job up (listeners, a recovery), `stop` undoes it; either may be left out.

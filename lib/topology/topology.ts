@@ -11,7 +11,7 @@ import type { Job } from "../server/job";
  *
  * The intended flow, for an instance of a cluster:
  *
- *  1. At start, `membershipJob` (the first of lib/server/jobs.ts's jobs) compares this instance's shared builds
+ *  1. At start, `membershipJob` (the first of the jobs in jobs.ts) compares this instance's shared builds
  *     settings with the live instances' and refuses to start on a difference, registers the instance under its
  *     name, then beats every sixth of INSTANCE_LOST_AFTER_SECONDS. Once it has beaten unbroken for that long it
  *     judges the others: an instance whose heartbeat stopped is lost, and the membership's `failBuildsOfLostHost`

@@ -1,4 +1,4 @@
-import { prismaErrorCode } from "../db/prisma-errors";
+import { prismaErrorCode } from "../http/prisma-errors";
 import { conflict, forbidden, notFound, unauthorized } from "../http/problem";
 import { getEnv } from "../server/env";
 import { chooseDisplayName, DisplayNameTakenError } from "./display-names";

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { getDb } from "../../db";
-import { prismaErrorCode } from "../../db/prisma-errors";
+import { prismaErrorCode } from "../../http/prisma-errors";
 
 /**
  * Webhook deliveries already taken in (WebhookDelivery), by the id the host gives each delivery and keeps when

@@ -11,7 +11,7 @@ import { pollPullRequests } from "./pull-request-poll";
 import { drainPendingNotices, followsBranch, forgetBranch, noticeBranchHead, retireSupersededBuilds } from "./service";
 
 /**
- * The background part of automatic builds, two jobs (lib/server/jobs.ts): on every instance, building remembered
+ * The background part of automatic builds, two jobs (jobs.ts): on every instance, building remembered
  * notices when the queue has room and retiring older automatic builds once a newer one of their branch runs; on
  * one instance of a cluster, polling the repositories with watch_interval_seconds.
  */

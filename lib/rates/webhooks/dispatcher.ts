@@ -19,7 +19,7 @@ import { postDelivery } from "./sender";
 import { signDelivery } from "./signature";
 
 /**
- * The webhook dispatcher, a background job (lib/server/jobs.ts). Every WEBHOOK_POLL_MS, and when nudged, it
+ * The webhook dispatcher, a background job (jobs.ts). Every WEBHOOK_POLL_MS, and when nudged, it
  * 1. notices a new value date, whoever stored it (the schedule, POST /rates/, an import, the import command in
  *    another process): the newest stored value date is compared with what each subscription was last told of,
  *    and a delivery is queued for each subscription behind (only the newest date, if several came at once);

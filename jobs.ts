@@ -2,21 +2,23 @@
  * The one place the background work is listed, in the order it starts: each domain defines its jobs beside the work
  * (lib/server/job.ts), the scheduler (lib/server/scheduler.ts) runs them. Started from instrumentation.ts when the
  * server boots, stopped in the reverse order on SIGTERM or SIGINT. A job that runs on "one" instance of a cluster
- * runs on the holder of its lease (lib/topology); on a single instance it just runs.
+ * runs on the holder of its lease (lib/topology); on a single instance it just runs. It sits here, beside
+ * instrumentation.ts and above lib/, because it names every domain: the domains and the process's own ground floor
+ * (lib/server/) do not know it.
  */
-import { scheduledBackupsJob } from "../backups/schedule";
-import { autoBuildsJob, repositoryPollingJob } from "../builds/auto/polling";
-import { forgeStatusesJob } from "../builds/forge/statuses";
-import { buildsMembership } from "../builds/membership";
-import { buildExecutorJob } from "../builds/queue/executor";
-import { buildReaperJob } from "../builds/queue/reaper";
-import { sleepPolicyJob } from "../builds/runtime/sleep";
-import { rateScheduleJob } from "../rates/schedule";
-import { webhookDispatcherJob } from "../rates/webhooks/dispatcher";
-import { getTopology } from "../topology";
-import type { Job } from "./job";
-import { processWide } from "./process-wide";
-import { startJob, stopJob } from "./scheduler";
+import { scheduledBackupsJob } from "./lib/backups/schedule";
+import { autoBuildsJob, repositoryPollingJob } from "./lib/builds/auto/polling";
+import { forgeStatusesJob } from "./lib/builds/forge/statuses";
+import { buildsMembership } from "./lib/builds/membership";
+import { buildExecutorJob } from "./lib/builds/queue/executor";
+import { buildReaperJob } from "./lib/builds/queue/reaper";
+import { sleepPolicyJob } from "./lib/builds/runtime/sleep";
+import { rateScheduleJob } from "./lib/rates/schedule";
+import { webhookDispatcherJob } from "./lib/rates/webhooks/dispatcher";
+import type { Job } from "./lib/server/job";
+import { processWide } from "./lib/server/process-wide";
+import { startJob, stopJob } from "./lib/server/scheduler";
+import { getTopology } from "./lib/topology";
 
 function backgroundJobs(): Job[] {
   const topology = getTopology();
