@@ -1,47 +1,42 @@
+import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
-import { Suspense } from "react";
-import { BuildCounters } from "@/components/builds/build-counters";
-import { BuildDetailDrawer } from "@/components/builds/build-detail-drawer";
-import { BuildWithoutScripts } from "@/components/builds/build-without-scripts";
-import { BuildsPanel } from "@/components/builds/builds-panel";
+import { consoleHrefOf } from "@/components/builds/console-path";
 import { CurrencyConverter } from "@/components/rates/currency-converter";
 import { LatestRateCard } from "@/components/rates/latest-rate-card";
 import { RateHistoryPanel } from "@/components/rates/rate-history-panel";
 import { currencyFromQuery, rangeOfSelection, selectionFromQuery } from "@/components/rates/rate-range";
-import { RateWebhooksPanel } from "@/components/rates/rate-webhooks-panel";
 import { SelectedCurrencyProvider } from "@/components/rates/selected-currency";
-import { loadBuildsForFirstPaint } from "@/lib/builds/first-paint";
 import { loadRatesForFirstPaint } from "@/lib/rates/first-paint";
 import { SwrFallback } from "@/lib/swr/swr-fallback";
 
-/** The dashboard: the BCV rates (any published currency), their history and a converter, then the preview builds. */
-export default async function DashboardPage({
+/**
+ * The rates, for people: the rate in force (any published currency), the converter with the way to the price
+ * list, the chart and the history. The builds have their console (/builds), the integrators their page.
+ */
+export default async function RatesPage({
   searchParams,
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  // The rate, its freshness, the table's rows and the builds come with the first paint (lib/*/first-paint.ts).
+  // The rate, its freshness and the table's rows come with the first paint (lib/rates/first-paint.ts).
   const query = new URLSearchParams(
     Object.entries(await searchParams).flatMap(([key, value]) => (typeof value === "string" ? [[key, value]] : [])),
   );
-  const t = await getTranslations("layout");
+  // A build's address from before the console had a page of its own, kept for bookmarks.
   const buildId = query.get("build");
-  const [fallback, buildsFallback] = await Promise.all([
-    loadRatesForFirstPaint({
-      currency: currencyFromQuery(query),
-      range: rangeOfSelection(selectionFromQuery(query)),
-    }),
-    loadBuildsForFirstPaint(),
-  ]);
+  if (buildId) redirect(consoleHrefOf(buildId));
+  const t = await getTranslations("layout");
+  const fallback = await loadRatesForFirstPaint({
+    currency: currencyFromQuery(query),
+    range: rangeOfSelection(selectionFromQuery(query)),
+  });
   return (
     <main
       id="main-content"
       tabIndex={-1}
       className="outline-none mx-auto flex max-w-[1600px] flex-col gap-8 px-4 py-6 sm:px-6"
     >
-      <h1 className="sr-only">{t("dashboard")}</h1>
-      {/* The build drawer is a script; where none run, the build named in the address is written here. */}
-      {buildId && <BuildWithoutScripts buildId={buildId} />}
+      <h1 className="sr-only">{t("exchangeRates")}</h1>
       {/* The currency picked in the rate card also drives the history's chart and table; both read the query
           string. No Suspense boundary around them: the page is rendered per request, and a boundary would let
           React send their content apart from the page's shell, shown only once an inline script runs. */}
@@ -53,24 +48,15 @@ export default async function DashboardPage({
           >
             <div className="flex min-w-0 flex-col gap-4">
               <LatestRateCard />
-              <CurrencyConverter />
+              {/* The shop owner's tool, used on a phone at the counter: every button a 44 px target (WCAG 2.5.5). */}
+              <div className="[&_button]:min-h-11 [&_button]:min-w-11">
+                <CurrencyConverter />
+              </div>
             </div>
             <RateHistoryPanel />
           </section>
         </SelectedCurrencyProvider>
       </SwrFallback>
-      {/* The rates' developer tool of a signed-in user, under the rates it announces; full width for its deliveries. */}
-      <RateWebhooksPanel />
-      <SwrFallback fallback={buildsFallback}>
-        <section aria-label={t("previewBuilds")} className="flex flex-col gap-4">
-          <BuildCounters />
-          <BuildsPanel />
-        </section>
-      </SwrFallback>
-      {/* useSearchParams needs a Suspense boundary so the rest of the page can still be prerendered. */}
-      <Suspense>
-        <BuildDetailDrawer />
-      </Suspense>
     </main>
   );
 }

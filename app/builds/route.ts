@@ -13,6 +13,9 @@ import { json, route } from "@/lib/http/route";
  *   get:
  *     tags: [Builds]
  *     summary: Builds, newest first
+ *     description: >
+ *       A browser's navigation (Accept preferring text/html) is given the builds console, the page of this list for
+ *       people, at the same address; everyone else the JSON below.
  *     parameters:
  *       - $ref: "#/components/parameters/ListBuildsQuery.status"
  *       - $ref: "#/components/parameters/ListBuildsQuery.limit"

@@ -18,7 +18,12 @@ export default async function PricesPage() {
   const t = await getTranslations("meta");
   const { fallback, missing } = await loadPriceRatesForFirstPaint(PRICE_CURRENCIES, todayInCaracas());
   return (
-    <main id="main-content" tabIndex={-1} className="mx-auto max-w-3xl px-4 py-6 outline-none sm:px-6 print:p-0">
+    <main
+      id="main-content"
+      tabIndex={-1}
+      // Used on a phone at the counter: every button a 44 px target (WCAG 2.5.5), as in the converter.
+      className="mx-auto max-w-3xl px-4 py-6 outline-none sm:px-6 print:p-0 [&_button]:min-h-11 [&_button]:min-w-11"
+    >
       <h1 className="sr-only">{t("pricesTitle")}</h1>
       <SwrFallback fallback={fallback}>
         <PriceList ratesMissing={missing} />

@@ -7,6 +7,7 @@ import { hrefWith } from "@/components/ui/query-string";
 import { useBuild } from "@/lib/swr/use-build";
 import { BuildDetail } from "./build-detail";
 import { shortId } from "./build-format";
+import { BUILDS_CONSOLE_PATH } from "./console-path";
 
 /**
  * The build named by `?build=<id>` in a side drawer. The dashboard is the only page (the API owns the
@@ -20,7 +21,7 @@ export function BuildDetailDrawer() {
   const buildId = params.get("build");
   // The same SWR key as the detail's: one request, and the title can say when the id names no build.
   const { error } = useBuild(buildId);
-  const close = () => router.push(hrefWith(params, { build: null }), { scroll: false });
+  const close = () => router.push(hrefWith(params, { build: null }, BUILDS_CONSOLE_PATH), { scroll: false });
   const title = !buildId ? t("build") : error?.status === 404 ? t("notFound") : t("named", { id: shortId(buildId) });
   return (
     <Modal open={buildId !== null} onClose={close} title={title} placement="side">

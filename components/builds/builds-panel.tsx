@@ -127,12 +127,12 @@ export function BuildsPanel() {
             className={`${inputClass} h-9`}
           />
         </label>
-        <label className="flex items-center gap-2 text-sm font-medium text-slate-700 dark:text-slate-300">
+        <label className="flex min-h-8 items-center gap-2 text-sm font-medium text-slate-700 dark:text-slate-300">
           <input
             type="checkbox"
             checked={grouped}
             onChange={(e) => setGrouped(e.target.checked)}
-            className="h-4 w-4 accent-indigo-600"
+            className="size-6 accent-indigo-600"
           />
           {t("groups.toggle")}
         </label>

@@ -10,6 +10,7 @@ import { repositoryLabel, shortId, shortSha } from "./build-format";
 import { CommitLine, TriggerBadge, useDescribeOrigin } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { BuildAge, BuildRunTime, PreviewLink } from "./build-times";
+import { BUILDS_CONSOLE_PATH } from "./console-path";
 
 /** Cards have no "Expires in" column: they say it only while it means something. */
 const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
@@ -26,7 +27,7 @@ export function BuildsTable({ builds, grouped = false }: { builds: BuildSummary[
   const t = useTranslations("builds");
   const describeOrigin = useDescribeOrigin();
   const params = useSearchParams();
-  const href = (build: BuildSummary) => hrefWith(params, { build: build.build_id });
+  const href = (build: BuildSummary) => hrefWith(params, { build: build.build_id }, BUILDS_CONSOLE_PATH);
   return (
     // At least the loading placeholder's height, so the panel does not shrink when the list arrives (one group of
     // a grouped list takes only what its builds need).

@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { useSWRConfig } from "swr";
 import { Modal } from "@/components/ui/modal";
 import { isBuildsKey } from "@/lib/swr/use-builds";
+import { consoleHrefOf } from "./console-path";
 import { NewBuildForm } from "./new-build-form";
 
 /** The "New build" form in a dialog; a started build opens its detail so its stages can be watched. */
@@ -20,7 +21,7 @@ export function NewBuildDialog({ open, onClose }: { open: boolean; onClose: () =
           onCreated={(buildId) => {
             void mutate(isBuildsKey);
             onClose();
-            router.push(`/?build=${encodeURIComponent(buildId)}`, { scroll: false });
+            router.push(consoleHrefOf(buildId), { scroll: false });
           }}
         />
       )}

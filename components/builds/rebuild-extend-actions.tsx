@@ -17,6 +17,7 @@ import { useAppConfig } from "@/lib/swr/use-app-config";
 import { buildKey } from "@/lib/swr/use-build";
 import { isBuildsKey } from "@/lib/swr/use-builds";
 import { shortId } from "./build-format";
+import { consoleHrefOf } from "./console-path";
 
 /**
  * Rebuild (a new build of the same repositories and modules, refs resolved again; it opens when queued) and,
@@ -46,7 +47,7 @@ export function RebuildExtendActions({ build, mayExtend }: { build: Build; mayEx
       if (action === "rebuild") {
         const { data } = await sendJson<Build>(`${buildKey(build.build_id)}/rebuild`, "POST");
         void mutate(isBuildsKey);
-        router.push(`/?build=${encodeURIComponent(data.build_id)}`, { scroll: false });
+        router.push(consoleHrefOf(data.build_id), { scroll: false });
       } else {
         const { data } = await sendJson<Build>(`${buildKey(build.build_id)}/extend`, "POST", { ttl_seconds: chosen });
         await mutate(buildKey(build.build_id), (current?: Build) => ({ ...current, ...data }), { revalidate: true });

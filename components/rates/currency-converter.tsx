@@ -75,7 +75,10 @@ export function CurrencyConverter() {
     <Panel title={t("title")}>
       {body}
       <p className="mt-4 border-t border-slate-200 pt-3 text-sm dark:border-slate-800">
-        <a className="font-medium text-indigo-700 hover:underline dark:text-indigo-300" href="/prices">
+        <a
+          className="inline-flex min-h-6 items-center font-medium text-indigo-700 hover:underline dark:text-indigo-300"
+          href="/prices"
+        >
           {prices("open")}
         </a>
       </p>

@@ -11,7 +11,7 @@ import { useLatestRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRateStatus } from "@/lib/swr/use-rate-status";
 import { useRates } from "@/lib/swr/use-rates";
-import { EmbedSnippets } from "./embed-snippets";
+import { EmbedLink } from "./embed-link";
 import { FetchRateButton } from "./fetch-rate-button";
 import { useDistanceEarlier } from "./gaps";
 import { ImportWorkbook } from "./import-workbook";
@@ -116,7 +116,7 @@ export function LatestRateCard() {
       {/* Offered for any stored currency: the badge shows its newest rate, even one older than the dollar's. */}
       {currencies.data?.currencies.some((stored) => stored.code === currency.code) && (
         <div className="mt-4 border-t border-slate-200 pt-3 dark:border-slate-800">
-          <EmbedSnippets />
+          <EmbedLink />
         </div>
       )}
       {/* Admins only (the server refuses anyone else). Mounted apart from the rate's state: its summary stays

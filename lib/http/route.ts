@@ -50,12 +50,12 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
 }
 
 /**
- * 303 to the dashboard with a build's drawer open (`/?build=<id>`): what `/builds/{id}` answers a browser.
- * A page and a route handler cannot share the path in Next.js, and the dashboard already opens a build
+ * 303 to the builds console with a build's drawer open (`/builds?build=<id>`): what `/builds/{id}` answers a
+ * browser. A page and a route handler cannot share the path in Next.js, and the console already opens a build
  * from its query string. `Vary: Accept`, since the same URL answers JSON to API clients.
  */
-export function dashboardWithBuild(buildId: string): Response {
-  const location = `/?build=${encodeURIComponent(buildId)}`;
+export function consoleWithBuild(buildId: string): Response {
+  const location = `/builds?build=${encodeURIComponent(buildId)}`;
   return new Response(null, {
     status: 303,
     headers: { Location: location, Vary: "Accept", "Cache-Control": "no-store" },

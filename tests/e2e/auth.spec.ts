@@ -11,11 +11,16 @@ import {
 
 test.describe("Signing in, registering and signing out from the header", () => {
   test("signed out, the actions that need a session are disabled with a hint", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await expect(page.getByRole("banner").getByRole("button", { name: "Sign in" })).toBeVisible();
     await expect(page.getByRole("button", { name: "New build" })).toBeDisabled();
     await expect(page.getByText("Sign in to use this action.").first()).toBeVisible();
-    await expect(page.getByRole("link", { name: "API docs" })).toHaveAttribute("href", "/docs");
+    // Every front and the API docs, from the header of any of them.
+    const fronts = page.getByRole("navigation", { name: "Main" });
+    await expect(fronts.getByRole("link", { name: "Rates" })).toHaveAttribute("href", "/");
+    await expect(fronts.getByRole("link", { name: "Builds" })).toHaveAttribute("aria-current", "page");
+    await expect(fronts.getByRole("link", { name: "Developers" })).toHaveAttribute("href", "/developers");
+    await expect(fronts.getByRole("link", { name: "API docs" })).toHaveAttribute("href", "/docs");
   });
 
   test("registration shows the API's field errors next to their fields", async ({ page }) => {
@@ -49,7 +54,7 @@ test.describe("Signing in, registering and signing out from the header", () => {
   });
 
   test("register, sign out, fail and then succeed to sign in", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     const email = await registerThroughHeader(page, uniqueEmail("auth"));
     await expect(page.getByRole("button", { name: "New build" })).toBeEnabled();
 
@@ -69,6 +74,13 @@ test.describe("Signing in, registering and signing out from the header", () => {
     await page.reload();
     await expect(page.getByRole("banner").getByText(email)).toBeVisible();
     await expect(page.getByRole("button", { name: "New build" })).toBeEnabled();
+
+    // One sign-in for every front: the rates and the integrators' page know the same person.
+    for (const front of ["Rates", "Developers"]) {
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: front }).click();
+      await expect(page.getByRole("banner").getByText(email)).toBeVisible();
+    }
+    await expect(page.getByRole("button", { name: "Create a token" })).toBeVisible();
   });
 
   test("registering an email twice says so next to the email", async ({ page }) => {

@@ -47,7 +47,7 @@ test("a webhook push shows up as an automatic build, and the drawer rebuilds and
   });
   expect(delivered.status).toBe(202);
 
-  await page.goto("/");
+  await page.goto("/builds");
   await registerThroughHeader(page);
   await expect(page.getByTestId("followed-branches")).toContainText("auto/*");
   const row = page.getByTestId("build-row").filter({ hasText: subject });

@@ -27,12 +27,12 @@ test("a build's page opens the dashboard on it, and Extend adds time without eve
   const data = await request.get(`/builds/${buildId}`, { headers: { Accept: "application/json" } });
   expect((await data.json()).build_id).toBe(buildId);
 
-  await page.goto("/");
+  await page.goto("/builds");
   await signInThroughHeader(page, owner.email);
   await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toBeVisible();
 
   await page.goto(`/builds/${buildId}`);
-  await expect(page).toHaveURL(new RegExp(`/\\?build=${buildId}$`));
+  await expect(page).toHaveURL(new RegExp(`/builds\\?build=${buildId}$`));
   const drawer = page.getByRole("dialog", { name: `Build ${buildId.slice(0, 8)}` });
   await expect(drawer.getByTestId("build-status")).toHaveText("running");
   // A running build has been running since a moment; it has not "finished".

@@ -19,7 +19,7 @@ test("Sleep stops a running preview and Wake brings it back", { tag: "@builds" }
   const preview = await request.get(running.preview_url);
   expect(await preview.text()).toContain(`Preview of build ${buildId}`);
 
-  await page.goto("/");
+  await page.goto("/builds");
   await signInThroughHeader(page, owner.email);
   await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toBeVisible();
   await page.goto(`/builds/${buildId}`);

@@ -35,9 +35,9 @@ async function startBuild(page: Page, modules: string[]) {
   return new URL(page.url()).searchParams.get("build")!;
 }
 
-test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
+test.describe("The builds console (/builds)", { tag: "@builds" }, () => {
   test("the build form shows the API's validation errors next to their fields", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await registerThroughHeader(page);
     const dialog = await openNewBuildForm(page);
     // The first field has the focus, so the form can be filled from the keyboard at once.
@@ -88,7 +88,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     const drawer = page.getByRole("dialog", { name: /^Build / });
     try {
       for (const id of slowBuilds) await waitForBuildStatus(request, id, "installing");
-      await page.goto("/");
+      await page.goto("/builds");
       email = await registerThroughHeader(page);
       totalBefore = Number(await page.getByTestId("counter-total").textContent());
       const inProgressBefore = Number(await page.getByTestId("counter-in-progress").textContent());
@@ -213,7 +213,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   });
 
   test("a build of two repositories: one added in the form, its ref locked, its modules offered", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await registerThroughHeader(page);
     const form = await openNewBuildForm(page);
 
@@ -247,7 +247,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   });
 
   test("a failing build shows where and why it failed, and can be destroyed", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await registerThroughHeader(page);
     const buildId = await startBuild(page, ["alpha", "broken"]);
     const drawer = page.getByRole("dialog", { name: /^Build / });
@@ -267,7 +267,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   });
 
   test("a build can be canceled while it installs", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await registerThroughHeader(page);
     const buildId = await startBuild(page, ["slow"]);
     const drawer = page.getByRole("dialog", { name: /^Build / });
@@ -286,7 +286,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     await expect(drawer.getByTestId("log-live")).toHaveCount(0);
 
     // Opened afresh, the drawer shows the interrupted install log, not a later stage that never ran.
-    await page.goto(`/?build=${buildId}`);
+    await page.goto(`/builds?build=${buildId}`);
     await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
     await expect(drawer.getByTestId("stage-log")).toContainText("still installing 2");
     await expect(drawer.getByTestId("stage-install")).toHaveAttribute("aria-pressed", "true");
@@ -295,14 +295,14 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   });
 
   test("a log longer than the API's tail says that only its end is shown", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await registerThroughHeader(page);
     const buildId = await startBuild(page, ["verbose"]);
     const drawer = page.getByRole("dialog", { name: /^Build / });
     await expect(drawer.getByTestId("build-status")).toHaveText("running", { timeout: 90_000 });
 
     // Opened afresh, a finished stage is read as the API's last 100,000 bytes.
-    await page.goto(`/?build=${buildId}`);
+    await page.goto(`/builds?build=${buildId}`);
     await drawer.getByTestId("stage-install").click();
     const log = drawer.getByTestId("stage-log");
     await expect(log).toContainText("verbose line 003000");
@@ -314,15 +314,15 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   });
 
   test("a link to a build that does not exist says so, and leads back without a useless retry", async ({ page }) => {
-    await page.goto("/?build=doesnotexist&range=90d");
+    await page.goto("/builds?build=doesnotexist&range=90d");
     const drawer = page.getByRole("dialog", { name: "Build not found" });
     await expect(drawer).toBeVisible();
     await expect(drawer).toContainText("No build has the id doesnotexist.");
     await expect(drawer.getByRole("button", { name: "Try again" })).toHaveCount(0);
     await drawer.getByRole("button", { name: "Back to the builds" }).click();
     await expect(drawer).toBeHidden();
-    // Closing the drawer keeps the rest of the address: the rate history's range.
-    await expect(page).toHaveURL(/\/\?range=90d$/);
+    // Closing the drawer keeps the rest of the address.
+    await expect(page).toHaveURL(/\/builds\?range=90d$/);
   });
 
   test("someone else's build offers no Cancel, Destroy or Extend, and says who may", async ({ page, request }) => {
@@ -332,9 +332,9 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
     const buildId = await startApiBuild(request, owner.headers, ["alpha", "broken"]);
     await waitForBuildStatus(request, buildId, "failed");
 
-    await page.goto("/");
+    await page.goto("/builds");
     await registerThroughHeader(page);
-    await page.goto(`/?build=${buildId}`);
+    await page.goto(`/builds?build=${buildId}`);
     const drawer = page.getByRole("dialog", { name: /^Build / });
     await expect(drawer.getByTestId("build-status")).toHaveText("failed");
     await expect(
@@ -356,7 +356,7 @@ test.describe("Builds on the dashboard", { tag: "@builds" }, () => {
   });
 
   test("signed out, the build actions are disabled with a hint", async ({ page }) => {
-    await page.goto("/");
+    await page.goto("/builds");
     await expect(page.getByRole("button", { name: "New build" })).toBeDisabled();
     await expect(page.getByRole("region", { name: "Builds" }).getByText("Sign in to use this action.")).toBeVisible();
   });

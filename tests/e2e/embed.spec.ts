@@ -43,9 +43,14 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
     ]);
 
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    // The rate card leads to the integrators' page, with the currency it shows.
     await page.goto("/?currency=NIO");
-    const card = page.getByRole("region", { name: "Tasa del día" });
-    await card.getByText("En su sitio web").click();
+    await page
+      .getByRole("region", { name: "Tasa del día" })
+      .getByRole("link", { name: "Poner esta tasa en su sitio web" })
+      .click();
+    await expect(page).toHaveURL(/\/developers\?currency=NIO#embed$/);
+    const card = page.getByRole("region", { name: "La tasa en su sitio web" });
     const snippets = card.getByTestId("embed-snippets");
     await expect(snippets.getByRole("img", { name: "Tasa BCV: córdoba nicaragüense" })).toBeVisible();
     await expect(snippets.getByTestId("embed-terms").getByRole("link", { name: "términos del banco" })).toHaveAttribute(

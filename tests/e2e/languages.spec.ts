@@ -67,7 +67,7 @@ for (const [locale, language] of [
       await expect(fetched).toContainText(language === "es" ? /\d{2}:\d{2}:\d{2}/ : /\d{2}:\d{2}:\d{2} [AP]M/);
       if (language === "es") await expect(fetched).not.toContainText(/[ap]\. ?m\.|AM|PM/);
       await expect(page.getByRole("region", { name: words[language].history })).toBeVisible();
-      await screenshotToLookAt(page, `dashboard-${locale}`, { fullPage: true });
+      await screenshotToLookAt(page, `rates-${locale}`, { fullPage: true });
     });
 
     test("finds a currency by its name in either language, with or without accents", async ({ page }) => {
@@ -158,10 +158,10 @@ test.describe("The language switch", () => {
   });
 });
 
-/** WCAG 2.1 A and AA violations on what is on screen now, each named with the elements it concerns. */
+/** WCAG 2.2 A and AA violations on what is on screen now, each named with the elements it concerns. */
 async function axeViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"])
     .analyze();
   return results.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
 }
@@ -171,7 +171,7 @@ for (const [locale, language] of [
   ["en-US", "en"],
 ] as const satisfies readonly (readonly [string, Locale])[]) {
   for (const width of [390, 1440]) {
-    test(`axe finds nothing on the dashboard in ${locale} at ${width} px, light and dark`, async ({
+    test(`axe finds nothing on the fronts in ${locale} at ${width} px, light and dark`, async ({
       browser,
       baseURL,
     }) => {
@@ -183,7 +183,6 @@ for (const [locale, language] of [
       await expect(
         page.getByRole("region", { name: words[language].converter }).getByRole("combobox").first(),
       ).toBeVisible();
-      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
       // The range buttons show "30 d" on a phone and say their full names.
       const presets =
         language === "es" ? ["30 días", "90 días", "1 año", "Todo"] : ["30 days", "90 days", "1 year", "All"];
@@ -195,8 +194,18 @@ for (const [locale, language] of [
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       await inEachScheme(page, async (scheme) => {
         expect(await axeViolations(page), `${locale}, ${width} px, ${scheme}`).toEqual([]);
-        await screenshotToLookAt(page, `dashboard-${locale}-${width}-${scheme}`, { fullPage: width === 390 });
+        await screenshotToLookAt(page, `rates-${locale}-${width}-${scheme}`, { fullPage: width === 390 });
       });
+      for (const front of ["builds", "developers"]) {
+        await page.goto(`${baseURL}/${front}`);
+        await expect(page.getByRole("main").getByRole("region").first()).toBeVisible();
+        await expect(page.getByRole("main").getByRole("status")).toHaveCount(0);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), front).toBeLessThanOrEqual(width);
+        await inEachScheme(page, async (scheme) => {
+          expect(await axeViolations(page), `/${front}, ${locale}, ${width} px, ${scheme}`).toEqual([]);
+          await screenshotToLookAt(page, `${front}-${locale}-${width}-${scheme}`, { fullPage: width === 390 });
+        });
+      }
       await context.close();
     });
   }

@@ -107,7 +107,7 @@ test.describe("Pages without JavaScript", () => {
     test.describe(`in ${locale}`, () => {
       test.use({ locale });
 
-      test("the dashboard shows the rate, its change, the table, the converter's answer and the builds", {
+      test("the rates show the rate, its change, the table and the converter's answer; the console its builds", {
         tag: "@rates",
       }, async ({ page, request }) => {
         await storeRates(request);
@@ -136,14 +136,18 @@ test.describe("Pages without JavaScript", () => {
         const converter = page.getByRole("region", { name: words.converter });
         await expect(converter.getByTestId("conversion-result")).toContainText("100 USD =");
 
-        // The builds panel and its counters: the builds GET /builds listed before the page was asked for.
+        await lookAt(page, language, "rates");
+
+        // The builds console's panel and its counters: the builds GET /builds listed before the page was asked for.
+        await page.goto("/builds");
+        await expectNothingLoading(page);
         await expect(page.getByTestId("counter-total")).toHaveText(/^\d+\+?$/);
         const panel = page.getByRole("region", { name: words.builds, exact: true });
         if (builds.builds.length > 0) {
           await expect(panel.getByRole("table")).toContainText(builds.builds[0].build_id.slice(0, 8));
         }
         await expect(panel.getByText(words.signInToAct)).toBeVisible();
-        await lookAt(page, language, "dashboard");
+        await lookAt(page, language, "builds");
       });
 
       test("the header says signing in needs JavaScript, and names who is signed in", async ({ page, browser }) => {
@@ -228,7 +232,7 @@ test.describe("Pages without JavaScript", () => {
         };
 
         await page.goto(`/builds/${buildId}`);
-        await expect(page).toHaveURL(new RegExp(`/\\?build=${buildId}$`));
+        await expect(page).toHaveURL(new RegExp(`/builds\\?build=${buildId}$`));
         await expectNothingLoading(page);
         const shown = page.getByRole("region", { name: `Build ${buildId.slice(0, 8)}` });
         await expect(shown.getByText(words.buildNeedsScript)).toBeVisible();

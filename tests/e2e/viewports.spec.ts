@@ -123,10 +123,9 @@ for (const width of [320, 390, 768]) {
     await page.goto("/?range=all");
     const history = page.getByRole("region", { name: "Rate history" });
     await expect(history.getByTestId("rate-value").first()).toBeVisible();
-    await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
     await inEachScheme(page, async (scheme) => {
-      await expectPageFits(page, name(scheme, "dashboard"));
-      await screenshotToLookAt(page, name(scheme, "dashboard"), { fullPage: true });
+      await expectPageFits(page, name(scheme, "rates"));
+      await screenshotToLookAt(page, name(scheme, "rates"), { fullPage: true });
     });
 
     await page.getByRole("banner").getByRole("button", { name: "Sign in" }).click();
@@ -136,8 +135,7 @@ for (const width of [320, 390, 768]) {
     await page.keyboard.press("Escape");
     await signInThroughHeader(page, email);
     await expect(page.getByRole("banner").getByRole("button", { name: "Sign out" })).toBeVisible();
-    // Signed in, the dashboard shows its build actions: measured again.
-    await inEachScheme(page, async (scheme) => expectPageFits(page, name(scheme, "dashboard-signed-in")));
+    await inEachScheme(page, async (scheme) => expectPageFits(page, name(scheme, "rates-signed-in")));
 
     // A custom range with a mistake: the named problem fits too.
     await history.getByRole("button", { name: "Custom" }).click();
@@ -151,6 +149,21 @@ for (const width of [320, 390, 768]) {
       await screenshotToLookAt(page, name(scheme, "range-problem"));
     });
 
+    // The builds console, signed in with its build actions, and the integrators' page.
+    await page.goto("/builds");
+    await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
+    await inEachScheme(page, async (scheme) => {
+      await expectPageFits(page, name(scheme, "builds"));
+      await screenshotToLookAt(page, name(scheme, "builds"), { fullPage: true });
+    });
+    await page.goto("/developers");
+    await expect(page.getByRole("region", { name: "Rate webhooks" }).getByRole("status")).toHaveCount(0);
+    await inEachScheme(page, async (scheme) => {
+      await expectPageFits(page, name(scheme, "developers"));
+      await screenshotToLookAt(page, name(scheme, "developers"), { fullPage: true });
+    });
+
+    await page.goto("/builds");
     await page.getByRole("button", { name: "New build" }).click();
     const form = page.getByRole("dialog", { name: "New build" });
     await expect(form.getByLabel("Repository 1", { exact: true })).toBeFocused();
@@ -160,7 +173,7 @@ for (const width of [320, 390, 768]) {
     });
     await page.keyboard.press("Escape");
 
-    await page.goto(`/?build=${buildId}&range=all`);
+    await page.goto(`/builds?build=${buildId}`);
     const drawer = page.getByRole("dialog", { name: /^Build / });
     await expect(drawer.getByTestId("stage-log")).not.toHaveAttribute("aria-busy", "true");
     await expect(drawer.getByTestId("preview-url")).toBeVisible();
@@ -180,7 +193,7 @@ for (const width of [320, 390, 768]) {
     await expect(drawer.getByTestId("build-status")).toHaveText("running");
 
     // The canceled build opens on the install log it interrupted.
-    await page.goto(`/?build=${canceledId}`);
+    await page.goto(`/builds?build=${canceledId}`);
     await expect(drawer.getByRole("heading", { name: "Log · install" })).toBeVisible();
     await expect(drawer.getByTestId("stage-log")).toContainText("still installing 1");
     await inEachScheme(page, async (scheme) => {
@@ -188,7 +201,7 @@ for (const width of [320, 390, 768]) {
       await screenshotToLookAt(page, name(scheme, "canceled"));
     });
 
-    await page.goto("/?build=no-such-build-id-at-all");
+    await page.goto("/builds?build=no-such-build-id-at-all");
     const missing = page.getByRole("dialog", { name: "Build not found" });
     await expect(missing.getByRole("button", { name: "Back to the builds" })).toBeVisible();
     await inEachScheme(page, async (scheme) => {

@@ -24,26 +24,52 @@ async function snapshot(page: Page, name: string, fullPage = true) {
 }
 
 // With the build specs (@builds) and named after them, so the screenshots and checks see their builds.
-test.describe("Screenshots and accessibility checks of the dashboard, and /docs", { tag: "@builds" }, () => {
+/** Each front, with what it waits for before it is looked at: no panel still loading. */
+const FRONTS = [
+  {
+    path: "/",
+    name: "rates",
+    ready: (page: Page) => page.getByRole("region", { name: "Latest rate" }).getByTestId("latest-rate"),
+  },
+  { path: "/builds", name: "builds", ready: (page: Page) => page.getByRole("region", { name: "Builds" }) },
+  {
+    path: "/developers",
+    name: "developers",
+    ready: (page: Page) => page.getByRole("region", { name: "Rate webhooks" }),
+  },
+] as const;
+
+async function openFront(page: Page, front: (typeof FRONTS)[number]) {
+  await page.goto(front.path);
+  await expect(front.ready(page)).toBeVisible();
+  await expect(page.getByRole("main").getByRole("status")).toHaveCount(0);
+}
+
+// With the build specs (@builds) and named after them, so the screenshots and checks see their builds.
+test.describe("Screenshots and accessibility checks of the fronts, and /docs", { tag: "@builds" }, () => {
   // Each state in light and then dark on the same page (inEachScheme): one visit, one sign-up and one dialog of
-  // each kind instead of two. accessibility.spec.ts loads the dashboard in dark from the start.
-  test("the dashboard in light and dark mode", async ({ page }, testInfo) => {
-    // Eight accessibility checks of a large page: past the default three minutes on a busy two-core machine.
-    test.setTimeout(300_000);
-    await page.goto("/");
-    await expect(page.getByRole("region", { name: "Latest rate" })).toBeVisible();
-    await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
-    await inEachScheme(page, async (scheme) => {
-      await snapshot(page, `dashboard-signed-out-${scheme}`);
-      await expectNoAxeViolations(page, testInfo, `dashboard-signed-out-${scheme}`);
-    });
+  // each kind instead of two. accessibility.spec.ts loads the fronts in dark from the start.
+  test("the rates, the builds console and the integrators' page in light and dark mode", async ({ page }, testInfo) => {
+    // Fourteen accessibility checks of three pages: past the default three minutes on a busy two-core machine.
+    test.setTimeout(420_000);
+    for (const front of FRONTS) {
+      await openFront(page, front);
+      await inEachScheme(page, async (scheme) => {
+        await snapshot(page, `${front.name}-signed-out-${scheme}`);
+        await expectNoAxeViolations(page, testInfo, `${front.name}-signed-out-${scheme}`);
+      });
+    }
 
     await registerThroughHeader(page);
-    await inEachScheme(page, async (scheme) => {
-      await snapshot(page, `dashboard-signed-in-${scheme}`);
-      await expectNoAxeViolations(page, testInfo, `dashboard-signed-in-${scheme}`);
-    });
+    for (const front of FRONTS) {
+      await openFront(page, front);
+      await inEachScheme(page, async (scheme) => {
+        await snapshot(page, `${front.name}-signed-in-${scheme}`);
+        await expectNoAxeViolations(page, testInfo, `${front.name}-signed-in-${scheme}`);
+      });
+    }
 
+    await openFront(page, FRONTS[1]);
     const firstBuild = page.getByTestId("build-row").first();
     if (await firstBuild.count()) {
       await firstBuild.getByRole("link").click();
@@ -72,14 +98,15 @@ test.describe("Screenshots and accessibility checks of the dashboard, and /docs"
     { width: 1280, height: 800 },
     { width: 1920, height: 1080 },
   ]) {
-    test(`the dashboard at ${viewport.width} px wide`, async ({ page }) => {
+    test(`the fronts at ${viewport.width} px wide`, async ({ page }) => {
       await page.setViewportSize(viewport);
-      await page.goto("/");
-      await expect(page.getByRole("region", { name: "Builds" }).getByRole("status")).toHaveCount(0);
-      await snapshot(page, `dashboard-${viewport.width}px`);
-      // Phones and tablets in detail: viewports.spec.ts.
-      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-      expect(scrollWidth, "the page scrolls sideways").toBeLessThanOrEqual(viewport.width);
+      for (const front of FRONTS) {
+        await openFront(page, front);
+        await snapshot(page, `${front.name}-${viewport.width}px`);
+        // Phones and tablets in detail: viewports.spec.ts.
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(scrollWidth, `${front.path} scrolls sideways`).toBeLessThanOrEqual(viewport.width);
+      }
     });
   }
 

@@ -9,7 +9,7 @@ import { apiUser } from "./api";
 import { expect, inEachScheme, PASSWORD, screenshotToLookAt, test } from "./fixtures";
 
 /**
- * The dashboard's rate webhooks panel, against a webhook receiver on loopback (a stand-in for the subscriber's
+ * The rate webhooks panel of the integrators' page (/developers), against a webhook receiver on loopback (a stand-in for the subscriber's
  * server; the app allows 127.0.0.1 as a destination in the e2e setup, WEBHOOK_ALLOWED_HOSTS): add one, keep its
  * secret, send tests and see them delivered or retried, delete it. In Spanish and English, at 390 and 1440 px,
  * light and dark, axe clean.
@@ -146,7 +146,7 @@ for (const [locale, language] of [
       try {
         const user = await apiUser(request, `webhooks-${language}`);
         await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
-        await page.goto("/");
+        await page.goto("/developers");
         await signIn(page, language, user.email);
         const panel = page.getByRole("region", { name: w.panel });
         await expect(panel.getByText(w.none)).toBeVisible();
@@ -256,7 +256,7 @@ for (const [locale, language] of [
         const created = await request.post("/rates/webhooks", { headers: user.headers, data: { url: hook } });
         expect(created.status()).toBe(201);
         const page = await context.newPage();
-        await page.goto(process.env.E2E_BASE_URL!);
+        await page.goto(`${process.env.E2E_BASE_URL!}/developers`);
         await signIn(page, language, user.email);
         const panel = page.getByRole("region", { name: w.panel });
         const item = panel.getByRole("listitem").filter({ has: page.getByRole("heading", { name: hook }) });
@@ -296,7 +296,7 @@ for (const [locale, language] of [
       for (const javaScriptEnabled of [true, false]) {
         const context = await browser.newContext({ locale, javaScriptEnabled });
         const page = await context.newPage();
-        await page.goto(process.env.E2E_BASE_URL!);
+        await page.goto(`${process.env.E2E_BASE_URL!}/developers`);
         const panel = page.getByRole("region", { name: w.panel });
         await expect(panel).toBeVisible();
         await expect(panel.getByRole("button", { name: w.add })).toBeDisabled();

@@ -218,7 +218,7 @@ describe("unknown build_id", () => {
 describe("GET /builds/{build_id}: the build's address for people and for programs", () => {
   const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-  it("sends a browser to the dashboard with the build open, and gives JSON clients the build", async () => {
+  it("sends a browser to the builds console with the build open, and gives JSON clients the build", async () => {
     const created = (await (
       await builds.post({ repository: "demo", ref: "main", modules: ["base_mod"] })
     ).json()) as BuildJson;
@@ -227,7 +227,7 @@ describe("GET /builds/{build_id}: the build's address for people and for program
       redirect: "manual",
     });
     expect(page.status).toBe(303);
-    expect(page.headers.get("location")).toBe(`/?build=${created.build_id}`);
+    expect(page.headers.get("location")).toBe(`/builds?build=${created.build_id}`);
     expect(page.headers.get("vary")).toMatch(/Accept/);
 
     for (const accept of ["application/json", "*/*"]) {

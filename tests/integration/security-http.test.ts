@@ -166,8 +166,10 @@ describe("bounded bodies and error replies", () => {
 
 describe("security headers", () => {
   it("pages carry a nonce CSP that every inline script honours, no framing, nosniff and a Referrer-Policy", async () => {
-    for (const pathname of ["/", "/docs"]) {
-      const response = await builds.app.fetch(pathname);
+    // The builds console is a page only for a browser's navigation: the same address answers API clients JSON.
+    const navigation = { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+    for (const pathname of ["/", "/docs", "/builds", "/developers", "/prices"]) {
+      const response = await builds.app.fetch(pathname, { headers: navigation });
       expect(response.status).toBe(200);
       const csp = response.headers.get("content-security-policy") ?? "";
       expect(csp).toMatch(/frame-ancestors 'none'/);
@@ -175,6 +177,7 @@ describe("security headers", () => {
       const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
       expect(nonce).toBeTruthy();
       expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+      expect(csp, pathname).not.toContain("default-src 'none'");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
       expect(response.headers.get("referrer-policy")).toBe("same-origin");

@@ -4,7 +4,7 @@ import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { getBuild } from "@/lib/builds/service";
 import { prefersHtml } from "@/lib/http/negotiate";
 import { parseParams } from "@/lib/http/request";
-import { dashboardWithBuild, json, route } from "@/lib/http/route";
+import { consoleWithBuild, json, route } from "@/lib/http/route";
 import { forwardToBuildHost, requireCaller } from "@/lib/topology";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -18,8 +18,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *     description: >
  *       Public. Sent with a bearer token or a session (optional), `viewer_can_change` tells whether the requester
  *       may cancel, destroy or extend the build; credentials that no longer hold count as none here. This is also the
- *       build's address for people: a browser (Accept preferring text/html) is sent to the dashboard with the
- *       build open (303 to `/?build={build_id}`); JSON clients get the build.
+ *       build's address for people: a browser (Accept preferring text/html) is sent to the builds console with
+ *       the build open (303 to `/builds?build={build_id}`); JSON clients get the build.
  *     parameters:
  *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *     responses:
@@ -29,15 +29,15 @@ type Context = { params: Promise<{ build_id: string }> };
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Build" }
  *       303:
- *         description: For a browser, the dashboard with the build open
+ *         description: For a browser, the builds console with the build open
  *         headers:
- *           Location: { schema: { type: string }, example: "/?build=3f9a1c2b7d4e5f60" }
+ *           Location: { schema: { type: string }, example: "/builds?build=3f9a1c2b7d4e5f60" }
  *       404: { $ref: "#/components/responses/NotFound" }
  */
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  // The build's permanent address, opened in a browser: the dashboard with this build open.
-  if (prefersHtml(request)) return dashboardWithBuild(build_id);
+  // The build's permanent address, opened in a browser: the builds console with this build open.
+  if (prefersHtml(request)) return consoleWithBuild(build_id);
   return json(await getBuild(build_id, await viewerOf(request)), { headers: { "Cache-Control": "no-store" } });
 });
 

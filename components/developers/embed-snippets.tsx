@@ -2,17 +2,18 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useSyncExternalStore } from "react";
+import { useSelectedCurrency } from "@/components/rates/selected-currency";
 import { CopyButton } from "@/components/ui/copy-button";
 import { RATE_SOURCE, RATE_SOURCE_TERMS_URL } from "@/lib/rates/source";
-import { useSelectedCurrency } from "./selected-currency";
 
 const noSubscription = () => () => {};
 
 /**
  * The rate on a shop's own site, copied from here: the badge (an image) and the card (an iframe) of the currency
- * the card shows, in the page's language, with the central bank's terms beside them. Closed until opened.
+ * the card shows, in the page's language, with the central bank's terms beside them. Closed until opened, unless
+ * `open` (the integrators' page, where they are the point).
  */
-export function EmbedSnippets() {
+export function EmbedSnippets({ open = false }: { open?: boolean }) {
   const t = useTranslations("embedSnippets");
   const locale = useLocale();
   const currency = useSelectedCurrency();
@@ -30,7 +31,7 @@ export function EmbedSnippets() {
     card: `<iframe src="${origin}/embed?${query}" title="${title}" width="320" height="150" style="border:0"></iframe>`,
   };
   return (
-    <details className="group" data-testid="embed-snippets">
+    <details className="group" data-testid="embed-snippets" open={open}>
       <summary className="cursor-pointer text-sm font-medium text-indigo-700 hover:underline dark:text-indigo-300">
         {t("title")}
       </summary>

@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { useSWRConfig } from "swr";
+import { useCurrencyName } from "@/components/rates/currency-names";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -13,7 +14,6 @@ import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import type { CreatedRateWebhook } from "@/lib/swr/types";
 import { useCurrencies } from "@/lib/swr/use-currencies";
 import { isRateWebhooksKey } from "@/lib/swr/use-rate-webhooks";
-import { useCurrencyName } from "./currency-names";
 
 /** The longest URL the API takes (lib/rates/webhooks/schemas.ts). */
 const MAX_URL_LENGTH = 2000;

@@ -1,0 +1,51 @@
+import type { Metadata } from "next";
+import { getTranslations } from "next-intl/server";
+import { Suspense } from "react";
+import { BuildCounters } from "@/components/builds/build-counters";
+import { BuildDetailDrawer } from "@/components/builds/build-detail-drawer";
+import { BuildWithoutScripts } from "@/components/builds/build-without-scripts";
+import { BuildsPanel } from "@/components/builds/builds-panel";
+import { ConsoleNav } from "@/components/builds/console-nav";
+import { loadBuildsForFirstPaint } from "@/lib/builds/first-paint";
+import { SwrFallback } from "@/lib/swr/swr-fallback";
+
+export async function generateMetadata(): Promise<Metadata> {
+  return { title: (await getTranslations("meta"))("buildsTitle") };
+}
+
+/**
+ * The builds console, for teams: the list first, then the counters; a build opens in a drawer (`?build=<id>`).
+ * Served at /builds to a browser (proxy.ts); its folder is apart because app/builds/ is the API's.
+ */
+export default async function BuildsConsolePage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const t = await getTranslations("console");
+  const build = (await searchParams).build;
+  const buildId = typeof build === "string" ? build : null;
+  const fallback = await loadBuildsForFirstPaint();
+  return (
+    <main
+      id="main-content"
+      tabIndex={-1}
+      className="outline-none mx-auto flex max-w-[1600px] flex-col gap-4 px-4 py-4 sm:px-6"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">{t("title")}</h1>
+        <ConsoleNav current="builds" />
+      </div>
+      {/* The build drawer is a script; where none run, the build named in the address is written here. */}
+      {buildId && <BuildWithoutScripts buildId={buildId} />}
+      <SwrFallback fallback={fallback}>
+        <BuildsPanel />
+        <BuildCounters />
+      </SwrFallback>
+      {/* useSearchParams needs a Suspense boundary so the rest of the page can still be prerendered. */}
+      <Suspense>
+        <BuildDetailDrawer />
+      </Suspense>
+    </main>
+  );
+}
