@@ -10,9 +10,9 @@ import { shortId } from "./build-format";
 import { BUILDS_CONSOLE_PATH } from "./console-path";
 
 /**
- * The build named by `?build=<id>` in a side drawer. The dashboard is the only page (the API owns the
- * /builds paths), so a build's detail is addressed by the query string: it can be linked and reloaded.
- * Closing it keeps the rest of the query (the rate history's range).
+ * The build named by `?build=<id>` in a side drawer of the builds console. The API owns the /builds/<id>
+ * paths, so a build's detail is addressed by the query string: it can be linked and reloaded. Closing it keeps
+ * the rest of the query.
  */
 export function BuildDetailDrawer() {
   const t = useTranslations("builds.drawer");

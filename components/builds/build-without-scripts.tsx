@@ -6,7 +6,7 @@ import { HttpProblem } from "@/lib/http/problem";
 import { shortId } from "./build-format";
 
 /**
- * A build's address (`/builds/<id>`, `/?build=<id>`) where scripts do not run: the drawer is a script, so the
+ * A build's address (`/builds/<id>`, `/builds?build=<id>`) where scripts do not run: the drawer is a script, so the
  * server writes what the build is now, read as GET /builds/{build_id} answers it (status, preview, created,
  * each stage with its log's download), and says the live view needs scripts. Hidden wherever scripts run.
  */

@@ -56,7 +56,7 @@ export function BuildsPanel() {
   } else if (shown!.length === 0) {
     body = <PanelEmpty className="h-48">{t("noMatch", { query: deferredSearch })}</PanelEmpty>;
   } else {
-    // No Suspense boundary: the dashboard is rendered per request, and a boundary would let React send the table
+    // No Suspense boundary: the console is rendered per request, and a boundary would let React send the table
     // apart from the page, shown only once an inline script runs (never, without scripts).
     body = grouped ? (
       <div className="flex min-h-48 flex-col gap-5" data-testid="build-groups">

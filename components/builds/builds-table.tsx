@@ -16,10 +16,10 @@ import { BUILDS_CONSOLE_PATH } from "./console-path";
 const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
 
 const linkClass =
-  "font-mono font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-indigo-300";
+  "inline-flex min-h-6 items-center font-mono font-medium text-indigo-700 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600 dark:text-indigo-300";
 
 /**
- * The builds list; each id opens the build's detail inside the dashboard (`?build=<id>`, the rest of the
+ * The builds list; each id opens the build's detail inside the console (`?build=<id>`, the rest of the
  * query kept). Each row says what a person looks for: the preview's link, how long ago, how long it took, the branch,
  * commit and its author. A table where its seven columns fit (lg); below, one card per build, so nothing scrolls sideways.
  */

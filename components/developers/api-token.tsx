@@ -95,7 +95,7 @@ export function ApiToken() {
         <div className="flex flex-col gap-2">
           <p className="font-medium">{t("example")}</p>
           <div className="flex items-start gap-2">
-            <pre className="min-w-0 flex-1 overflow-x-auto rounded-md bg-slate-100 p-3 font-mono text-xs dark:bg-slate-800">
+            <pre className="min-w-0 flex-1 rounded-md bg-slate-100 p-3 font-mono text-xs break-all whitespace-pre-wrap dark:bg-slate-800">
               {example}
             </pre>
             <CopyButton text={example} />

@@ -10,7 +10,7 @@ interface PanelProps {
   id?: string;
 }
 
-/** A titled section of the dashboard; its heading names the region for screen readers. */
+/** A titled section of a page; its heading names the region for screen readers. */
 export function Panel({ title, actions, children, className = "", id }: PanelProps) {
   const headingId = useId();
   return (
