@@ -26,7 +26,7 @@ import { json, route } from "@/lib/http/route";
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/BuildList" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const GET = route(async (request) => {
   const query = parseQuery(request, listBuildsQuerySchema);
@@ -41,7 +41,7 @@ export const GET = route(async (request) => {
  *     summary: Start a build
  *     description: >
  *       Resolves every ref to a commit, stores the build and queues it. Either `repositories` or the legacy
- *       `repository` and `ref`. Wrong JSON types answer 422; the rules of the build service (unknown fields,
+ *       `repository` and `ref`. Wrong JSON types answer 400 too; the rules of the build service (unknown fields,
  *       unknown or duplicate repositories, unsafe or missing refs, invalid or missing modules, ttl bounds) 400.
  *       503 when the runtime is not ready (for the compose driver: no Docker, or a daemon that does not
  *       answer; the detail names the reason), the queue is full or a repository's mirror is not ready.
@@ -64,7 +64,6 @@ export const GET = route(async (request) => {
  *             schema: { $ref: "#/components/schemas/Build" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  *       429:
  *         description: The user is at a per-user build limit; the detail names it, with the numbers
  *         headers:

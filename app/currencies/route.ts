@@ -1,5 +1,6 @@
 import { cacheableJson } from "@/lib/http/cache";
 import { corsPreflight, withCors } from "@/lib/http/cors";
+import { rejectUnknownQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { listCurrencies } from "@/lib/rates/service";
 import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
@@ -29,9 +30,13 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *                 - { code: EUR, name: Euro, first_date: "2025-01-03", last_date: "2025-10-14", dates: 125 }
  *                 - { code: MXN, name: Mexican peso, first_date: "2025-01-03", last_date: "2025-10-14", dates: 125 }
  *       304: { $ref: "#/components/responses/NotModified" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const GET = withCors(
-  route(async (request) => cacheableJson(request, await listCurrencies(), { headers: RATE_SOURCE_HEADERS })),
+  route(async (request) => {
+    rejectUnknownQuery(request, []);
+    return cacheableJson(request, await listCurrencies(), { headers: RATE_SOURCE_HEADERS });
+  }),
 );
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -1,9 +1,9 @@
 import { rateEmbedHtml } from "@/components/rates/rate-card-markup";
-import { parseQuery } from "@/lib/http/request";
+import { parseKnownQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
-import { getPublishedRate } from "@/lib/rates/published-rate";
+import { getRateInForce } from "@/lib/rates/published-rate";
 import { serveRateRead } from "@/lib/rates/read-cache";
-import { rateCardQuerySchema } from "@/lib/rates/schemas";
+import { rateEmbedQuerySchema } from "@/lib/rates/schemas";
 
 /**
  * The one page any site may frame: no script, styles of its own, links that leave the frame. Every other page
@@ -21,16 +21,19 @@ const EMBED_HEADERS = {
  * /embed:
  *   get:
  *     tags: [Rates]
- *     summary: The latest rate as a small card for another site's iframe
+ *     summary: The rate in force today as a small card for another site's iframe
  *     description: >
- *       An HTML page of about 320 x 150 px (`<iframe src=".../embed?currency=USD&lang=es">`): the newest stored
- *       rate of the currency in bolivares per unit, its value date, the source (the Banco Central de Venezuela)
+ *       An HTML page of about 320 x 150 px (`<iframe src=".../embed?currency=USD&lang=es">`): the rate of the
+ *       currency in force today in Caracas (that of its newest value date on or before today) in bolivares per
+ *       unit, its value date, and, once the bank has published it ahead (around 5 p.m. the day before), the next
+ *       rate and the day it comes into force ("vigente desde el miércoles 2 dic"); the source (the Banco Central de Venezuela)
  *       and the bank's terms of use, linked. Any site may frame it (`frame-ancestors *`); it runs no script.
  *       Cached like the other reads. 400 for a currency the bank does not publish, 404 when none of its rates is
- *       stored yet, 422 for a malformed parameter.
+ *       in force yet; 400 also for a malformed or unknown parameter.
  *     parameters:
- *       - $ref: "#/components/parameters/RateCardQuery.currency"
- *       - $ref: "#/components/parameters/RateCardQuery.lang"
+ *       - $ref: "#/components/parameters/RateEmbedQuery.currency"
+ *       - $ref: "#/components/parameters/RateEmbedQuery.lang"
+ *       - $ref: "#/components/parameters/RateEmbedQuery.theme"
  *     responses:
  *       200:
  *         description: The card
@@ -44,11 +47,10 @@ const EMBED_HEADERS = {
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  */
 const handle = route((request) => {
-  const { currency, lang } = parseQuery(request, rateCardQuerySchema);
-  return serveRateRead(request, async () => rateEmbedHtml(await getPublishedRate(currency), lang), {
+  const { currency, lang, theme } = parseKnownQuery(request, rateEmbedQuerySchema);
+  return serveRateRead(request, async () => rateEmbedHtml(await getRateInForce(currency), lang, theme), {
     contentType: "text/html; charset=utf-8",
   });
 });

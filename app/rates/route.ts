@@ -1,9 +1,9 @@
 import { requireUser } from "@/lib/auth/guard";
 import { corsPreflight, withCors } from "@/lib/http/cors";
-import { parseQuery } from "@/lib/http/request";
+import { parseKnownQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { serveRateRead } from "@/lib/rates/read-cache";
-import { rateCurrenciesQuerySchema } from "@/lib/rates/schemas";
+import { latestRateQuerySchema } from "@/lib/rates/schemas";
 import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
 import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
 
@@ -12,13 +12,20 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  * /rates/:
  *   get:
  *     tags: [Rates]
- *     summary: The rate of the newest stored date
+ *     summary: The newest published rate, or with in_force=true the rate in force today
  *     description: >
- *       Also served at /rates. Send the ETag back in If-None-Match to get 304 while it is unchanged.
+ *       Also served at /rates. Without in_force, the rate of the newest stored value date: after the bank's
+ *       afternoon publication that is the next rate, whose `in_force` is false. Which rate is today's: the bank
+ *       publishes, around 5 p.m. in Caracas, the rate whose value date is the next business day; the rate in force
+ *       on a day is the one with the newest value date on or before it, so on weekends and holidays the last
+ *       business day's rate stays in force. Every answer says `in_force` and `published_at`.
+ *       Send the ETag back in If-None-Match to get 304 while it is unchanged.
  *       Callable from any origin (CORS).
  *     parameters:
- *       - $ref: "#/components/parameters/RateCurrenciesQuery.currencies"
- *       - $ref: "#/components/parameters/RateCurrenciesQuery.include"
+ *       - $ref: "#/components/parameters/LatestRateQuery.currencies"
+ *       - $ref: "#/components/parameters/LatestRateQuery.currency"
+ *       - $ref: "#/components/parameters/LatestRateQuery.include"
+ *       - $ref: "#/components/parameters/LatestRateQuery.in_force"
  *     responses:
  *       200:
  *         description: The newest rate
@@ -29,8 +36,10 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Rate" }
  *             examples:
- *               dollar: { value: { dollar: 197.2456, date: "2025-10-14" } }
- *               currencies: { value: { dollar: 197.2456, date: "2025-10-14", rates: { EUR: 228.09086692, CNY: 27.65836079 } } }
+ *               dollar: { value: { dollar: 197.2456, date: "2025-10-14", in_force: true, published_at: "2025-10-13T21:04:11.482Z" } }
+ *               next: { summary: "After the afternoon's publication", value: { dollar: 199.1034, date: "2025-10-15", in_force: false, published_at: "2025-10-14T21:03:52.020Z" } }
+ *               inForce: { summary: "in_force=true on a Saturday", value: { dollar: 70.5852, date: "2025-04-05", value_date: "2025-04-04", in_force: true, published_at: "2025-04-03T21:02:40.117Z" } }
+ *               currencies: { value: { dollar: 197.2456, date: "2025-10-14", in_force: true, published_at: "2025-10-13T21:04:11.482Z", rates: { EUR: 228.09086692, CNY: 27.65836079 } } }
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
@@ -62,7 +71,7 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
 export const GET = withCors(
-  route((request) => serveRateRead(request, () => getLatestRate(parseQuery(request, rateCurrenciesQuerySchema)))),
+  route((request) => serveRateRead(request, () => getLatestRate(parseKnownQuery(request, latestRateQuerySchema)))),
 );
 
 export const POST = withCors(

@@ -28,7 +28,7 @@ import { assertCanRegister, registerUser } from "@/lib/users/service";
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       409: { $ref: "#/components/responses/Conflict" }
  *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const POST = route(async (request) => {
   await assertCanRegister(() => optionalUser(request));

@@ -17,7 +17,7 @@ export async function BuildWithoutScripts({ buildId }: { buildId: string }) {
   try {
     build = await getBuild(buildId);
   } catch (error) {
-    if (!(error instanceof HttpProblem && (error.status === 404 || error.status === 422))) throw error;
+    if (!(error instanceof HttpProblem && (error.status === 404 || error.status === 400))) throw error;
     build = null;
   }
   const status = (value: string) => (t.has(`statuses.${value}` as never) ? t(`statuses.${value}` as never) : value);

@@ -10,8 +10,10 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
 import { DEFAULT_CONVERSION } from "@/lib/swr/rate-keys";
+import type { Rate } from "@/lib/swr/types";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
+import { useNextRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import {
   type AmountLanguage,
@@ -25,7 +27,7 @@ import {
 import { AmountReadingNote } from "./amount-reading-note";
 import { CurrencyCombobox, type CurrencyOption } from "./currency-combobox";
 import { FetchRateButton } from "./fetch-rate-button";
-import { daysFrom } from "./rate-range";
+import { daysFrom, todayInCaracas } from "./rate-range";
 import { useSelectedCurrency } from "./selected-currency";
 
 const BOLIVAR: CurrencyOption = { code: "VES", name: "Venezuelan bolívar" };
@@ -35,7 +37,7 @@ const TYPING_PAUSE_MS = 300;
 
 /**
  * "How many bolívares is this": an amount from one currency to another (the bolívar or any stored currency)
- * at the rates of a date, or the latest, converted as it is typed. The pickers offer only currencies with
+ * at the rates of a date, or those in force today, converted as it is typed. The pickers offer only currencies with
  * stored rates and the bolívar, and what they show is exactly what is asked for; with no rate stored at all
  * the panel says so and offers the fetch instead of a form that cannot answer.
  */
@@ -137,9 +139,13 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const unreadable = settled.text.trim() !== "" && amount === undefined;
   const source = currencyOf(settled.side);
   const target = currencyOf(otherSide(settled.side));
+  // Without a date, the rates in force today in Caracas (not a rate the bank published ahead for tomorrow).
   const conversion = useConversion(
-    amount === undefined ? null : { amount, from: source, to: target, date: date || undefined },
+    amount === undefined ? null : { amount, from: source, to: target, date: date || todayInCaracas() },
   );
+  // Beside today's answer, the next rate of the currency against the bolívar once the bank has published it.
+  const foreign = [from, to].filter((code) => code !== BOLIVAR.code);
+  const next = useNextRate(foreign.length === 1 && !date ? foreign[0] : "USD");
   const error = conversion.error;
   // The API names its fields by the request, whose `from` is the box typed in: mapped back to the boxes.
   const sideOfField = (field: "from" | "to"): Side => (field === "from" ? settled.side : otherSide(settled.side));
@@ -240,6 +246,8 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
           {answer && (
             <ConversionResult
               result={answer}
+              dateChosen={date !== ""}
+              next={foreign.length === 1 && !date && next.data ? { code: foreign[0], rate: next.data } : undefined}
               // Said only while the reading is of the text that was converted, never of a newer one still unsent.
               read={parsed?.value === answer.amount ? { text: settled.text.trim(), parsed, language } : undefined}
             />
@@ -343,19 +351,26 @@ function useKeepTypedBeforeHydration(value: string, onChange: (text: string) => 
 function ConversionResult({
   result,
   read,
+  dateChosen,
+  next,
 }: {
   result: NonNullable<ReturnType<typeof useConversion>["data"]>;
   read?: { text: string; parsed: ParsedAmount; language: AmountLanguage };
+  /** Whether the person chose the date: only then is a date without rates of its own worth saying. */
+  dateChosen: boolean;
+  /** The next rate of the converted currency, published ahead of its value date. */
+  next?: { code: string; rate: Rate };
 }) {
   const t = useTranslations("converter");
   const format = useFormat();
   const language = format.locale;
   const money = roundDecimal(result.result, minorUnitDigits(result.to));
+  const amount = groupDigits(result.amount, language);
   const inverse = Number(result.rate) > 0 ? (1 / Number(result.rate)).toFixed(12) : undefined;
   return (
     <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
       <p className="text-lg font-semibold tabular-nums break-words">
-        {groupDigits(result.amount, language)} {result.from} ={" "}
+        {amount} {result.from} ={" "}
         <span title={t("beforeRounding", { amount: groupDigits(result.result, language), currency: result.to })}>
           {groupDigits(money, language)}
         </span>{" "}
@@ -375,7 +390,7 @@ function ConversionResult({
           date: format.day(result.date),
           time: (chunks) => <time dateTime={result.date}>{chunks}</time>,
         })}
-        {result.requested_date && (
+        {result.requested_date && dateChosen && (
           <>
             {" "}
             {t("nearestEarlier", {
@@ -385,9 +400,19 @@ function ConversionResult({
           </>
         )}
       </p>
+      {next && next.rate.date > result.date && (
+        <p className="mt-1 text-sm text-slate-600 tabular-nums dark:text-slate-400" data-testid="converter-next-rate">
+          {t.rich("nextRate", {
+            code: next.code,
+            rate: formatRateText(String(next.rate.dollar), language),
+            day: format.weekday(next.rate.date),
+            time: (chunks) => <time dateTime={next.rate.date}>{chunks}</time>,
+          })}
+        </p>
+      )}
       <ShareResult
         text={t("shareText", {
-          amount: groupDigits(result.amount, language),
+          amount,
           from: result.from,
           result: groupDigits(money, language),
           to: result.to,

@@ -7,7 +7,7 @@ import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-stat
 import { useFormat } from "@/components/ui/use-format";
 import { useNow } from "@/components/ui/use-now";
 import { useCurrencies } from "@/lib/swr/use-currencies";
-import { useLatestRate } from "@/lib/swr/use-latest-rate";
+import { useNextRate, useRateInForce } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import { useRateStatus } from "@/lib/swr/use-rate-status";
 import { useRates } from "@/lib/swr/use-rates";
@@ -17,13 +17,18 @@ import { useDistanceEarlier } from "./gaps";
 import { ImportWorkbook } from "./import-workbook";
 import { CurrencySelect, useSelectedCurrency } from "./selected-currency";
 
-/** The newest rate, large, with the change from the previous stored rate; or the empty state with the fetch. */
+/**
+ * The rate in force today in Caracas, large, with the change from the previous stored rate and, once the bank
+ * has published the next one ahead (around 5 p.m.), that one beside it with the day it comes into force; or the
+ * empty state with the fetch. Which rate is today's: lib/rates/in-force.ts.
+ */
 export function LatestRateCard() {
   const t = useTranslations("latestRate");
   const format = useFormat();
   const earlier = useDistanceEarlier();
   const currency = useSelectedCurrency();
-  const latest = useLatestRate(currency.code);
+  const latest = useRateInForce(currency.code);
+  const next = useNextRate(currency.code);
   const isAdmin = useIsAdmin();
   const status = useRateStatus();
   const currencies = useCurrencies();
@@ -98,6 +103,15 @@ export function LatestRateCard() {
               <span className="text-slate-600 dark:text-slate-400">{t("noEarlier")}</span>
             )}
           </p>
+          {next.data && next.data.date > rate.date && (
+            <p className="mt-1 text-sm tabular-nums text-slate-700 dark:text-slate-300" data-testid="next-rate">
+              {t.rich("next", {
+                rate: format.rate(next.data.dollar),
+                day: format.weekday(next.data.date),
+                time: (chunks) => <time dateTime={next.data?.date}>{chunks}</time>,
+              })}
+            </p>
+          )}
           <LastUpdated at={status.data?.last_success?.at} loading={status.data === undefined && !status.error} />
         </div>
       </div>

@@ -10,6 +10,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
 import { useConversion } from "@/lib/swr/use-conversion";
+import { useNextRate } from "@/lib/swr/use-latest-rate";
 import { formatRateText, groupDigits, multiplyDecimal, parseAmount, roundDecimal } from "./amount";
 import { AmountReadingNote } from "./amount-reading-note";
 import {
@@ -74,6 +75,8 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
     USD: useConversion({ amount: "1", from: "USD", to: "VES", date: today }),
     EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: today }),
   };
+  // Once the bank has published the next rates (around 5 p.m., for the next business day), said beside today's.
+  const nextRates = { USD: useNextRate("USD"), EUR: useNextRate("EUR") };
   const perUnit = (currency: PriceCurrency): string | undefined => inForce[currency].data?.rate;
   const failed = (currency: PriceCurrency) =>
     Boolean(inForce[currency].error) || (!inForce[currency].data && ratesMissing.includes(currency));
@@ -89,8 +92,25 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
         : [];
     }).join(" · "),
   });
+  const published = PRICE_CURRENCIES.flatMap((currency) => {
+    const next = nextRates[currency].data;
+    const today = inForce[currency].data;
+    return next && today && next.date > today.date ? [{ currency, next }] : [];
+  });
+  const nextLine =
+    published.length === 0
+      ? undefined
+      : t("nextRates", {
+          rates: published
+            .map(({ currency, next }) =>
+              t("nextRateOf", { rate: formatRateText(String(next.dollar), language), currency }),
+            )
+            .join(" · "),
+          day: format.weekday(published[0].next.date),
+        });
   const asText = [
     `${t("title")} · ${rateLine}`,
+    ...(nextLine ? [nextLine] : []),
     ...items.map((item) =>
       t("itemText", {
         name: item.name,
@@ -107,9 +127,14 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
     rateState = <PanelLoading label={t("loadingRates")} className="h-16" />;
   } else {
     rateState = (
-      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="price-list-rates">
-        {rateLine}
-      </p>
+      <div className="text-sm text-slate-700 dark:text-slate-300">
+        <p data-testid="price-list-rates">{rateLine}</p>
+        {nextLine && (
+          <p className="mt-1 text-slate-600 dark:text-slate-400" data-testid="price-list-next-rates">
+            {nextLine}
+          </p>
+        )}
+      </div>
     );
   }
 

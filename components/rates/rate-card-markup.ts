@@ -5,9 +5,9 @@
  */
 import type { Locale } from "@/i18n/locale";
 import { translatorFor } from "@/i18n/translator";
-import type { PublishedRate } from "@/lib/rates/published-rate";
+import type { PublishedRate, RateInForce } from "@/lib/rates/published-rate";
 import { RATE_SOURCE, RATE_SOURCE_TERMS_URL } from "@/lib/rates/source";
-import { formatDay } from "../ui/format";
+import { formatDay, formatWeekday } from "../ui/format";
 import { formatRateText } from "./amount";
 
 /** What the badge and the card say, in the language asked: every number as that language writes it. */
@@ -37,7 +37,10 @@ function textWidth(text: string): number {
   return Math.ceil(width);
 }
 
-/** A badge in the style of shields.io: "BCV USD" on the left, "236,4587 Bs · 26 nov 2026" on the right. */
+/**
+ * A badge in the style of shields.io: "BCV USD" on the left, "236,4587 Bs · 26 nov 2026" on the right. Only the
+ * rate in force: a page that says "today's rate" must not show tomorrow's.
+ */
 export function rateBadgeSvg(published: PublishedRate, locale: Locale): string {
   const { t, code, name, rate, date } = wordsFor(published, locale);
   const label = t("badgeLabel", { currency: code });
@@ -59,12 +62,32 @@ export function rateBadgeSvg(published: PublishedRate, locale: Locale): string {
 `;
 }
 
+export type EmbedTheme = "light" | "dark" | "auto";
+
+const DARK_COLORS = `body { background: #0f172a; color: #f1f5f9; }
+  main { border-color: #334155; }
+  .per, .source, .next { color: #94a3b8; }
+  .date { color: #cbd5e1; }
+  a { color: #a5b4fc; }`;
+
+/** The colours of `theme`: light, dark, or (auto) as the visitor's system is. */
+function themeStyles(theme: EmbedTheme): string {
+  if (theme === "light") return ":root { color-scheme: light; }";
+  if (theme === "dark") return `:root { color-scheme: dark; }\n  ${DARK_COLORS}`;
+  return `:root { color-scheme: light dark; }\n@media (prefers-color-scheme: dark) {\n  ${DARK_COLORS}\n}`;
+}
+
 /**
- * The card for an iframe (about 320 x 150 px): the currency, the rate in bolívares, its value date, the source
- * and the terms. Links open in a new tab, out of the frame. Light or dark as the visitor's system is.
+ * The card for an iframe (about 320 x 150 px): the currency, the rate in force today in bolívares, its value
+ * date and, once the bank has published it ahead, the next rate with the day it comes into force; the source
+ * and the terms. Links open in a new tab, out of the frame. Light, dark, or as the visitor's system is (`theme`).
  */
-export function rateEmbedHtml(published: PublishedRate, locale: Locale): string {
+export function rateEmbedHtml(published: RateInForce, locale: Locale, theme: EmbedTheme = "light"): string {
   const { t, name, rate, date } = wordsFor(published, locale);
+  const next = published.next && {
+    rate: formatRateText(published.next.rate, locale),
+    day: formatWeekday(published.next.date, locale),
+  };
   const link = (href: string) => (chunks: string) =>
     `<a href="${escapeMarkup(href)}" target="_blank" rel="noopener noreferrer">${chunks}</a>`;
   return `<!doctype html>
@@ -74,22 +97,17 @@ export function rateEmbedHtml(published: PublishedRate, locale: Locale): string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeMarkup(t("title", { name }))}</title>
 <style>
-:root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+:root { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 body { margin: 0; background: #fff; color: #0f172a; }
 main { box-sizing: border-box; min-height: 100vh; padding: 12px 14px; border: 1px solid #e2e8f0; border-radius: 10px; }
 p, h1 { margin: 0; }
 .per { font-size: 13px; font-weight: 400; color: #475569; }
 .rate { font-size: 28px; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; margin: 2px 0; }
 .date { font-size: 13px; color: #334155; }
+.next { font-size: 12px; color: #475569; margin-top: 2px; }
 .source { margin-top: 6px; font-size: 11px; color: #475569; }
 a { color: #4338ca; }
-@media (prefers-color-scheme: dark) {
-  body { background: #0f172a; color: #f1f5f9; }
-  main { border-color: #334155; }
-  .per, .source { color: #94a3b8; }
-  .date { color: #cbd5e1; }
-  a { color: #a5b4fc; }
-}
+${themeStyles(theme)}
 </style>
 </head>
 <body>
@@ -97,7 +115,7 @@ a { color: #4338ca; }
 <h1 class="per">${escapeMarkup(t("perUnit", { name }))}</h1>
 <p class="rate">${escapeMarkup(rate)}</p>
 <p class="date">${escapeMarkup(t("valueDate", { date }))}</p>
-<p class="source">${t.markup("source", { bank: link(RATE_SOURCE.url) })}<br>${t.markup("terms", { terms: link(RATE_SOURCE_TERMS_URL) })}</p>
+${next ? `<p class="next">${escapeMarkup(t("next", next))}</p>\n` : ""}<p class="source">${t.markup("source", { bank: link(RATE_SOURCE.url) })}<br>${t.markup("terms", { terms: link(RATE_SOURCE_TERMS_URL) })}</p>
 </main>
 </body>
 </html>

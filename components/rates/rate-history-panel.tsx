@@ -7,7 +7,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { hrefWith } from "@/components/ui/query-string";
 import { useFormat } from "@/components/ui/use-format";
-import { useLatestRate } from "@/lib/swr/use-latest-rate";
+import { useRateInForce } from "@/lib/swr/use-latest-rate";
 import { type DateRange, useRates } from "@/lib/swr/use-rates";
 import { DownloadButtons } from "./download-buttons";
 import {
@@ -53,7 +53,7 @@ export function RateHistoryPanel() {
   const range: DateRange | null = rangeOfSelection(selection, today);
   const currency = useSelectedCurrency();
   const history = useRates(range, currency.code);
-  const latest = useLatestRate();
+  const latest = useRateInForce();
 
   // SWR keeps the previous range's answer while the next loads: only an answer for this range is shown.
   const data =

@@ -56,6 +56,21 @@ export function formatDay(date: string, locale: Locale, style: "long" | "short" 
 }
 
 /**
+ * A day with its weekday, for the day a published rate comes into force: "miércoles 2 dic", "Wed, Dec 2"
+ * (the rate is days ahead at most, so no year).
+ */
+export function formatWeekday(date: string, locale: Locale): string {
+  const [year, month, day] = date.split("-").map(Number);
+  const text = new Date(Date.UTC(year, month - 1, day)).toLocaleDateString(DATE_LOCALES[locale], {
+    timeZone: "UTC",
+    weekday: locale === "es" ? "long" : "short",
+    month: "short",
+    day: "numeric",
+  });
+  return locale === "es" ? text.replace(",", "").replace(/\.(?= |$)/, "") : text;
+}
+
+/**
  * A moment in the viewer's time zone, or in `timeZone`, which it names ("Nov 24, 02:41:07 PM GMT-4",
  * "24 nov, 18:41:07 UTC"): never a bare clock time.
  */

@@ -9,6 +9,7 @@ import {
   formatFixed,
   formatPercent,
   formatRate,
+  formatWeekday,
   ttlParts,
 } from "./format";
 
@@ -23,6 +24,7 @@ export function useFormat() {
       change: (value: number) => formatChange(value, locale),
       percent: (fraction: number) => formatPercent(fraction, locale),
       day: (date: string, style?: "long" | "short") => formatDay(date, locale, style),
+      weekday: (date: string) => formatWeekday(date, locale),
       dateTime: (iso: string | Date | null | undefined, seconds?: boolean) => formatDateTime(iso, locale, seconds),
       /** The builds panel's moments: UTC, as the runner's log lines and the forge comments write them. */
       utcDateTime: (iso: string | Date | null | undefined, seconds?: boolean) =>

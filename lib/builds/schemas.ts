@@ -3,7 +3,7 @@ import { BUILD_STATUSES, STAGE_STATUSES } from "./status";
 
 /**
  * The build service's request and response shapes: they validate requests and generate the OpenAPI
- * components (those with `.meta({ id })`). Wrong JSON types answer 422; the domain rules of POST /builds
+ * components (those with `.meta({ id })`). Wrong JSON types answer 400; the domain rules of POST /builds
  * (lib/builds/actions/create.ts), unknown fields included, answer 400.
  */
 export const MAX_REPOSITORIES = 10;
@@ -203,7 +203,7 @@ export const listBuildsQuerySchema = z.object({
   cursor: z.string().min(1).max(64).optional().describe("next_cursor of the previous page"),
 });
 
-// A well-formed name the build lacks answers 404; anything else (path tricks, capitals) is malformed: 422.
+// A well-formed name the build lacks answers 404; anything else (path tricks, capitals) is malformed: 400.
 const stageParameter = z
   .string()
   .regex(/^[a-z][a-z_]{0,31}$/, "must be a stage name such as install")

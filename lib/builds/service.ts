@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { notFound, unprocessable } from "../http/problem";
+import { badRequest, notFound } from "../http/problem";
 import { getBuildsConfig } from "./config";
 import { listForgeReports } from "./forge/reports";
 import { isRepositoryReady, modulesAtDefaultRef } from "./git/mirrors";
@@ -58,7 +58,7 @@ export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>) 
   if (query.cursor !== undefined) {
     const seq = await findBuildSeq(query.cursor);
     if (seq === null) {
-      throw unprocessable("The cursor does not name a build; use the next_cursor of the previous page.", [
+      throw badRequest("The cursor does not name a build; use the next_cursor of the previous page.", [
         { field: "query.cursor", message: "unknown build_id" },
       ]);
     }

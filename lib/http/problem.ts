@@ -30,8 +30,6 @@ export const forbidden = (detail: string) => new HttpProblem(403, "Forbidden", d
 export const notFound = (detail: string) => new HttpProblem(404, "Not Found", detail);
 export const requestTimeout = (detail: string) => new HttpProblem(408, "Request Timeout", detail);
 export const conflict = (detail: string) => new HttpProblem(409, "Conflict", detail);
-export const unprocessable = (detail: string, errors?: FieldError[]) =>
-  new HttpProblem(422, "Unprocessable Content", detail, { errors });
 export const tooManyRequests = (detail: string, retryAfterSeconds: number) =>
   new HttpProblem(429, "Too Many Requests", detail, { headers: { "Retry-After": String(retryAfterSeconds) } });
 export const payloadTooLarge = (detail: string) => new HttpProblem(413, "Content Too Large", detail);
@@ -60,7 +58,11 @@ export function fieldErrorsOf(error: z.ZodError, source: string): FieldError[] {
   return [...messagesOf].map(([field, messages]) => ({ field, message: messages.join("; ") }));
 }
 
-/** A 422 naming every invalid field of a request part (the reply lists the first MAX_LISTED_ERRORS). */
+/**
+ * A 400 naming every invalid field of a request part (the reply lists the first MAX_LISTED_ERRORS). One status
+ * for every request that fails validation, whatever rule it breaks (a malformed field, a wrong JSON type, a
+ * domain rule): the status the build service's specification gives for a bad POST /builds.
+ */
 export function invalidRequest(error: z.ZodError, source: string): HttpProblem {
   const errors = fieldErrorsOf(error, source);
   const named = errors
@@ -71,7 +73,7 @@ export function invalidRequest(error: z.ZodError, source: string): HttpProblem {
     errors.length === 1
       ? `Invalid ${errors[0].field}: ${errors[0].message}.`
       : `The request has ${errors.length} invalid fields: ${named}${errors.length > MAX_LISTED_ERRORS ? ", …" : ""}.`;
-  return unprocessable(detail, errors);
+  return badRequest(detail, errors);
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { getEnv } from "../server/env";
-import { invalidRequest, payloadTooLarge, requestTimeout, unprocessable, unsupportedMediaType } from "./problem";
+import { badRequest, invalidRequest, payloadTooLarge, requestTimeout, unsupportedMediaType } from "./problem";
 
 /**
- * Typed request parsing: each function validates one part of the request with a zod schema and throws a 422
+ * Typed request parsing: each function validates one part of the request with a zod schema and throws a 400
  * problem naming every bad field. Handlers get the schema's output type.
  *
  * Bodies are read up to MAX_BODY_BYTES (413 past it, checked on Content-Length first and while reading), and a
@@ -15,6 +15,33 @@ export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.
   const values: Record<string, string> = {};
   for (const [key, value] of params) values[key] = value;
   return check(schema, values, "query");
+}
+
+/**
+ * Query parameters every endpoint lets pass unnamed: `_`, the cache-buster that some browser clients (jQuery's
+ * `cache: false`) add to every GET.
+ */
+const TOLERATED_QUERY_PARAMETERS: ReadonlySet<string> = new Set(["_"]);
+
+/**
+ * 400 naming each query parameter that is not one of `allowed`, and the allowed ones: a misspelt or borrowed
+ * name (`currency` where `currencies` is meant) must not be answered as if it had not been sent.
+ */
+export function rejectUnknownQuery(request: Request, allowed: readonly string[]): void {
+  const names = new Set(new URL(request.url).searchParams.keys());
+  const unknown = [...names].filter((name) => !allowed.includes(name) && !TOLERATED_QUERY_PARAMETERS.has(name));
+  if (unknown.length === 0) return;
+  const takes = allowed.length === 0 ? "takes no query parameters" : `takes ${allowed.join(", ")}`;
+  throw badRequest(
+    `Unknown query parameter${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}: this endpoint ${takes}.`,
+    unknown.map((name) => ({ field: `query.${name}`, message: `is not a parameter of this endpoint, which ${takes}` })),
+  );
+}
+
+/** parseQuery, after refusing (400) any parameter the schema does not name (rejectUnknownQuery). */
+export function parseKnownQuery<S extends z.ZodObject>(request: Request, schema: S): z.output<S> {
+  rejectUnknownQuery(request, Object.keys(schema.shape));
+  return parseQuery(request, schema);
 }
 
 export async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
@@ -30,7 +57,7 @@ export async function parseJson<S extends z.ZodType>(request: Request, schema: S
   try {
     body = JSON.parse(text);
   } catch {
-    throw unprocessable("The request body must be valid JSON.", [
+    throw badRequest("The request body must be valid JSON.", [
       { field: "body", message: text.trim() === "" ? "body is empty" : "not valid JSON" },
     ]);
   }
@@ -45,10 +72,9 @@ export async function parseForm<S extends z.ZodType>(request: Request, schema: S
       headers: { "Content-Type": request.headers.get("content-type") ?? "" },
     }).formData();
   } catch {
-    throw unprocessable(
-      "The request body must be form data (application/x-www-form-urlencoded or multipart/form-data).",
-      [{ field: "form", message: "not form data" }],
-    );
+    throw badRequest("The request body must be form data (application/x-www-form-urlencoded or multipart/form-data).", [
+      { field: "form", message: "not form data" },
+    ]);
   }
   const values: Record<string, string> = {};
   for (const [key, value] of form) if (typeof value === "string") values[key] = value;

@@ -24,12 +24,15 @@ const problemSchema = z
   .meta({ id: "Problem" });
 
 const problemResponses: Record<string, [string, number, string?]> = {
-  BadRequest: ["The request breaks a rule of this endpoint (the detail names it)", 400],
+  BadRequest: [
+    "The request fails validation or breaks a rule of this endpoint: the detail names it, and `errors` lists each " +
+      "bad field (every request that fails validation answers 400, the build service's status for a bad POST /builds)",
+    400,
+  ],
   Unauthorized: ["Missing, malformed, expired or revoked credentials", 401, "WWW-Authenticate"],
   Forbidden: ["Signed in, but not allowed: not the build's creator nor an admin, or a cross-origin cookie write", 403],
   NotFound: ["The resource does not exist", 404],
   Conflict: ["The request conflicts with the resource's current state", 409],
-  ValidationError: ["The request's shape is invalid: each bad field is listed in `errors`", 422],
   ContentTooLarge: ["The request body is larger than the endpoint reads", 413],
   TooManyRequests: ["Too many attempts; wait for Retry-After seconds", 429, "Retry-After"],
   BadGateway: ["The upstream source answered with an error or a page that cannot be read", 502],

@@ -10,10 +10,12 @@ import {
 import { admitQuerySchema, shareIdParamsSchema, shareSecretParamsSchema, ticketQuerySchema } from "../gateway/schemas";
 import {
   convertQuerySchema,
+  latestRateQuerySchema,
   rateByDateQuerySchema,
   rateCardQuerySchema,
   rateCurrenciesQuerySchema,
   rateDateParamsSchema,
+  rateEmbedQuerySchema,
   rateHistoryQuerySchema,
   rateImportQuerySchema,
 } from "../rates/schemas";
@@ -40,6 +42,7 @@ export const PARAMETER_SCHEMAS: Record<string, { in: "query" | "path"; schema: z
   TicketQuery: { in: "query", schema: ticketQuerySchema },
   AdmitQuery: { in: "query", schema: admitQuerySchema },
   RateCurrenciesQuery: { in: "query", schema: rateCurrenciesQuerySchema },
+  LatestRateQuery: { in: "query", schema: latestRateQuerySchema },
   RateDateParams: { in: "path", schema: rateDateParamsSchema },
   RateByDateQuery: { in: "query", schema: rateByDateQuerySchema },
   RateHistoryQuery: { in: "query", schema: rateHistoryQuerySchema },
@@ -47,6 +50,7 @@ export const PARAMETER_SCHEMAS: Record<string, { in: "query" | "path"; schema: z
   RateWebhookParams: { in: "path", schema: webhookParamsSchema },
   ConvertQuery: { in: "query", schema: convertQuerySchema },
   RateCardQuery: { in: "query", schema: rateCardQuerySchema },
+  RateEmbedQuery: { in: "query", schema: rateEmbedQuerySchema },
 };
 
 type Property = { description?: string; example?: unknown; examples?: unknown[] };

@@ -1,5 +1,6 @@
 import DecimalBase from "decimal.js";
 import { badRequest, fieldErrorsOf } from "../http/problem";
+import { rejectUnknownQuery } from "../http/request";
 import { getEnv } from "../server/env";
 import { BOLIVAR, CURRENCY_NAMES, KNOWN_CURRENCIES } from "./currencies";
 import { todayIn } from "./dates";
@@ -18,8 +19,9 @@ const Decimal = DecimalBase.clone({ precision: 40, rounding: DecimalBase.ROUND_H
 const RESULT_DECIMALS = 8;
 const RATE_DECIMALS = 12;
 
-/** The query of GET /convert; 400 naming each bad field (the contract, not the 422 of other reads). */
+/** The query of GET /convert; 400 naming each bad field. */
 export function parseConvertQuery(request: Request): ConvertQuery {
+  rejectUnknownQuery(request, Object.keys(convertQuerySchema.shape));
   const values: Record<string, string> = {};
   for (const [key, value] of new URL(request.url).searchParams) values[key] = value;
   const result = convertQuerySchema.safeParse(values);

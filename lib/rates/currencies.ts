@@ -94,9 +94,25 @@ export function parseCurrencyList(value: string | undefined, field = "query.curr
   }
   if (errors.length > 0) {
     throw badRequest(
-      `currencies must be "all" or comma-separated ISO 4217 codes: ${errors.map((e) => e.message).join("; ")}.`,
+      `${field.split(".").pop()} must be "all" or comma-separated ISO 4217 codes: ${errors.map((e) => e.message).join("; ")}.`,
       errors,
     );
   }
   return codes;
+}
+
+/**
+ * The code of a one-currency parameter (`currency` of the badge, the embed card and GET /rates/): one ISO code
+ * the bank publishes, any case. 400 naming the parameter otherwise.
+ */
+export function parseCurrencyCode(value: string, field = "query.currency"): string {
+  const code = value.trim().toUpperCase();
+  const name = field.split(".").pop();
+  const problem = !/^[A-Z]{3}$/.test(code)
+    ? `${JSON.stringify(value.slice(0, 20))} is not a three-letter ISO 4217 code`
+    : code in CURRENCY_NAMES
+      ? undefined
+      : `${code} is not a currency the central bank publishes (${KNOWN_CURRENCIES.join(", ")})`;
+  if (problem) throw badRequest(`${name} must be one ISO 4217 code: ${problem}.`, [{ field, message: problem }]);
+  return code;
 }

@@ -5,11 +5,15 @@ import {
   type DateRange,
   DEFAULT_CONVERSION,
   latestRateKey,
+  nextRateIn,
   RATE_STATUS_KEY,
+  rateInForceIn,
+  rateInForceKey,
   ratesHistoryKey,
   valueIn,
 } from "../swr/rate-keys";
 import { convertAmount } from "./convert";
+import { ratesToday } from "./in-force";
 import { getLatestRate, getRateHistory, listCurrencies } from "./service";
 import { getRateStatus } from "./status";
 
@@ -28,6 +32,8 @@ export async function loadRatesForFirstPaint({
   range: DateRange | null;
 }): Promise<Record<string, unknown>> {
   const other = currency === "USD" ? {} : { currencies: currency };
+  // At the rates in force today, as the converter asks without a date.
+  const defaultConversion = { ...DEFAULT_CONVERSION, from: currency, date: ratesToday() };
   const history = (range: DateRange) =>
     read(ratesHistoryKey(range, currency), async () => {
       // The same answer as the key asks for: with each rate's previous (include=change).
@@ -39,22 +45,19 @@ export async function loadRatesForFirstPaint({
       };
     });
   const entries = await Promise.all([
-    read(latestRateKey(currency), async () => {
-      try {
-        const rate = await getLatestRate(other);
-        return currency === "USD" ? rate : valueIn(rate, currency);
-      } catch (error) {
-        // No rate stored yet: the card's empty state, as the hook makes of the API's 404.
-        if (error instanceof HttpProblem && error.status === 404) return null;
-        throw error;
-      }
-    }),
+    // The card's rate in force today, and the next one beside it: each as its hook makes of the API's answer.
+    read(rateInForceKey(currency), () =>
+      orNullWhenNotFound(async () => rateInForceIn(await getLatestRate({ ...other, in_force: "true" }), currency)),
+    ),
+    read(latestRateKey(currency), () =>
+      orNullWhenNotFound(async () => nextRateIn(await getLatestRate(other), currency)),
+    ),
     read(RATE_STATUS_KEY, getRateStatus),
     read(CURRENCIES_KEY, listCurrencies),
     // The converter's answer before anything is typed, so the first HTML shows it.
-    read(conversionKey({ ...DEFAULT_CONVERSION, from: currency }), async () => {
+    read(conversionKey(defaultConversion), async () => {
       try {
-        return await convertAmount({ ...DEFAULT_CONVERSION, from: currency });
+        return await convertAmount(defaultConversion);
       } catch (error) {
         // No rate of that currency stored: the converter asks, as it would without this, and says so.
         if (error instanceof HttpProblem && error.status === 400) return undefined;
@@ -67,6 +70,16 @@ export async function loadRatesForFirstPaint({
   const latest = entries[0]?.[1] as { date?: string } | null | undefined;
   if (latest?.date) entries.push(await history({ start_date: latest.date, end_date: latest.date }));
   return Object.fromEntries(entries.filter((entry): entry is [string, unknown] => Boolean(entry)));
+}
+
+/** No rate stored (or in force) yet: the card's empty state, as the hooks make of the API's 404. */
+async function orNullWhenNotFound<T>(load: () => Promise<T>): Promise<T | null> {
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof HttpProblem && error.status === 404) return null;
+    throw error;
+  }
 }
 
 async function read(key: string, load: () => Promise<unknown>): Promise<[string, unknown] | undefined> {
@@ -105,5 +118,16 @@ export async function loadPriceRatesForFirstPaint<Currency extends string>(
       });
     }),
   );
-  return { fallback: Object.fromEntries(entries.filter((entry) => entry !== undefined)), missing };
+  // The next rates, published ahead, which the list says beside today's.
+  const nextRates = await Promise.all(
+    currencies.map((currency) =>
+      read(latestRateKey(currency), () =>
+        orNullWhenNotFound(async () =>
+          nextRateIn(await getLatestRate(currency === "USD" ? {} : { currencies: currency }), currency),
+        ),
+      ),
+    ),
+  );
+  const found = [...entries, ...nextRates].filter((entry) => entry !== undefined);
+  return { fallback: Object.fromEntries(found), missing };
 }

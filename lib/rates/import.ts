@@ -1,5 +1,5 @@
 import Decimal from "decimal.js";
-import { fieldErrorsOf, invalidRequest, payloadTooLarge, serviceUnavailable, unprocessable } from "../http/problem";
+import { badRequest, fieldErrorsOf, invalidRequest, payloadTooLarge, serviceUnavailable } from "../http/problem";
 import { parseQuery, readBody } from "../http/request";
 import { getEnv } from "../server/env";
 import { todayIn } from "./dates";
@@ -140,7 +140,7 @@ const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
 
 /**
  * The workbook of a POST /rates/import: a multipart/form-data field `file`, or the raw body (any other
- * content type), named by `?name=` or else "upload.xls". 413 past MAX_WORKBOOK_BYTES, read no further; 422
+ * content type), named by `?name=` or else "upload.xls". 413 past MAX_WORKBOOK_BYTES, read no further; 400
  * when there is no file.
  */
 export async function readWorkbookUpload(
@@ -151,7 +151,7 @@ export async function readWorkbookUpload(
   const body = await readBody(request, MAX_WORKBOOK_BYTES + (isMultipart ? MULTIPART_OVERHEAD_BYTES : 0));
   if (!isMultipart) {
     if (body.byteLength === 0) {
-      throw unprocessable("The request has no workbook: send it as the body, or as the form field `file`.", [
+      throw badRequest("The request has no workbook: send it as the body, or as the form field `file`.", [
         { field: "body", message: "is empty" },
       ]);
     }
@@ -163,7 +163,7 @@ export async function readWorkbookUpload(
     // Parsed from the bounded copy: request.formData() would buffer a body of any size first.
     form = await new Response(body, { headers: { "Content-Type": contentType } }).formData();
   } catch {
-    throw unprocessable("The multipart/form-data body cannot be read.", [
+    throw badRequest("The multipart/form-data body cannot be read.", [
       { field: "form", message: "not valid multipart/form-data" },
     ]);
   }
@@ -174,7 +174,7 @@ export async function readWorkbookUpload(
   if (!fields.success) {
     const errors = fieldErrorsOf(fields.error, "form");
     if (errors.some((error) => error.field === "form.file"))
-      throw unprocessable("The form has no workbook: send it in the field `file`.", errors);
+      throw badRequest("The form has no workbook: send it in the field `file`.", errors);
     throw invalidRequest(fields.error, "form");
   }
   const { file } = fields.data;
@@ -202,7 +202,7 @@ function fileNameOf(name: string | null | undefined): string {
 
 /**
  * importWorkbook for an upload by an admin (the caller checked the role), recorded as theirs: a file that
- * cannot be read is a 422 problem naming why, nothing stored.
+ * cannot be read is a 400 problem naming why, nothing stored.
  */
 export async function importUploadedWorkbook(request: Request, admin: { id: number }): Promise<ImportSummary> {
   const { bytes, name, overwrite } = await readWorkbookUpload(request);
@@ -212,7 +212,7 @@ export async function importUploadedWorkbook(request: Request, admin: { id: numb
     if (error instanceof WorkbookBusyError)
       throw serviceUnavailable(`The file ${name} was not read: ${error.message}.`, 5);
     if (!(error instanceof WorkbookError)) throw error;
-    throw unprocessable(`The file ${name} ${error.message}. Nothing was stored.`, [
+    throw badRequest(`The file ${name} ${error.message}. Nothing was stored.`, [
       { field: "file", message: error.message },
     ]);
   }

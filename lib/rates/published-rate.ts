@@ -1,8 +1,9 @@
 import { notFound } from "../http/problem";
-import { parseCurrencyList } from "./currencies";
+import { parseCurrencyCode } from "./currencies";
+import { ratesToday } from "./in-force";
 import { findLatestDateWithAll, listCurrencyRatesBetween } from "./repository";
 
-/** The newest stored rate of one currency: bolivares per unit, as the bank published them, and its value date. */
+/** One rate of one currency: bolivares per unit, as the bank published them, and its value date. */
 export interface PublishedRate {
   currency: string;
   /** Decimal text, every digit stored ("197.2456", "228.09086692"). */
@@ -11,17 +12,37 @@ export interface PublishedRate {
   date: string;
 }
 
+/** The rate of `currency` in force today, and the next one when the bank has published it ahead. */
+export interface RateInForce extends PublishedRate {
+  next: PublishedRate | undefined;
+}
+
 /**
- * The newest rate stored for `currency`, whatever the newest date of the dollar: the bank's home page publishes
- * only a few currencies, its workbooks all of them. 400 for a code the bank does not publish, 404 when none of
- * its rates is stored yet.
+ * The rate of `currency` in force today in Caracas (lib/rates/in-force.ts): that of its newest value date on or
+ * before today, whatever the dollar's; and its next rate, when a value date after today is stored. 400 for a
+ * code the bank does not publish, 404 when none of its rates is in force yet.
  */
-export async function getPublishedRate(currency: string): Promise<PublishedRate> {
-  const [code] = parseCurrencyList(currency, "query.currency") as string[];
-  const date = await findLatestDateWithAll([code], undefined);
-  if (date === undefined) {
-    throw notFound(`No rate is stored for ${code} yet; POST /rates/ fetches the central bank's current rates.`);
+export async function getRateInForce(currency: string): Promise<RateInForce> {
+  const code = parseCurrencyCode(currency);
+  const today = ratesToday();
+  const [inForceDate, newestDate] = await Promise.all([
+    findLatestDateWithAll([code], today),
+    findLatestDateWithAll([code], undefined),
+  ]);
+  if (inForceDate === undefined) {
+    throw notFound(
+      newestDate === undefined
+        ? `No rate is stored for ${code} yet; POST /rates/ fetches the central bank's current rates.`
+        : `No rate of ${code} is in force yet: its first value date is ${newestDate}, after today (${today}).`,
+    );
   }
-  const [row] = await listCurrencyRatesBetween(date, date, [code]);
-  return { currency: code, rate: row.rate, date };
+  const rateOn = async (date: string): Promise<PublishedRate> => {
+    const [row] = await listCurrencyRatesBetween(date, date, [code]);
+    return { currency: code, rate: row.rate, date };
+  };
+  const [inForce, next] = await Promise.all([
+    rateOn(inForceDate),
+    newestDate !== undefined && newestDate > today ? rateOn(newestDate) : undefined,
+  ]);
+  return { ...inForce, next };
 }

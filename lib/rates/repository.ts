@@ -6,14 +6,16 @@ import { DOLLAR } from "./currencies";
 // Data access for rates. Dates are YYYY-MM-DD text, which sorts in date order, so ranges are string ranges.
 // A "rate" without a currency is the dollar's: what GET /rates/ has always served.
 
-export type StoredRate = { id: number; date: string; dollar: string };
+/** `publishedAt`: when this service first stored the date's dollar rate (the fetch, or the workbook's import). */
+export type StoredRate = { id: number; date: string; dollar: string; publishedAt: Date };
 export type RateSource = "home-page" | "workbook";
 
-const dollarFields = { id: true, date: true, rate: true } as const;
-const toStoredRate = (row: { id: number; date: string; rate: string }): StoredRate => ({
+const dollarFields = { id: true, date: true, rate: true, createdAt: true } as const;
+const toStoredRate = (row: { id: number; date: string; rate: string; createdAt: Date }): StoredRate => ({
   id: row.id,
   date: row.date,
   dollar: row.rate,
+  publishedAt: row.createdAt,
 });
 const orNull = <T, U>(row: T | null, map: (row: T) => U): U | null => (row ? map(row) : null);
 

@@ -44,6 +44,36 @@ export const rateCurrenciesQuerySchema = z.object({
   include: includeParameterSchema,
 });
 
+/** The rule every read of "today's rate" follows, told once in the API's descriptions. */
+export const IN_FORCE_RULE =
+  "The bank publishes, around 5 p.m. in Caracas, the rate whose value date (Fecha Valor) is the next business " +
+  "day (Friday's publication is Monday's rate). The rate in force on a day is the one with the newest value date " +
+  "on or before it; one whose value date is after today (in RATES_TIMEZONE, America/Caracas) is the next rate, " +
+  "published ahead. On weekends and holidays the last business day's rate stays in force.";
+
+const inForceParameterSchema = z
+  .enum(["true", "false"], { error: 'must be "true" or "false"' })
+  .optional()
+  .describe(
+    `"true" answers the rate in force today. ${IN_FORCE_RULE} \`date\` is then today and \`value_date\` the ` +
+      'value date whose rate it is. Without it (or "false") the newest published rate, which after the ' +
+      "afternoon's publication is the next one.",
+  )
+  .meta({ example: "true" });
+
+/** GET /rates/: the newest rate, or with in_force=true today's; `currency` is `currencies` with one code. */
+export const latestRateQuerySchema = rateCurrenciesQuerySchema.extend({
+  currency: z
+    .string()
+    .optional()
+    .describe(
+      "One currency to include, as the badge, the embed card and the dashboard's address name it: the same as " +
+        "`currencies` with one code. Not with `currencies`.",
+    )
+    .meta({ example: "EUR" }),
+  in_force: inForceParameterSchema,
+});
+
 /** The badge and the card for a shop's own site: which currency, in which language. */
 export const rateCardQuerySchema = z.object({
   currency: z
@@ -59,6 +89,17 @@ export const rateCardQuerySchema = z.object({
     .describe(
       "The language of the words and of the numbers: es writes 236,4587 and 26 nov 2026 (the default), en " +
         "writes 236.4587 and Nov 26, 2026",
+    ),
+});
+
+/** The embed card: the badge's parameters and its colours. */
+export const rateEmbedQuerySchema = rateCardQuerySchema.extend({
+  theme: z
+    .enum(["light", "dark", "auto"], { error: 'must be "light", "dark" or "auto"' })
+    .default("light")
+    .describe(
+      "The card's colours: light (the default, for the light pages most shops have), dark, or auto (as the " +
+        "visitor's system is, whatever the page around it)",
     ),
 });
 
@@ -158,6 +199,23 @@ export const rateSchema = z
     value_date: isoDateSchema
       .optional()
       .describe("Only with in_force=true: the value date whose rate is in force on `date` (on or before it)"),
+    in_force: z
+      .boolean()
+      .optional()
+      .describe(
+        "In every answer of one rate (GET /rates/, /rates/{date}, POST /rates/), not in the history's items: " +
+          "whether this is the rate in force today in Caracas. False for a next rate (value date after today) " +
+          "and for an older one.",
+      ),
+    published_at: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "In every answer of one rate: when this service first stored it (the fetch of the bank's page, or the " +
+          "workbook's import), ISO 8601 in UTC",
+      )
+      .meta({ example: "2026-12-01T21:04:11.482Z" }),
     rates: z
       .record(z.string(), z.number().positive())
       .optional()
@@ -355,6 +413,7 @@ export const rateStatusSchema = z
 export type RateStatusView = z.infer<typeof rateStatusSchema>;
 export type RateHistoryQuery = z.infer<typeof rateHistoryQuerySchema>;
 export type RateReadQuery = z.infer<typeof rateCurrenciesQuerySchema>;
+export type LatestRateQuery = z.infer<typeof latestRateQuerySchema>;
 export type RateByDateQuery = z.infer<typeof rateByDateQuerySchema>;
 export type CurrencyChangeView = z.infer<typeof currencyChangeSchema>;
 export type ConvertQuery = z.infer<typeof convertQuerySchema>;

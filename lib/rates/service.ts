@@ -1,10 +1,10 @@
 import { badGateway, badRequest, gatewayTimeout, notFound } from "../http/problem";
-import { getEnv } from "../server/env";
 import { bcvClientConfigFromEnv, fetchOfficialRate, type PublishedRate, RateSourceError } from "./bcv-client";
 import { changeSince } from "./change";
-import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyList } from "./currencies";
-import { addDaysClamped, daysBetween, todayIn } from "./dates";
+import { CURRENCY_NAMES, DOLLAR, KNOWN_CURRENCIES, parseCurrencyCode, parseCurrencyList } from "./currencies";
+import { addDaysClamped, daysBetween } from "./dates";
 import { type FetchTrigger, recordFetch } from "./fetch-log";
+import { ratesToday } from "./in-force";
 import { invalidateRateReads } from "./read-cache";
 import {
   type CurrencyValue,
@@ -23,6 +23,7 @@ import {
   type CurrencyChangeView,
   type CurrencyView,
   DEFAULT_HISTORY_SPAN_DAYS,
+  type LatestRateQuery,
   MAX_HISTORY_SPAN_DAYS,
   type RateByDateQuery,
   type RateHistoryQuery,
@@ -36,8 +37,17 @@ export function toRateView(rate: StoredRate): RateView {
   return { dollar: Number(rate.dollar), date: rate.date };
 }
 
-export function toStoredRateView(rate: StoredRate): StoredRateView {
-  return { id: rate.id, ...toRateView(rate) };
+/**
+ * An answer of one rate tells what it is: whether it is the rate in force today (lib/rates/in-force.ts) and
+ * when this service first stored it.
+ */
+async function describedRate(view: RateView, rate: StoredRate): Promise<RateView> {
+  const inForce = await findLatestRateOnOrBefore(ratesToday());
+  return { ...view, in_force: rate.date === inForce?.date, published_at: rate.publishedAt.toISOString() };
+}
+
+export async function toStoredRateView(rate: StoredRate): Promise<StoredRateView> {
+  return { id: rate.id, ...(await describedRate(toRateView(rate), rate)) };
 }
 
 type CurrencyList = string[] | "all" | undefined;
@@ -127,12 +137,26 @@ async function withChanges(
   });
 }
 
-/** The rate of the newest stored date; 404 when none is stored. */
-export async function getLatestRate(options: RateReadOptions = {}): Promise<RateView> {
+/**
+ * The rate of the newest stored date (404 when none is stored), which after the bank's afternoon publication is
+ * the next rate; with in_force=true the rate in force today. `currency` is `currencies` with one code.
+ */
+export async function getLatestRate(query: LatestRateQuery = {}): Promise<RateView> {
+  const options = readOptionsOf(query);
   parseCurrencyList(options.currencies);
+  if (query.in_force === "true") return getRateInForce(ratesToday(), options);
   const rate = await findLatestRate();
   if (!rate) throw notFound("No rate is stored yet; POST /rates/ fetches the current one from the central bank.");
-  return (await buildViews([rate], options))[0];
+  return describedRate((await buildViews([rate], options))[0], rate);
+}
+
+function readOptionsOf({ currency, currencies, include }: LatestRateQuery): RateReadOptions {
+  if (currency !== undefined && currencies !== undefined) {
+    throw badRequest("Send either currency (one code) or currencies (a list), not both.", [
+      { field: "query.currency", message: "must not be sent with currencies" },
+    ]);
+  }
+  return { currencies: currency === undefined ? currencies : parseCurrencyCode(currency), include };
 }
 
 /**
@@ -145,7 +169,7 @@ export async function getRateByDate(date: string, options: RateByDateQuery = {})
   parseCurrencyList(options.currencies);
   if (options.in_force === "true") return getRateInForce(date, options);
   const rate = await findRateByDate(date);
-  if (rate) return (await buildViews([rate], options))[0];
+  if (rate) return describedRate((await buildViews([rate], options))[0], rate);
   const earlier = await findLatestRateBefore(date);
   throw notFound(
     earlier
@@ -157,14 +181,14 @@ export async function getRateByDate(date: string, options: RateByDateQuery = {})
 async function getRateInForce(date: string, options: RateReadOptions): Promise<RateView> {
   const rate = await findLatestRateOnOrBefore(date);
   if (!rate) throw notFound(`No rate is stored on or before ${date}: no rate was in force then.`);
-  const today = todayIn(getEnv().RATES_TIMEZONE);
+  const today = ratesToday();
   if (date > today && date > rate.date) {
     throw notFound(
       `${date} is after today (${today}) and after the newest value date (${rate.date}): the rate in force then is not known yet.`,
     );
   }
   const { dollar, date: valueDate, ...rest } = (await buildViews([rate], options))[0];
-  return { dollar, date, value_date: valueDate, ...rest };
+  return describedRate({ dollar, date, value_date: valueDate, ...rest }, rate);
 }
 
 /**
@@ -192,7 +216,7 @@ export function resolveHistoryRange(query: RateHistoryQuery, today: string): { s
 /** The stored rates of a range, newest first, with the range actually used. */
 export async function getRateHistory(query: RateHistoryQuery): Promise<RateHistoryView> {
   parseCurrencyList(query.currencies);
-  const { start, end } = resolveHistoryRange(query, todayIn(getEnv().RATES_TIMEZONE));
+  const { start, end } = resolveHistoryRange(query, ratesToday());
   const rates = await listRatesBetween(start, end);
   return { start_date: start, end_date: end, rates: await buildViews(rates, query) };
 }
@@ -254,5 +278,5 @@ export async function fetchAndStoreRate(
     dollar: rate.dollar,
     currencies: Object.keys(published.rates),
   });
-  return { rate: toStoredRateView(rate), created };
+  return { rate: await toStoredRateView(rate), created };
 }

@@ -28,8 +28,28 @@ export const LATEST_RATE_KEY = "/rates/";
 export const RATE_STATUS_KEY = "/rates/status";
 export const CURRENCIES_KEY = "/currencies";
 
+/** The newest published rate: after the bank's afternoon publication, the next one (lib/rates/in-force.ts). */
 export const latestRateKey = (currency = "USD") =>
   currency === "USD" ? LATEST_RATE_KEY : `${LATEST_RATE_KEY}?currencies=${currency}`;
+
+/** The rate in force today in Caracas: the one every surface for people shows as the rate. */
+export const rateInForceKey = (currency = "USD") =>
+  `${LATEST_RATE_KEY}?in_force=true${currency === "USD" ? "" : `&currencies=${currency}`}`;
+
+/**
+ * GET /rates/?in_force=true's answer as the card shows it: in `currency`, with `date` the value date (the API's
+ * `date` is today, its `value_date` the value date in force); null when that date has no rate of the currency.
+ */
+export function rateInForceIn(answer: Rate, currency: string): Rate | null {
+  const rate = currency === "USD" ? answer : valueIn(answer, currency);
+  return rate && { ...rate, date: answer.value_date ?? answer.date, in_force: true };
+}
+
+/** The newest published rate when it is the next one (not in force yet), in `currency`; null otherwise. */
+export function nextRateIn(answer: Rate, currency: string): Rate | null {
+  if (answer.in_force !== false) return null;
+  return currency === "USD" ? answer : valueIn(answer, currency);
+}
 
 function ratesHistoryQuery(range: DateRange, currency: string): URLSearchParams {
   const query = new URLSearchParams({ start_date: range.start_date, end_date: range.end_date });
@@ -72,10 +92,22 @@ export function valueIn(rate: Rate, currency: string): Rate | null {
   const value = rate.rates?.[currency];
   if (value === undefined) return null;
   const change = rate.changes?.[currency];
-  if (!change) return { date: rate.date, dollar: value };
+  // What the answer says of the rate (in force today, when first stored) is said of the date, any currency.
+  const about = {
+    ...(rate.in_force !== undefined && { in_force: rate.in_force }),
+    ...(rate.published_at !== undefined && { published_at: rate.published_at }),
+  };
+  if (!change) return { date: rate.date, dollar: value, ...about };
   const previous =
     change.previous_date !== null && change.previous !== null
       ? { date: change.previous_date, dollar: change.previous }
       : null;
-  return { date: rate.date, dollar: value, previous, change: change.change, change_percent: change.change_percent };
+  return {
+    date: rate.date,
+    dollar: value,
+    ...about,
+    previous,
+    change: change.change,
+    change_percent: change.change_percent,
+  };
 }

@@ -25,7 +25,7 @@ export const registerUserSchema = z
       .optional()
       .describe(
         "Shown publicly as the creator of builds; the email's local part when not given (numbered, ana-2, when taken). " +
-          "Refused when another user's name reads the same ignoring case, spacing, accents and lookalike letters (409), or it is one of the service's own names (422)",
+          "Refused when another user's name reads the same ignoring case, spacing, accents and lookalike letters (409), or it is one of the service's own names (400)",
       ),
   })
   .meta({ id: "RegisterUser" });

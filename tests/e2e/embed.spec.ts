@@ -106,5 +106,26 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
     await inEachScheme(page, async (scheme) => {
       expect(await axeViolations(page), `/embed, ${scheme}`).toEqual([]);
     });
+
+    // The card's colours follow theme=, not the visitor's system: light by default, even in dark mode; auto
+    // follows the system.
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const WHITE = "rgb(255, 255, 255)";
+    const SLATE_900 = "rgb(15, 23, 42)";
+    await page.emulateMedia({ colorScheme: "dark" });
+    const expected: [string, string][] = [
+      ["", WHITE],
+      ["&theme=light", WHITE],
+      ["&theme=dark", SLATE_900],
+      ["&theme=auto", SLATE_900],
+    ];
+    for (const [theme, colour] of expected) {
+      await page.goto(`${app}/embed?currency=NIO&lang=es${theme}`);
+      expect(await background(), theme || "no theme").toBe(colour);
+      if (theme === "&theme=dark") expect(await axeViolations(page), "/embed, theme=dark").toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.goto(`${app}/embed?currency=NIO&lang=es&theme=auto`);
+    expect(await background()).toBe(WHITE);
   });
 });

@@ -41,7 +41,7 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
     });
 
     test("shows the currency and range of the address", async ({ page, request }) => {
-      const latest = await (await request.get("/rates/?currencies=EUR")).json();
+      const latest = await (await request.get("/rates/?in_force=true&currencies=EUR")).json();
       await page.goto("/?currency=EUR&range=90d");
       await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
       await expect(page.getByTestId("latest-rate")).toHaveText(formatRate(latest.rates.EUR, "en"));

@@ -17,10 +17,11 @@ const words = {
   en: { latest: "Latest rate", converter: "Converter", history: "Rate history", switchTo: "Español" },
 };
 
-/** The newest stored dollar rate as the API gives it. */
+/** The dollar rate in force today as the API gives it, `date` its value date (what the card shows). */
 async function latestDollar(page: Page) {
-  const response = await page.request.get("/rates/?currencies=USD");
-  return (await response.json()) as { date: string; rates: { USD: number } };
+  const response = await page.request.get("/rates/?in_force=true&currencies=USD");
+  const answer = (await response.json()) as { value_date: string; rates: { USD: number } };
+  return { date: answer.value_date, rates: answer.rates };
 }
 
 /**

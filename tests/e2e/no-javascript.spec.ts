@@ -111,9 +111,9 @@ test.describe("Pages without JavaScript", () => {
         tag: "@rates",
       }, async ({ page, request }) => {
         await storeRates(request);
-        const latest = (await (await request.get("/rates/?include=change")).json()) as {
+        const latest = (await (await request.get("/rates/?in_force=true&include=change")).json()) as {
           dollar: number;
-          date: string;
+          value_date: string;
           previous: { date: string } | null;
         };
         const builds = (await (await request.get("/builds?limit=100")).json()) as { builds: { build_id: string }[] };
@@ -129,7 +129,7 @@ test.describe("Pages without JavaScript", () => {
 
         const history = page.getByRole("region", { name: words.history });
         await expect(history.getByRole("table").locator("tbody tr").first()).toContainText(
-          formatDay(latest.date, language),
+          formatDay(latest.value_date, language),
         );
         await expect(history.getByText(words.chartNeedsScript)).toBeVisible();
 
@@ -216,7 +216,7 @@ test.describe("Pages without JavaScript", () => {
 
       test("/embed shows the rate card", { tag: "@rates" }, async ({ page, request }) => {
         await storeRates(request);
-        const latest = (await (await request.get("/rates/")).json()) as { dollar: number };
+        const latest = (await (await request.get("/rates/?in_force=true")).json()) as { dollar: number };
         await page.goto(`/embed?currency=USD&lang=${language}`);
         await expectNothingLoading(page);
         await expect(page.locator("body")).toContainText(formatRateText(String(latest.dollar), language));

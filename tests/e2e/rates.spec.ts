@@ -1,5 +1,8 @@
 import fs from "node:fs";
+import Database from "better-sqlite3";
 import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
+import { formatWeekday } from "@/components/ui/format";
+import { apiUser } from "./api";
 import { expect, registerThroughHeader, screenshotToLookAt, test } from "./fixtures";
 import { importRates } from "./workbook-rates";
 
@@ -226,5 +229,67 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     await card.getByText("Technical details").click();
     await expect(card.getByRole("alert")).toContainText(/did not answer within \d+ ms/);
     await screenshotToLookAt(page, "fetch-slow-failure");
+  });
+});
+
+/**
+ * Which rate is today's (lib/rates/in-force.ts): after the bank's afternoon publication of tomorrow's value date,
+ * every surface for people shows the rate in force today as the rate, and tomorrow's beside it with its day.
+ */
+test.describe("Which rate is today's", { tag: "@rates" }, () => {
+  test("after the afternoon's publication: today's rate on every surface, tomorrow's beside it", async ({
+    page,
+    request,
+    bcv,
+  }) => {
+    const today = todayInCaracas();
+    const tomorrow = shiftDays(today, 1);
+    const { headers } = await apiUser(request, "in-force");
+    try {
+      await bcv.set({ dollar: "236,0101", date: today });
+      expect((await request.post("/rates/", { headers })).ok()).toBe(true);
+      await bcv.set({ dollar: "236,4587", date: tomorrow });
+      expect((await request.post("/rates/", { headers })).ok()).toBe(true);
+      const next = `Next rate: 236.4587, in force from ${formatWeekday(tomorrow, "en")}`;
+
+      // The first HTML, before any script: the card, the converter's answer and the price list.
+      const textOf = (html: string) => html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, "");
+      const html = await (await request.get("/")).text();
+      expect(html).toMatch(/data-testid="latest-rate"[^>]*>236\.0101</);
+      const first = textOf(html);
+      expect(first).toContain(next);
+      expect(first).toContain("100 USD = 23,601.01 VES");
+      expect(first).not.toContain("23,645.87");
+      const prices = textOf(await (await request.get("/prices")).text());
+      expect(prices).toContain("236.0101 Bs/USD");
+      expect(prices).toContain(`Next rates, in force from ${formatWeekday(tomorrow, "en")}: 236.4587 Bs/USD`);
+
+      // In the browser.
+      await page.goto("/");
+      await expect(page.getByTestId("latest-rate")).toHaveText("236.0101");
+      await expect(page.getByTestId("next-rate")).toHaveText(next);
+      const converter = page.getByTestId("conversion-result");
+      await expect(converter).toContainText("100 USD = 23,601.01 VES");
+      await expect(page.getByTestId("converter-next-rate")).toHaveText(
+        `Next rate: 1 USD = 236.4587 VES, in force from ${formatWeekday(tomorrow, "en")}`,
+      );
+      await page.goto("/prices");
+      await expect(page.getByTestId("price-list-rates")).toContainText("236.0101 Bs/USD");
+      await expect(page.getByTestId("price-list-next-rates")).toContainText("236.4587 Bs/USD");
+
+      // A shop's own site: the card names both, the badge today's only.
+      await page.goto("/embed?lang=en");
+      await expect(page.locator(".rate")).toHaveText("236.0101");
+      await expect(page.locator(".next")).toHaveText(next);
+      const badge = await (await request.get("/rates/badge.svg?lang=en")).text();
+      expect(badge).toContain(">236.0101 Bs · ");
+      expect(badge).not.toContain("236.4587");
+    } finally {
+      // Recent value dates left behind would be the latest for the specs that follow.
+      const database = new Database(process.env.E2E_DATABASE_FILE!);
+      const remove = database.prepare("DELETE FROM CurrencyRate WHERE date = ?");
+      for (const date of [today, tomorrow]) remove.run(date);
+      database.close();
+    }
   });
 });

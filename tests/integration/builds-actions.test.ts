@@ -112,12 +112,12 @@ describe("POST /builds/{build_id}/extend", () => {
     );
   });
 
-  it("refuses more than the configured maximum (400), a malformed body (422), no token (401), another user (403)", async () => {
+  it("refuses more than the configured maximum (400), a malformed body (400), no token (401), another user (403)", async () => {
     const tooLong = await action(running.build_id, "extend", builds.authorization, { ttl_seconds: 86401 });
     expect(tooLong.status).toBe(400);
     expect((await tooLong.json()).errors).toEqual([{ field: "body.ttl_seconds", message: "must be at most 86400" }]);
     const malformed = await action(running.build_id, "extend", builds.authorization, { ttl_seconds: "soon" });
-    expect(malformed.status).toBe(422);
+    expect(malformed.status).toBe(400);
     expect((await malformed.json()).errors[0].field).toBe("body.ttl_seconds");
     expect((await action(running.build_id, "extend", {}, { ttl_seconds: 600 })).status).toBe(401);
     const forbidden = await action(running.build_id, "extend", other, { ttl_seconds: 600 });

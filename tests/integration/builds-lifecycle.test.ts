@@ -108,9 +108,9 @@ describe("POST /builds → running → DELETE /builds/{build_id}", () => {
     expect(page2.next_cursor).toBeNull();
     const failedOnly = await (await builds.get("/builds?status=failed")).json();
     expect(failedOnly.builds).toEqual([]);
-    expect((await builds.get("/builds?status=sideways")).status).toBe(422);
-    expect((await builds.get("/builds?limit=0")).status).toBe(422);
-    expect((await builds.get("/builds?cursor=nope")).status).toBe(422);
+    expect((await builds.get("/builds?status=sideways")).status).toBe(400);
+    expect((await builds.get("/builds?limit=0")).status).toBe(400);
+    expect((await builds.get("/builds?cursor=nope")).status).toBe(400);
     // The legacy form without ttl_seconds gets the configured default.
     expect(second.ttl_seconds).toBe(3600);
   });

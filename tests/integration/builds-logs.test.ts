@@ -72,15 +72,15 @@ describe("GET /builds/{build_id}/logs", () => {
     expect(whole.complete).toBe(false);
   });
 
-  it("answers 404 for a stage the build does not have, 422 for a malformed one, 400 past the end", async () => {
+  it("answers 404 for a stage the build does not have, 400 for a malformed one, 400 past the end", async () => {
     const missing = await logs("?stage=deploy");
     expect(missing.status).toBe(404);
     expect((await missing.json()).detail).toMatch(/no stage "deploy"/);
     for (const stage of ["..%2F..%2Fetc%2Fpasswd", "Install", "install.log"]) {
-      expect((await logs(`?stage=${stage}`)).status).toBe(422);
+      expect((await logs(`?stage=${stage}`)).status).toBe(400);
     }
-    expect((await logs("?stage=install&offset=-1")).status).toBe(422);
-    expect((await logs("?stage=install&offset=abc")).status).toBe(422);
+    expect((await logs("?stage=install&offset=-1")).status).toBe(400);
+    expect((await logs("?stage=install&offset=abc")).status).toBe(400);
     const past = await logs("?stage=install&offset=99999999");
     expect(past.status).toBe(400);
     expect((await past.json()).detail).toMatch(/past the end of the log/);
@@ -155,8 +155,8 @@ describe("GET /builds/{build_id}/logs/stream", () => {
     expect(events.some((event) => event.event === "end")).toBe(false);
   });
 
-  it("answers 422 without a stage and 404 for a stage the build does not have", async () => {
-    expect((await builds.get(`/builds/${chatty.build_id}/logs/stream`)).status).toBe(422);
+  it("answers 400 without a stage and 404 for a stage the build does not have", async () => {
+    expect((await builds.get(`/builds/${chatty.build_id}/logs/stream`)).status).toBe(400);
     expect((await stream("deploy")).status).toBe(404);
   });
 });
@@ -178,6 +178,6 @@ describe("GET /builds/{build_id}/logs/raw", () => {
     expect(all.startsWith("== checkout ==\n")).toBe(true);
     expect(all).toContain(`== install ==\n${installLog}`);
     expect((await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=deploy`)).status).toBe(404);
-    expect((await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=..%2Fetc`)).status).toBe(422);
+    expect((await builds.get(`/builds/${chatty.build_id}/logs/raw?stage=..%2Fetc`)).status).toBe(400);
   });
 });

@@ -123,12 +123,12 @@ describe("POST /builds: 400 for each broken rule, naming the culprit", () => {
   });
 });
 
-describe("POST /builds: request shape (422) and credentials (401)", () => {
-  it("answers 422 for a body that is not JSON or has wrong JSON types, naming the fields", async () => {
-    await expectProblem(await builds.post("{not json"), 422, /valid JSON/);
+describe("POST /builds: request shape (400) and credentials (401)", () => {
+  it("answers 400 for a body that is not JSON or has wrong JSON types, naming the fields", async () => {
+    await expectProblem(await builds.post("{not json"), 400, /valid JSON/);
     const problem = await expectProblem(
       await builds.post({ repositories: "demo", modules: "base_mod", ttl_seconds: "long" }),
-      422,
+      400,
       /invalid fields/,
     );
     expect(problem.errors.map((e: { field: string }) => e.field).sort()).toEqual([
@@ -136,9 +136,9 @@ describe("POST /builds: request shape (422) and credentials (401)", () => {
       "body.repositories",
       "body.ttl_seconds",
     ]);
-    await expectProblem(await builds.post({ ...valid, ttl_seconds: 1.5 }), 422, /ttl_seconds/);
-    await expectProblem(await builds.post({ repositories: [{ repository: "demo" }] }), 422, /body\.modules/);
-    await expectProblem(await builds.post([]), 422, /body/);
+    await expectProblem(await builds.post({ ...valid, ttl_seconds: 1.5 }), 400, /ttl_seconds/);
+    await expectProblem(await builds.post({ repositories: [{ repository: "demo" }] }), 400, /body\.modules/);
+    await expectProblem(await builds.post([]), 400, /body/);
   });
 
   it("answers 401 without a valid token", async () => {

@@ -65,8 +65,8 @@ describe("GET /rates/badge.svg", () => {
   it("answers a problem naming the parameter for a currency or language it cannot show", async () => {
     for (const [query, status, field] of [
       ["currency=XYZ", 400, "query.currency"],
-      ["currency=dollar", 422, "query.currency"],
-      ["lang=fr", 422, "query.lang"],
+      ["currency=dollar", 400, "query.currency"],
+      ["lang=fr", 400, "query.lang"],
     ] as const) {
       const response = await app.fetch(`/rates/badge.svg?${query}`);
       expect(response.status, query).toBe(status);
@@ -118,7 +118,7 @@ describe("GET /embed", () => {
     expect(embed.headers.get("x-content-type-options")).toBe("nosniff");
     // Its problems too: this path does not pass through the proxy that gives the pages their headers.
     const problem = await app.fetch("/embed?lang=fr");
-    expect(problem.status).toBe(422);
+    expect(problem.status).toBe(400);
     expect(problem.headers.get("content-security-policy")).toContain("frame-ancestors *");
 
     for (const path of ["/", "/docs", "/rates/"]) {

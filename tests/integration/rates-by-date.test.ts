@@ -17,8 +17,14 @@ describe("GET /rates/{date}", () => {
   it("answers the rate of exactly that date", async () => {
     const response = await app.fetch("/rates/2026-11-20");
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ dollar: 233.1, date: "2026-11-20" });
-    expect(await (await app.fetch("/rates/2026-11-18")).json()).toEqual({ dollar: 231.98765432, date: "2026-11-18" });
+    // Older than the newest value date: not the rate in force today.
+    const about = { in_force: false, published_at: expect.any(String) };
+    expect(await response.json()).toEqual({ dollar: 233.1, date: "2026-11-20", ...about });
+    expect(await (await app.fetch("/rates/2026-11-18")).json()).toEqual({
+      dollar: 231.98765432,
+      date: "2026-11-18",
+      ...about,
+    });
   });
 
   it("answers 404 naming the nearest earlier date that has a rate", async () => {
@@ -46,13 +52,13 @@ describe("GET /rates/{date}", () => {
   });
 
   it.each(["2026-02-30", "2026-13-01", "abc", "2026-02-29", "2026-11-5", "20261123", "2026-11-23T00:00:00Z", "%20"])(
-    "answers 422 for the impossible or malformed date %j",
+    "answers 400 for the impossible or malformed date %j",
     async (date) => {
       const response = await app.fetch(`/rates/${date}`);
-      expect(response.status).toBe(422);
+      expect(response.status).toBe(400);
       expect(response.headers.get("content-type")).toBe("application/problem+json");
       const problem = await response.json();
-      expect(problem).toMatchObject({ title: "Unprocessable Content", status: 422 });
+      expect(problem).toMatchObject({ title: "Bad Request", status: 400 });
       expect(problem.errors).toEqual([{ field: "path.date", message: expect.stringContaining("YYYY-MM-DD") }]);
       expect(problem.detail).toContain("path.date");
     },

@@ -47,8 +47,8 @@ describe("GET /rates/history exports: at most RATES_EXPORT_MAX_STREAMS at once",
     // behind, each holding its slot, for as long as nobody reads.
     const jsonHistory = `/rates/history?${TEN_YEARS}`;
     const stalled = await openStalledPipeline(app.baseUrl, [
-      ...Array.from({ length: 4 }, (_, index) => `${jsonHistory}&filler=${index}`),
-      ...Array.from({ length: MAX_STREAMS + 2 }, (_, index) => `${EXPORT}&copy=${index}`),
+      ...Array.from({ length: 4 }, (_, index) => `${jsonHistory}&_=filler-${index}`),
+      ...Array.from({ length: MAX_STREAMS + 2 }, (_, index) => `${EXPORT}&_=${index}`),
     ]);
     try {
       // Answered after the pipeline was sent: by then its requests have been taken up.
@@ -96,7 +96,7 @@ describe("GET /rates/history exports: at most RATES_EXPORT_MAX_STREAMS at once",
       [1, 2, 3].map((reader) =>
         openStalledPipeline(
           app.baseUrl,
-          Array.from({ length: 12 }, (_, index) => `${EXPORT}&reader=${reader}&copy=${index}`),
+          Array.from({ length: 12 }, (_, index) => `${EXPORT}&_=${reader}-${index}`),
         ),
       ),
     );

@@ -82,10 +82,22 @@ describe("POST /rates/ storing", () => {
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toBe("application/json");
     const created = await response.json();
-    expect(created).toEqual({ id: expect.any(Number), dollar: 236.4587, date: today });
+    // Today's value date: the rate in force, stored just now.
+    expect(created).toEqual({
+      id: expect.any(Number),
+      dollar: 236.4587,
+      date: today,
+      in_force: true,
+      published_at: expect.any(String),
+    });
     expect(readStoredRates(app)).toEqual([{ id: created.id, date: today, dollar: "236.45870000" }]);
     expect(bcv.lastUserAgent).toMatch(/^bcv-runbot\//);
-    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 236.4587, date: today });
+    expect(await (await app.fetch("/rates/")).json()).toEqual({
+      dollar: 236.4587,
+      date: today,
+      in_force: true,
+      published_at: created.published_at,
+    });
   });
 
   it("answers 200 with the same id when the date exists, refreshing its value", async () => {
@@ -97,7 +109,8 @@ describe("POST /rates/ storing", () => {
     bcv.setRate({ dollar: "236,45870001", date: today });
     const refreshed = await fetchRate();
     expect(refreshed.status).toBe(200);
-    expect(await refreshed.json()).toEqual({ id: first.id, dollar: 236.45870001, date: today });
+    // Refreshed, it keeps the moment it was first stored.
+    expect(await refreshed.json()).toEqual({ ...first, dollar: 236.45870001 });
     expect(readStoredRates(app)).toEqual([{ id: first.id, date: today, dollar: "236.45870001" }]);
   });
 
@@ -107,7 +120,14 @@ describe("POST /rates/ storing", () => {
     const next = await fetchRate();
     expect(next.status).toBe(201);
     const body = await next.json();
-    expect(body).toEqual({ id: expect.any(Number), dollar: 240.12345678, date: tomorrow });
+    // A value date after today: the next rate, not in force yet.
+    expect(body).toEqual({
+      id: expect.any(Number),
+      dollar: 240.12345678,
+      date: tomorrow,
+      in_force: false,
+      published_at: expect.any(String),
+    });
     expect(body.id).not.toBe(first.id);
     expect(readStoredRates(app).map((rate) => rate.dollar)).toEqual(["236.45870000", "240.12345678"]);
   });

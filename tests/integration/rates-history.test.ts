@@ -76,11 +76,11 @@ describe("GET /rates/history with both dates", () => {
     ["?start_date=abc", ["query.start_date"]],
     ["?end_date=", ["query.end_date"]],
     ["?start_date=2026-1-1&end_date=tomorrow", ["query.end_date", "query.start_date"]],
-  ])("answers 422 for %s, naming each bad date", async (query, fields) => {
+  ])("answers 400 for %s, naming each bad date", async (query, fields) => {
     const response = await history(query);
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     const problem = await response.json();
-    expect(problem).toMatchObject({ title: "Unprocessable Content", status: 422 });
+    expect(problem).toMatchObject({ title: "Bad Request", status: 400 });
     expect(problem.errors.map((error: { field: string }) => error.field).sort()).toEqual(fields);
   });
 });

@@ -7,6 +7,7 @@ import { queryDatabase } from "../support/database";
 import {
   BANK_CURRENCIES,
   deleteAllRates,
+  rateFields,
   readAllStoredRates,
   seedRates,
   shiftDate,
@@ -95,7 +96,7 @@ function importersOn(date: string): Record<string, number | null> {
 async function ratesOn(date: string, currencies: string) {
   const response = await app.fetch(`/rates/${date}?currencies=${currencies}`);
   expect(response.status).toBe(200);
-  return response.json();
+  return rateFields(await response.json());
 }
 
 describe("POST /rates/import", () => {
@@ -155,7 +156,7 @@ describe("POST /rates/import", () => {
     );
     // Every value records the admin who imported it.
     expect(new Set(Object.values(importersOn("2025-10-14")))).toEqual(new Set([adminId]));
-    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 197.2456, date: "2025-10-14" });
+    expect(rateFields(await (await app.fetch("/rates/")).json())).toEqual({ dollar: 197.2456, date: "2025-10-14" });
     expect(await ratesOn("2025-10-14", "EUR,MXN,JPY")).toEqual({
       dollar: 197.2456,
       date: "2025-10-14",
@@ -245,7 +246,7 @@ describe("POST /rates/import", () => {
       bid: null,
     });
     expect(importersOn("2025-10-14")).toMatchObject({ USD: null, EUR: null, JPY: adminId });
-    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 197.24, date: "2025-10-14" });
+    expect(rateFields(await (await app.fetch("/rates/")).json())).toEqual({ dollar: 197.24, date: "2025-10-14" });
   });
 
   it("replaces home-page values when the admin sends overwrite=true (form field or query), and says so", async () => {
@@ -290,13 +291,13 @@ describe("POST /rates/import", () => {
     });
   });
 
-  it("answers 422 to an overwrite that is neither true nor false, storing nothing", async () => {
+  it("answers 400 to an overwrite that is neither true nor false, storing nothing", async () => {
     const response = await app.fetch("/rates/import?overwrite=yes", {
       method: "POST",
       headers: { ...authorization, "Content-Type": "application/vnd.ms-excel" },
       body: readWorkbook(Q4_2025) as Uint8Array<ArrayBuffer>,
     });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     expect((await response.json()).errors).toEqual([{ field: "query.overwrite", message: "must be true or false" }]);
     expect(readAllStoredRates(app)).toEqual([]);
   });
@@ -305,7 +306,7 @@ describe("POST /rates/import", () => {
     const today = todayAtOffset(-4);
     const workbook = makeWorkbook([{ name: "hoy", fechaValor: bankDate(today), rows: [["USD", 1.4, 1.5]] }]);
     expect((await upload(workbook, "today.xls")).status).toBe(200);
-    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 1.5, date: today });
+    expect(rateFields(await (await app.fetch("/rates/")).json())).toEqual({ dollar: 1.5, date: today });
     // The stand-in's page shows 236,45870000 for today, and 275,43890812 for the euro, which the workbook lacks.
     const response = await app.fetch("/rates/", { method: "POST", headers: authorization });
     expect(response.status).toBe(200);
@@ -338,13 +339,13 @@ describe("POST /rates/import", () => {
       },
     ]);
     expect(readAllStoredRates(app).map((row) => row.date)).toEqual([today]);
-    expect(await (await app.fetch("/rates/")).json()).toEqual({ dollar: 230.5, date: today });
+    expect(rateFields(await (await app.fetch("/rates/")).json())).toEqual({ dollar: 230.5, date: today });
 
     const onlyFuture = makeWorkbook([
       { name: "futuro", fechaValor: bankDate(nextWeek), rows: [["USD", 99998, 99999]] },
     ]);
     const refused = await upload(onlyFuture, "future.xls");
-    expect(refused.status).toBe(422);
+    expect(refused.status).toBe(400);
     expect((await refused.json()).detail).toMatch(/no sheet dated today .* or earlier/);
   });
 });
@@ -368,15 +369,15 @@ describe("POST /rates/import refuses what is not a workbook, touching no stored 
     const truncated = readWorkbook(Q1_2025).subarray(0, 100_000);
     await expectRefused(
       await upload(truncated, "2_1_2a25_smc.xls"),
-      422,
+      400,
       /^The file 2_1_2a25_smc\.xls is damaged or truncated: .*Nothing was stored\.$/,
     );
   });
 
   it("a text file renamed .xls", async () => {
     const text = new TextEncoder().encode("Fecha Valor: 14/10/2025\nUSD;999,99\n".repeat(50));
-    await expectRefused(await upload(text, "2_1_2d25_smc.xls"), 422, /is not an Excel 97-2003 workbook \(\.xls\)/);
-    await expectRefused(await uploadRaw(text, "rates.xls"), 422, /is not an Excel 97-2003 workbook/);
+    await expectRefused(await upload(text, "2_1_2d25_smc.xls"), 400, /is not an Excel 97-2003 workbook \(\.xls\)/);
+    await expectRefused(await uploadRaw(text, "rates.xls"), 400, /is not an Excel 97-2003 workbook/);
   });
 
   it("an upload past the size limit, as a form, a raw body or a stream that never ends", async () => {
@@ -394,12 +395,12 @@ describe("POST /rates/import refuses what is not a workbook, touching no stored 
   });
 
   it("an empty body or a form without the file", async () => {
-    await expectRefused(await uploadRaw(new Uint8Array()), 422, /no workbook/);
+    await expectRefused(await uploadRaw(new Uint8Array()), 400, /no workbook/);
     const form = new FormData();
     form.append("other", "x");
     await expectRefused(
       await app.fetch("/rates/import", { method: "POST", headers: authorization, body: form }),
-      422,
+      400,
       /field `file`/,
     );
   });

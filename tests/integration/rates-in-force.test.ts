@@ -13,6 +13,9 @@ beforeAll(async () => {
 });
 afterAll(() => app?.stop());
 
+// The quarter's rates are long past: none of them is the rate in force today.
+const about = { in_force: false, published_at: expect.any(String) };
+
 const inForce = async (date: string, query = "") => {
   const response = await app.fetch(`/rates/${date}?in_force=true${query}`);
   return { status: response.status, body: await response.json() };
@@ -22,7 +25,10 @@ describe("GET /rates/{date}?in_force=true", () => {
   it("answers a weekend with the rate of the Friday before, naming that value date", async () => {
     // Saturday 5 and Sunday 6 April 2025; Friday 4 April's value is 70.5852.
     for (const date of ["2025-04-05", "2025-04-06"]) {
-      expect(await inForce(date)).toEqual({ status: 200, body: { dollar: 70.5852, date, value_date: "2025-04-04" } });
+      expect(await inForce(date)).toEqual({
+        status: 200,
+        body: { dollar: 70.5852, date, value_date: "2025-04-04", ...about },
+      });
     }
   });
 
@@ -30,11 +36,11 @@ describe("GET /rates/{date}?in_force=true", () => {
     // Labour Day, Thursday 1 May 2025: Wednesday 30 April's 86.8465 is in force.
     expect(await inForce("2025-05-01")).toEqual({
       status: 200,
-      body: { dollar: 86.8465, date: "2025-05-01", value_date: "2025-04-30" },
+      body: { dollar: 86.8465, date: "2025-05-01", value_date: "2025-04-30", ...about },
     });
     // Holy week: from Thursday 17 to Sunday 20 April, Wednesday 16 April's 79.7844.
     for (const date of ["2025-04-17", "2025-04-18", "2025-04-19", "2025-04-20"]) {
-      expect((await inForce(date)).body).toEqual({ dollar: 79.7844, date, value_date: "2025-04-16" });
+      expect((await inForce(date)).body).toEqual({ dollar: 79.7844, date, value_date: "2025-04-16", ...about });
     }
   });
 
@@ -43,6 +49,7 @@ describe("GET /rates/{date}?in_force=true", () => {
       dollar: 87.5681,
       date: "2025-05-02",
       value_date: "2025-05-02",
+      ...about,
     });
   });
 
@@ -52,6 +59,7 @@ describe("GET /rates/{date}?in_force=true", () => {
       date: "2025-05-01",
       value_date: "2025-04-30",
       rates: { EUR: 99.01282618, CNY: 11.94242378 },
+      ...about,
     });
   });
 
@@ -82,9 +90,9 @@ describe("GET /rates/{date}?in_force=true", () => {
     }
   });
 
-  it("answers 422 naming in_force for a value other than true or false", async () => {
+  it("answers 400 naming in_force for a value other than true or false", async () => {
     const response = await app.fetch("/rates/2025-05-01?in_force=yes");
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     expect((await response.json()).errors).toEqual([{ field: "query.in_force", message: 'must be "true" or "false"' }]);
   });
 

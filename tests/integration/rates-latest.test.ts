@@ -31,8 +31,10 @@ describe("GET /rates/", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
     const text = await response.text();
-    // The number carries every published decimal.
-    expect(text).toBe('{"dollar":236.45870001,"date":"2026-11-23"}');
+    // The number carries every published decimal; the newest value date, before today, is the rate in force.
+    expect(text).toMatch(
+      /^\{"dollar":236\.45870001,"date":"2026-11-23","in_force":true,"published_at":"\d{4}-\d{2}-\d{2}T[\d:.]+Z"\}$/,
+    );
   });
 
   it("is served at /rates too, without a redirect", async () => {
@@ -40,7 +42,12 @@ describe("GET /rates/", () => {
     seedRates(app, [{ date: "2026-11-23", dollar: "236.45870000" }]);
     const response = await app.fetch("/rates", { redirect: "manual" });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ dollar: 236.4587, date: "2026-11-23" });
+    expect(await response.json()).toEqual({
+      dollar: 236.4587,
+      date: "2026-11-23",
+      in_force: true,
+      published_at: expect.any(String),
+    });
   });
 
   it("sends ETag and Cache-Control, and 304 while the newest rate is unchanged", async () => {
@@ -53,7 +60,7 @@ describe("GET /rates/", () => {
     const afterNewDate = await app.fetch("/rates/", { headers: { "If-None-Match": etag } });
     expect(afterNewDate.status).toBe(200);
     expect(afterNewDate.headers.get("etag")).not.toBe(etag);
-    expect(await afterNewDate.json()).toEqual({ dollar: 237, date: "2026-11-24" });
+    expect(await afterNewDate.json()).toMatchObject({ dollar: 237, date: "2026-11-24", in_force: true });
   });
 
   it("changes the ETag when the newest date's value is refreshed", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, SHARED_SERVER_ENV, type SharedBank, sharedAppServer, sharedBank } from "../support/app-server";
 import { queryDatabase } from "../support/database";
-import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
+import { rateFields, seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
 /**
@@ -27,7 +27,7 @@ afterAll(() => app?.stop());
 const readJson = async (path: string) => {
   const response = await app.fetch(path);
   expect(response.status, path).toBe(200);
-  return { etag: response.headers.get("etag"), body: await response.json() };
+  return { etag: response.headers.get("etag"), body: rateFields(await response.json()) };
 };
 
 describe("rate reads after writes", () => {

@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AppServer, startAppServer } from "../support/app-server";
-import { seedRates } from "../support/rates";
+import { seedRates, shiftDate, todayAtOffset } from "../support/rates";
 import { registerAndGetToken } from "../support/users";
 
 /**
@@ -151,7 +151,7 @@ describe("POST /rates/webhooks", () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).detail).toContain(message);
     }
-    expect((await post("/rates/webhooks", { currencies: "all" })).status).toBe(422);
+    expect((await post("/rates/webhooks", { currencies: "all" })).status).toBe(400);
   });
 });
 
@@ -176,6 +176,9 @@ describe("deliveries", () => {
         value_date: "2026-01-05",
         dollar: 300.12345678,
         rates: { USD: 300.12345678, EUR: 350.5 },
+        // The newest value date, long past: the rate in force today.
+        in_force: true,
+        published_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
         source: { name: "Banco Central de Venezuela", url: "https://www.bcv.org.ve/" },
       },
     });
@@ -279,5 +282,15 @@ describe("deliveries", () => {
     const delivery = await deliveryOf("2026-01-09");
     expect(delivery).toMatchObject({ id: pending.id, status: "delivered", last_status: 200 });
     expect(delivery.attempts as number).toBeGreaterThanOrEqual(2);
+  });
+
+  // Last: a value date after today is the newest from here on.
+  it("a rate published ahead of its value date (the afternoon's, for tomorrow) is announced with in_force false", async () => {
+    const tomorrow = shiftDate(todayAtOffset(-4), 1);
+    const before = received.length;
+    seedRates(app, [{ date: tomorrow, dollar: "305.5" }]);
+    const delivery = await deliveryOf(tomorrow);
+    const request = received.slice(before).find((entry) => entry.headers["webhook-id"] === delivery.id)!;
+    expect(JSON.parse(request.body).data).toMatchObject({ value_date: tomorrow, dollar: 305.5, in_force: false });
   });
 });

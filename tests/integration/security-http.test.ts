@@ -314,7 +314,7 @@ describe("what held (regression cases)", () => {
       "?stage=install/../../x",
     ]) {
       const response = await builds.get(`/builds/0123456789abcdef/logs${query}`);
-      expect([404, 422]).toContain(response.status);
+      expect([404, 400]).toContain(response.status);
       expect(await response.text()).not.toMatch(/root:/);
     }
     for (const id of ["..%2F..%2F..%2Fetc%2Fpasswd", "%2e%2e", "..%5C..%5Cwindows"]) {
@@ -337,7 +337,7 @@ describe("what held (regression cases)", () => {
     ];
     for (const payload of payloads) {
       const response = await builds.post(payload);
-      expect([400, 422]).toContain(response.status);
+      expect([400]).toContain(response.status);
     }
     expect(fs.existsSync(marker)).toBe(false);
   });

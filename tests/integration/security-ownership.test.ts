@@ -142,7 +142,7 @@ describe("ownership of builds (POST /builds/{id}/cancel, DELETE /builds/{id})", 
     expect(await roleOf(builds.app, user)).toBe("admin");
     expect((await patch(admin, adminId, { role: "user" })).status).toBe(409);
     expect((await patch(admin, 999_999, { role: "admin" })).status).toBe(404);
-    expect((await patch(admin, id, { role: "owner" })).status).toBe(422);
+    expect((await patch(admin, id, { role: "owner" })).status).toBe(400);
     expect((await patch(admin, id, { role: "user" })).status).toBe(200);
     expect(await roleOf(builds.app, user)).toBe("user");
   });

@@ -65,7 +65,7 @@ describe("POST /rates/import decodes workbooks off the event loop", () => {
       if (!importAnswered) readsDuringImport++;
     }
     const result = await answered;
-    expect(result.status).toBe(422);
+    expect(result.status).toBe(400);
     expect(JSON.parse(result.body).detail).toMatch(/has no sheet with the central bank's reference rates/);
     expect(readsDuringImport).toBeGreaterThanOrEqual(5);
   });
@@ -78,8 +78,8 @@ describe("POST /rates/import decodes workbooks off the event loop", () => {
     );
     const results = await Promise.all(uploads);
     const statuses = results.map((result) => result.status);
-    expect(statuses.every((status) => status === 422 || status === 503)).toBe(true);
-    expect(statuses.filter((status) => status === 422).length).toBeGreaterThanOrEqual(2 + WAITING_READS);
+    expect(statuses.every((status) => status === 400 || status === 503)).toBe(true);
+    expect(statuses.filter((status) => status === 400).length).toBeGreaterThanOrEqual(2 + WAITING_READS);
     const busy = results.filter((result) => result.status === 503);
     expect(busy.length).toBeGreaterThanOrEqual(1);
     for (const result of busy) {
@@ -102,9 +102,9 @@ describe("WORKBOOK_READ_TIMEOUT_MS", () => {
   });
   afterAll(() => hasty?.stop());
 
-  it("stops a decode that takes longer and refuses the file (422), storing nothing; the server goes on", async () => {
+  it("stops a decode that takes longer and refuses the file (400), storing nothing; the server goes on", async () => {
     const result = await postWorkbook(hasty, hastyAdmin, large).answered;
-    expect(result.status).toBe(422);
+    expect(result.status).toBe(400);
     expect(JSON.parse(result.body).detail).toBe(
       "The file large.xls took more than 50 ms to read; it was stopped. Nothing was stored.",
     );

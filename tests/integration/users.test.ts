@@ -53,26 +53,26 @@ describe("POST /users/", () => {
     expect((await response.json()).detail).toContain("dup@example.com");
   });
 
-  it("answers 422 naming each invalid field", async () => {
+  it("answers 400 naming each invalid field", async () => {
     const response = await postJson("/users/", { email: "not-an-email", password: "short" });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     const problem = await response.json();
-    expect(problem).toMatchObject({ title: "Unprocessable Content", status: 422 });
+    expect(problem).toMatchObject({ title: "Bad Request", status: 400 });
     expect(problem.errors.map((e: { field: string }) => e.field).sort()).toEqual(["body.email", "body.password"]);
   });
 
-  it("answers 422 for a body that is not JSON, or of the wrong type", async () => {
+  it("answers 400 for a body that is not JSON, or of the wrong type", async () => {
     const notJson = await app.fetch("/users/", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: "{email:",
     });
-    expect(notJson.status).toBe(422);
+    expect(notJson.status).toBe(400);
     expect((await notJson.json()).detail).toMatch(/valid JSON/);
     const wrongType = await postJson("/users/", { email: 42, password: ["x"] });
-    expect(wrongType.status).toBe(422);
+    expect(wrongType.status).toBe(400);
     const array = await postJson("/users/", []);
-    expect(array.status).toBe(422);
+    expect(array.status).toBe(400);
   });
 });
 
@@ -94,12 +94,12 @@ describe("POST /users/token", () => {
     expect((await requestToken(app, "nobody@example.com", "long enough")).status).toBe(401);
   });
 
-  it("answers 422 when a form field is missing or the body is not a form", async () => {
+  it("answers 400 when a form field is missing or the body is not a form", async () => {
     const missing = await app.fetch("/users/token", { method: "POST", body: new URLSearchParams({ username: "a" }) });
-    expect(missing.status).toBe(422);
+    expect(missing.status).toBe(400);
     expect((await missing.json()).errors).toEqual([{ field: "form.password", message: expect.any(String) }]);
     const json = await postJson("/users/token", { username: "a", password: "b" });
-    expect(json.status).toBe(422);
+    expect(json.status).toBe(400);
   });
 
   it("answers 429 with Retry-After after ten failures within 15 minutes, even with the right password", async () => {

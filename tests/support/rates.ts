@@ -140,3 +140,20 @@ export async function expectConditionalGet(app: AppServer, path: string): Promis
   expect(await changed.text()).toBe(body);
   return etag!;
 }
+
+/**
+ * A one-rate answer without what it says of itself, `in_force` (a boolean) and `published_at` (an ISO instant),
+ * after checking that it says them: for the tests of its other fields. Their values are the subject of
+ * rates-today.test.ts. Any other body (a history, a problem) is answered unchanged.
+ */
+export function rateFields<T>(body: T): T {
+  if (body === null || typeof body !== "object" || !("in_force" in body)) return body;
+  const { in_force: inForce, published_at: publishedAt, ...rest } = body as Record<string, unknown>;
+  expect(typeof inForce).toBe("boolean");
+  expect(publishedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  return rest as T;
+}
+
+/** A one-rate answer's text without its `in_force` and `published_at`, for byte-for-byte comparisons. */
+export const rateText = (text: string) =>
+  text.replace(/,"in_force":(true|false),"published_at":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z"/, "");

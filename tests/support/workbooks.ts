@@ -47,7 +47,7 @@ export const bankDate = (date: string) => date.split("-").reverse().join("/");
 
 /**
  * A workbook just under the upload limit (about 4.5 MB: 100 sheets of 125 rows of 12 distinct texts) that
- * costs SheetJS a second or more of CPU to decode, and holds no rates (the import refuses it with 422): the
+ * costs SheetJS a second or more of CPU to decode, and holds no rates (the import refuses it with 400): the
  * kind of file that would stall the server's event loop if it were read there.
  */
 export function makeLargeWorkbook(): Uint8Array {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { invalidRequest } from "@/lib/http/problem";
 import { registerUserSchema } from "@/lib/users/schemas";
 
-/** How a request that fails its zod schema becomes a 422 problem: one entry per field, every distinct message. */
+/** How a request that fails its zod schema becomes a 400 problem: one entry per field, every distinct message. */
 describe("invalidRequest", () => {
   const problemOf = (body: unknown, source = "body") => {
     const result = registerUserSchema.safeParse(body);
@@ -13,7 +13,7 @@ describe("invalidRequest", () => {
   it("names a field once when its value breaks several rules, with each rule's message", () => {
     // A zero-width space alone: a format character, and no letter or digit.
     const problem = problemOf({ email: "ana@example.com", password: "long enough", display_name: "\u200b" });
-    expect(problem.status).toBe(422);
+    expect(problem.status).toBe(400);
     expect(problem.options.errors).toEqual([
       { field: "body.display_name", message: "must not contain control characters; must contain a letter or a digit" },
     ]);

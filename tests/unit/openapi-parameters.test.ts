@@ -74,7 +74,7 @@ const exportedSchemas = new Map<string, unknown>(
   [buildSchemas, gatewaySchemas, rateSchemas, webhookSchemas, userSchemas].flatMap((module) => Object.entries(module)),
 );
 
-/** Each API route file, its OpenAPI path, and per method the schemas its handler passes to parseQuery/parseParams. */
+/** Each API route file, its OpenAPI path, and per method the schemas its handler passes to parseQuery/parseKnownQuery/parseParams. */
 function routeFiles() {
   return fs
     .readdirSync(appFolder, { recursive: true, encoding: "utf8" })
@@ -100,7 +100,9 @@ function routeFiles() {
         route,
         handlers: handlers.map(({ method, body }) => ({
           method,
-          parsed: [...body.matchAll(/\bparse(?:Query|Params)\(\s*[^,]+,\s*([^)]+?)\s*\)/g)].map((match) => match[1]),
+          parsed: [...body.matchAll(/\bparse(?:Query|KnownQuery|Params)\(\s*[^,]+,\s*([^)]+?)\s*\)/g)].map(
+            (match) => match[1],
+          ),
         })),
       };
     });

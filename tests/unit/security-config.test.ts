@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fillPreviewTemplate, loadBuildsConfig } from "@/lib/builds/config";
 import { assertCanActOnBuild, canActOnBuild } from "@/lib/builds/permissions";
-import { HttpProblem, MAX_LISTED_ERRORS, problemResponse, unprocessable } from "@/lib/http/problem";
+import { badRequest, HttpProblem, MAX_LISTED_ERRORS, problemResponse } from "@/lib/http/problem";
 import { getEnv, resetEnvCache } from "@/lib/server/env";
 
 const original = { ...process.env };
@@ -94,7 +94,7 @@ describe("problem replies", () => {
       field: `body.${"f".repeat(500)}${i}`,
       message: "is not a field",
     }));
-    const response = problemResponse(unprocessable("x".repeat(100_000), errors));
+    const response = problemResponse(badRequest("x".repeat(100_000), errors));
     const text = await response.text();
     expect(text.length).toBeLessThan(8000);
     expect(JSON.parse(text).errors).toHaveLength(MAX_LISTED_ERRORS);

@@ -1,5 +1,5 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
-import { parseParams, parseQuery } from "@/lib/http/request";
+import { parseKnownQuery, parseParams } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateByDateQuerySchema, rateDateParamsSchema } from "@/lib/rates/schemas";
@@ -30,16 +30,18 @@ import { getRateByDate } from "@/lib/rates/service";
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Rate" }
  *             examples:
- *               inForce: { summary: "in_force=true on a Saturday", value: { dollar: 70.5852, date: "2025-04-05", value_date: "2025-04-04" } }
+ *               inForce: { summary: "in_force=true on a Saturday", value: { dollar: 70.5852, date: "2025-04-05", value_date: "2025-04-04", in_force: false, published_at: "2025-07-02T12:00:00.000Z" } }
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const GET = withCors(
   route<{ params: Promise<{ date: string }> }>((request, { params }) =>
     serveRateRead(request, async () =>
-      getRateByDate(parseParams(await params, rateDateParamsSchema).date, parseQuery(request, rateByDateQuerySchema)),
+      getRateByDate(
+        parseParams(await params, rateDateParamsSchema).date,
+        parseKnownQuery(request, rateByDateQuerySchema),
+      ),
     ),
   ),
 );

@@ -1,5 +1,5 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
-import { parseQuery } from "@/lib/http/request";
+import { parseKnownQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { exportRateHistory, requestedExportFormat } from "@/lib/rates/export";
 import { serveRateRead } from "@/lib/rates/read-cache";
@@ -49,7 +49,6 @@ import { getRateHistory } from "@/lib/rates/service";
  *             schema: { type: string, format: binary, description: "An Excel workbook laid out as the CSV" }
  *       304: { $ref: "#/components/responses/NotModified" }
  *       400: { $ref: "#/components/responses/BadRequest" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  *       503:
  *         description: >
  *           csv, ndjson and xlsx only: as many exports are under way as the server serves at once
@@ -64,8 +63,8 @@ import { getRateHistory } from "@/lib/rates/service";
 export const GET = withCors(
   route((request) => {
     const format = requestedExportFormat(request);
-    if (format) return exportRateHistory(parseQuery(request, rateHistoryQuerySchema), format);
-    return serveRateRead(request, () => getRateHistory(parseQuery(request, rateHistoryQuerySchema)), {
+    if (format) return exportRateHistory(parseKnownQuery(request, rateHistoryQuerySchema), format);
+    return serveRateRead(request, () => getRateHistory(parseKnownQuery(request, rateHistoryQuerySchema)), {
       perDay: true,
       headers: { Vary: "Accept" },
     });

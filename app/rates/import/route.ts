@@ -20,7 +20,7 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  *       restores the page's value for a date the page publishes. Sheets dated after today are skipped: future
  *       value dates come only from the home page. Send the file as the multipart/form-data field `file`, or
  *       as the raw body (with `?name=` for its name). At most 5 MiB (413 past it), 100 sheets, 200 rows a
- *       sheet; formulas are never evaluated. A file that is not such a workbook answers 422 and changes nothing.
+ *       sheet; formulas are never evaluated. A file that is not such a workbook answers 400 and changes nothing.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - $ref: "#/components/parameters/RateImportQuery.name"
@@ -56,7 +56,7 @@ import { importUploadedWorkbook } from "@/lib/rates/import";
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       413: { $ref: "#/components/responses/ContentTooLarge" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const POST = withCors(
   route(async (request) => {

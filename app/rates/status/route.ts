@@ -1,4 +1,5 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
+import { rejectUnknownQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
 import { getRateStatus } from "@/lib/rates/status";
@@ -24,9 +25,13 @@ import { getRateStatus } from "@/lib/rates/status";
  *         content:
  *           application/json:
  *             schema: { $ref: "#/components/schemas/RateStatus" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const GET = withCors(
-  route(async () => json(await getRateStatus(), { headers: { ...RATE_SOURCE_HEADERS, "Cache-Control": "no-store" } })),
+  route(async (request) => {
+    rejectUnknownQuery(request, []);
+    return json(await getRateStatus(), { headers: { ...RATE_SOURCE_HEADERS, "Cache-Control": "no-store" } });
+  }),
 );
 
 export const OPTIONS = corsPreflight(["GET", "HEAD"]);

@@ -14,8 +14,10 @@ const noStore = { "Cache-Control": "no-store" };
  *     summary: Subscribe a URL to new value dates
  *     description: >
  *       Each time a new value date is stored (the schedule, POST /rates/, an import), the URL gets a POST of
- *       `{type: "rates.published", timestamp, data: {value_date, dollar, rates, source}}` with the rates of the
- *       subscribed currencies, signed as Standard Webhooks sign (headers webhook-id: the delivery id, the same on
+ *       `{type: "rates.published", timestamp, data: {value_date, dollar, rates, in_force, published_at, source}}`
+ *       with the rates of the subscribed currencies; `in_force` is false for a rate published ahead of its value
+ *       date (the bank's afternoon publication: in force from value_date), and `published_at` says when this
+ *       service first stored it. Signed as Standard Webhooks sign (headers webhook-id: the delivery id, the same on
  *       every retry; webhook-timestamp; webhook-signature: "v1," + base64 HMAC-SHA256 over "id.timestamp.body"
  *       keyed with the secret's base64 part). Failed attempts (not 2xx, no answer within WEBHOOK_TIMEOUT_MS, a
  *       redirect, which is never followed) are retried with backoff. The URL must be http(s) and resolve to
@@ -36,7 +38,6 @@ const noStore = { "Cache-Control": "no-store" };
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       409: { $ref: "#/components/responses/Conflict" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  *   get:
  *     tags: [Rate webhooks]
  *     summary: The signed-in user's webhooks

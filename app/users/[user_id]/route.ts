@@ -36,7 +36,7 @@ type Context = { params: Promise<{ user_id: string }> };
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
  *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const PATCH = route<Context>(async (request, { params }) => {
   const admin = await requireAdmin(request);

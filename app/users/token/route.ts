@@ -27,7 +27,7 @@ import { authenticate } from "@/lib/users/service";
  *           application/json:
  *             schema: { $ref: "#/components/schemas/Token" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  *       429: { $ref: "#/components/responses/TooManyRequests" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */

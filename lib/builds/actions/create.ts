@@ -17,7 +17,7 @@ import { presentBuild } from "../service";
 const RETRY_AFTER_SECONDS = 30;
 
 /**
- * Validates a POST /builds body. Wrong JSON types answer 422 like everywhere else; unknown fields are a
+ * Validates a POST /builds body. Wrong JSON types answer 400 like everywhere else; unknown fields are a
  * domain rule of this endpoint and answer 400, naming them.
  */
 export function parseCreateBuild(body: unknown) {

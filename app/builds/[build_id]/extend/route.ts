@@ -38,7 +38,6 @@ type Context = { params: Promise<{ build_id: string }> };
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const POST = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);

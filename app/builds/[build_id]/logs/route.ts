@@ -28,7 +28,6 @@ type Context = { params: Promise<{ build_id: string }> };
  *             schema: { $ref: "#/components/schemas/BuildLog" }
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       404: { $ref: "#/components/responses/NotFound" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route<Context>(async (request, { params }) => {

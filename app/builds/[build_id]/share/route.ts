@@ -39,7 +39,6 @@ type Context = { params: Promise<{ build_id: string }> };
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
  *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const POST = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);

@@ -26,7 +26,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *           text/plain:
  *             schema: { type: string }
  *       404: { $ref: "#/components/responses/NotFound" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route<Context>(async (request, { params }) => {

@@ -32,7 +32,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *           text/event-stream:
  *             schema: { type: string }
  *       404: { $ref: "#/components/responses/NotFound" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  *       503:
  *         description: Too many log streams are open, for this client or in all (try again after Retry-After seconds), or the instance that runs the build does not answer
  *         headers:
