@@ -17,11 +17,56 @@ export type AmountReading = { decimalMark: "." | "," } | { groupMark: "." | "," 
 export interface ParsedAmount {
   /** The amount as the API reads it: a dot decimal, no grouping ("50000", "1234.56"). */
   value: string;
+  /** Where it differs from `value`: the amount with the decimals as typed ("1250.50" for "1.250,50"), to echo. */
+  written?: string;
   reading?: AmountReading;
 }
 
 /**
- * Reads an amount as the person's language writes it:
+ * The currency signs and codes shops write beside a price, longest first so that "US$" is not read as "$":
+ * the dollar's, the euro's and the bolívar's (Bs., Bs.S, Bs.D, VES, VEF).
+ */
+const CURRENCY_MARKS = [
+  "Bs.S.",
+  "Bs.D.",
+  "Bs.S",
+  "Bs.D",
+  "US$",
+  "U$S",
+  "USD",
+  "EUR",
+  "VES",
+  "VEF",
+  "BsS",
+  "BsD",
+  "Bs.",
+  "Bs",
+  "$",
+  "€",
+];
+
+/**
+ * The amount as typed without a currency sign or code before or after it ("$ 3.99", "US$ 3,99", "3,99 $",
+ * "USD 10", "Bs. 100", "100 Bs" -> "3.99", "3,99", "3,99", "10", "100", "100"); a sign before the mark is kept
+ * ("-$5" -> "-5"). What the person typed is otherwise left as it is, to be echoed back as written.
+ */
+export function withoutCurrencyMarks(input: string): string {
+  let rest = input.trim();
+  let sign = "";
+  if (/^[-+]/.test(rest)) {
+    sign = rest[0];
+    rest = rest.slice(1).trim();
+  }
+  const upper = () => rest.toUpperCase();
+  const before = CURRENCY_MARKS.find((mark) => upper().startsWith(mark.toUpperCase()));
+  if (before) rest = rest.slice(before.length).trim();
+  const after = CURRENCY_MARKS.find((mark) => upper().endsWith(mark.toUpperCase()));
+  if (after) rest = rest.slice(0, rest.length - after.length).trim();
+  return sign + rest;
+}
+
+/**
+ * Reads an amount as the person's language writes it, a currency sign or code beside it dropped:
  * - both marks: the last one is the decimal mark ("1.234,56" and "1,234.56" are 1234.56);
  * - one mark repeated: it groups thousands ("1.234.567", "1,234,567");
  * - one mark once with exactly three digits after it: the language decides; in Spanish the dot groups
@@ -32,7 +77,7 @@ export interface ParsedAmount {
  * that is not the language's own.
  */
 export function parseAmount(input: string, language: AmountLanguage): ParsedAmount | undefined {
-  let text = input.trim().replace(/[\s\u00a0\u202f']/g, "");
+  let text = withoutCurrencyMarks(input).replace(/[\s\u00a0\u202f']/g, "");
   if (text === "") return undefined;
   let sign = "";
   if (/^[-+]/.test(text)) {
@@ -81,7 +126,9 @@ export function parseAmount(input: string, language: AmountLanguage): ParsedAmou
   if (integer === "" && fraction === "") return undefined;
   const whole = integer.replace(/^0+(?=\d)/, "") || "0";
   const decimals = fraction.replace(/0+$/, "");
-  return { value: `${sign}${whole}${decimals ? `.${decimals}` : ""}`, ...(reading && { reading }) };
+  const value = `${sign}${whole}${decimals ? `.${decimals}` : ""}`;
+  const written = `${sign}${whole}${fraction ? `.${fraction}` : ""}`;
+  return { value, ...(written !== value && { written }), ...(reading && { reading }) };
 }
 
 function groupedCorrectly(integer: string, group: string): boolean {

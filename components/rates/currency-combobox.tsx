@@ -1,6 +1,6 @@
 "use client";
 
-import { useTranslations } from "next-intl";
+import { useLocale, useTranslations } from "next-intl";
 import { useId, useRef, useState } from "react";
 import { inputClass } from "@/components/ui/field";
 import { foldForSearch, useCurrencyName, useCurrencySearchNames } from "./currency-names";
@@ -21,22 +21,33 @@ interface CurrencyComboboxProps {
   align?: "start" | "end";
 }
 
+/** The currencies a Venezuelan shop prices in come first: the dollar, the euro, the bolívar; then by name. */
+const FIRST_IN_PICKER = ["USD", "EUR", "VES"];
+const pickerRank = (code: string) => {
+  const rank = FIRST_IN_PICKER.indexOf(code);
+  return rank === -1 ? FIRST_IN_PICKER.length : rank;
+};
+
 /**
  * A currency picker that can be typed into, as xe's is: the list shows each code with its whole name in the
  * page's language (no name cut off), typing filters by code or by name in either language, accents or not
  * ("dolar", "dollar", "peso", "mx"), arrows move, Enter picks, Escape backs out. The ARIA 1.2 combobox
- * pattern with a listbox popup; the field shows "USD · dólar estadounidense" when closed.
+ * pattern with a listbox popup; the field shows "USD · dólar estadounidense" when closed. USD, EUR and VES
+ * first, the others by their name in the page's language.
  */
 export function CurrencyCombobox({ id, value, options, onChange, align = "start", ...aria }: CurrencyComboboxProps) {
   const t = useTranslations("currencies");
   const nameOf = useCurrencyName();
+  const locale = useLocale();
   const searchNames = useCurrencySearchNames();
   const listId = useId();
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState<string>();
   const [active, setActive] = useState(0);
   const open = query !== undefined;
-  const named = options.map((option) => ({ ...option, shown: nameOf(option.code, option.name) }));
+  const named = options
+    .map((option) => ({ ...option, shown: nameOf(option.code, option.name) }))
+    .sort((a, b) => pickerRank(a.code) - pickerRank(b.code) || a.shown.localeCompare(b.shown, locale));
   const selected = named.find((option) => option.code === value);
   const needle = foldForSearch((query ?? "").trim());
   const matches = needle

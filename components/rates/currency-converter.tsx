@@ -137,11 +137,13 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const parsed = parseAmount(settled.text, language);
   const amount = parsed?.value;
   const unreadable = settled.text.trim() !== "" && amount === undefined;
+  // Said here, in the page's language, rather than sent for the API to refuse.
+  const negative = amount?.startsWith("-") ?? false;
   const source = currencyOf(settled.side);
   const target = currencyOf(otherSide(settled.side));
   // Without a date, the rates in force today in Caracas (not a rate the bank published ahead for tomorrow).
   const conversion = useConversion(
-    amount === undefined ? null : { amount, from: source, to: target, date: date || todayInCaracas() },
+    amount === undefined || negative ? null : { amount, from: source, to: target, date: date || todayInCaracas() },
   );
   // Beside today's answer, the next rate of the currency against the bolívar once the bank has published it.
   const foreign = [from, to].filter((code) => code !== BOLIVAR.code);
@@ -165,7 +167,9 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
       ? undefined
       : unreadable
         ? t("unreadable", { example: t("amountExample") })
-        : fieldError("amount");
+        : negative
+          ? t("negative")
+          : fieldError("amount");
   const shownIn = (side: Side) => {
     if (side === typed.side) return typed.text;
     if (answer) return groupDigits(roundDecimal(answer.result, minorUnitDigits(answer.to)), format.locale);
@@ -365,7 +369,8 @@ function ConversionResult({
   const format = useFormat();
   const language = format.locale;
   const money = roundDecimal(result.result, minorUnitDigits(result.to));
-  const amount = groupDigits(result.amount, language);
+  // The amount with the decimals the person typed ("1.250,50", not "1.250,5"), in the page's writing.
+  const amount = groupDigits(read?.parsed.written ?? result.amount, language);
   const inverse = Number(result.rate) > 0 ? (1 / Number(result.rate)).toFixed(12) : undefined;
   return (
     <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">

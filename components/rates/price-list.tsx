@@ -218,7 +218,7 @@ function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {
   const [name, setName] = useState("");
   const [price, setPrice] = useState("");
   const [currency, setCurrency] = useState<PriceCurrency>("USD");
-  const [problem, setProblem] = useState<"name" | "price">();
+  const [problem, setProblem] = useState<"name" | "price" | "negative">();
   const read = parseAmount(price, language);
   return (
     <form
@@ -228,7 +228,8 @@ function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {
         event.preventDefault();
         const parsed = parseAmount(price, language);
         if (name.trim() === "") return setProblem("name");
-        if (!parsed || !/[1-9]/.test(parsed.value) || parsed.value.startsWith("-")) return setProblem("price");
+        if (parsed?.value.startsWith("-")) return setProblem("negative");
+        if (!parsed || !/[1-9]/.test(parsed.value)) return setProblem("price");
         onAdd({ name: name.trim(), price: parsed.value, currency });
         setName("");
         setPrice("");
@@ -242,7 +243,13 @@ function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {
       </Field>
       <Field
         label={t("price")}
-        error={problem === "price" ? t("priceUnreadable", { example: t("priceExample") }) : undefined}
+        error={
+          problem === "price"
+            ? t("priceUnreadable", { example: t("priceExample") })
+            : problem === "negative"
+              ? t("priceNegative")
+              : undefined
+        }
       >
         {(control) => (
           <>

@@ -95,8 +95,9 @@ test.describe("The converter", { tag: "@rates" }, () => {
       );
 
       // A decimal comma alone is the Spanish way: nothing to explain.
+      // Echoed with the decimals typed: "35,50", not "35,5".
       expect(await convert(page, amount, "35,50")).toBe("35.5 USD>VES");
-      await expect(result).toContainText("35,5 USD = 7.002,22 VES");
+      await expect(result).toContainText("35,50 USD = 7.002,22 VES");
       await expect(converter.getByTestId("amount-reading")).toHaveCount(0);
 
       // The result copied as a line to paste in a chat.
@@ -104,8 +105,18 @@ test.describe("The converter", { tag: "@rates" }, () => {
       await result.getByRole("button", { name: "Copiar" }).click();
       await expect(result.getByRole("button", { name: "Copiado" })).toBeVisible();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
-        "35,5 USD = 7.002,22 VES · BCV, 14 oct 2025",
+        "35,50 USD = 7.002,22 VES · BCV, 14 oct 2025",
       );
+
+      // A currency sign or code beside the number, as shops write prices, is read and dropped.
+      expect(await convert(page, amount, "US$ 1.250,50")).toBe("1250.5 USD>VES");
+      await expect(result).toContainText("1.250,50 USD = 246.655,62 VES");
+      expect(await convert(page, amount, "100 Bs")).toBe("100 USD>VES");
+      // A negative amount is said in the page's words, and not sent.
+      await amount.fill("-5");
+      await expect(
+        converter.getByText("Escriba una cantidad positiva: el signo menos no cabe en un monto."),
+      ).toBeVisible();
 
       // Typed in the bolívares' box, by the same rules: the dollars' box answers.
       expect(await convert(page, bolivars, "1.234,56")).toBe("1234.56 VES>USD");
@@ -139,7 +150,8 @@ test.describe("The converter", { tag: "@rates" }, () => {
       expect(await convert(page, amount, "50.000")).toBe("50 USD>VES");
       await expect(bolivars).toHaveValue("9,862.28");
       const result = converter.getByTestId("conversion-result");
-      await expect(result).toContainText("50 USD = 9,862.28 VES");
+      // The amount as typed, its reading said below.
+      await expect(result).toContainText("50.000 USD = 9,862.28 VES");
       await expect(result).toContainText("Rates of Oct 14, 2025");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“50.000” read as 50: the dot is the decimal mark.",
@@ -160,7 +172,7 @@ test.describe("The converter", { tag: "@rates" }, () => {
       // Typed in the bolívares' box, by the same rules: the dollars' box answers.
       expect(await convert(page, bolivars, "50.000")).toBe("50 VES>USD");
       await expect(amount).toHaveValue("0.25");
-      await expect(result).toContainText("50 VES = 0.25 USD");
+      await expect(result).toContainText("50.000 VES = 0.25 USD");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“50.000” read as 50: the dot is the decimal mark.",
       );

@@ -1,7 +1,45 @@
 import { describe, expect, it } from "vitest";
-import { formatRateText, groupDigits, minorUnitDigits, parseAmount, roundDecimal } from "@/components/rates/amount";
+import {
+  formatRateText,
+  groupDigits,
+  minorUnitDigits,
+  parseAmount,
+  roundDecimal,
+  withoutCurrencyMarks,
+} from "@/components/rates/amount";
 
 describe("the converter's amount, read as the person's language writes it", () => {
+  describe("a currency sign or code before or after the number is read and dropped", () => {
+    it.each([
+      ["$ 3.99", "3.99", "en"],
+      ["US$ 3,99", "3.99", "es"],
+      ["3,99 $", "3.99", "es"],
+      ["USD 10", "10", "es"],
+      ["Bs. 100", "100", "es"],
+      ["100 Bs", "100", "es"],
+      ["Bs.S 1.250,50", "1250.5", "es"],
+      ["€4,50", "4.5", "es"],
+      ["10 eur", "10", "en"],
+    ] as const)("%s", (typed, value, language) => {
+      expect(parseAmount(typed, language)?.value).toBe(value);
+    });
+
+    it("keeps a sign before the mark, for the negative amount's own message", () => {
+      expect(withoutCurrencyMarks("-$5")).toBe("-5");
+      expect(parseAmount("-$ 5", "en")?.value).toBe("-5");
+    });
+
+    it("leaves the rest as typed, to be echoed back as written", () => {
+      expect(withoutCurrencyMarks("  Bs. 1.250,50 ")).toBe("1.250,50");
+      expect(withoutCurrencyMarks("1.250,50")).toBe("1.250,50");
+    });
+
+    it("reads no other letters", () => {
+      expect(parseAmount("COP 10", "es")).toBeUndefined();
+      expect(parseAmount("10 bolos", "es")).toBeUndefined();
+    });
+  });
+
   describe("both marks: the last one is the decimal mark, in either language", () => {
     it.each(["es", "en"] as const)("%s", (language) => {
       expect(parseAmount("1.234,56", language)).toEqual({ value: "1234.56", reading: { decimalMark: "," } });
@@ -21,18 +59,18 @@ describe("the converter's amount, read as the person's language writes it", () =
   describe("one mark once, three digits after it: the language decides, and the result says how", () => {
     it.each([
       ["es", "50.000", { value: "50000", reading: { groupMark: "." } }],
-      ["es", "50,000", { value: "50", reading: { decimalMark: "," } }],
+      ["es", "50,000", { value: "50", written: "50.000", reading: { decimalMark: "," } }],
       ["es", "1.500", { value: "1500", reading: { groupMark: "." } }],
       ["en", "50,000", { value: "50000", reading: { groupMark: "," } }],
-      ["en", "50.000", { value: "50", reading: { decimalMark: "." } }],
-      ["en", "1.500", { value: "1.5", reading: { decimalMark: "." } }],
+      ["en", "50.000", { value: "50", written: "50.000", reading: { decimalMark: "." } }],
+      ["en", "1.500", { value: "1.5", written: "1.500", reading: { decimalMark: "." } }],
     ] as const)("in %s, %s", (language, input, expected) => {
       expect(parseAmount(input, language)).toEqual(expected);
     });
 
     it("a leading zero cannot group: 0.500 and ,500 are decimals", () => {
-      expect(parseAmount("0.500", "es")).toEqual({ value: "0.5", reading: { decimalMark: "." } });
-      expect(parseAmount(",500", "en")).toEqual({ value: "0.5", reading: { decimalMark: "," } });
+      expect(parseAmount("0.500", "es")).toEqual({ value: "0.5", written: "0.500", reading: { decimalMark: "." } });
+      expect(parseAmount(",500", "en")).toEqual({ value: "0.5", written: "0.500", reading: { decimalMark: "," } });
     });
 
     it("four digits before a mark the language groups with is refused rather than guessed", () => {
@@ -58,8 +96,9 @@ describe("the converter's amount, read as the person's language writes it", () =
     });
 
     it("says how it was read when the mark is not the language's own decimal mark", () => {
-      expect(parseAmount("35,50", "es")).toEqual({ value: "35.5" });
-      expect(parseAmount("35,50", "en")).toEqual({ value: "35.5", reading: { decimalMark: "," } });
+      // The decimals as typed are kept apart, for the echo: "35,50", not "35,5".
+      expect(parseAmount("35,50", "es")).toEqual({ value: "35.5", written: "35.50" });
+      expect(parseAmount("35,50", "en")).toEqual({ value: "35.5", written: "35.50", reading: { decimalMark: "," } });
       expect(parseAmount("1.5", "en")).toEqual({ value: "1.5" });
       expect(parseAmount("1.5", "es")).toEqual({ value: "1.5", reading: { decimalMark: "." } });
     });
@@ -73,7 +112,7 @@ describe("the converter's amount, read as the person's language writes it", () =
     expect(parseAmount("-5", language)).toEqual({ value: "-5" });
   });
 
-  it.each(["", "abc", "1,23,4.5", "1.2.3,4,5", "12.34.5", "1e5", "$5", "1,234.5.6", "1.234,5.6", "1.23.456"])(
+  it.each(["", "abc", "1,23,4.5", "1.2.3,4,5", "12.34.5", "1e5", "$", "COP5", "1,234.5.6", "1.234,5.6", "1.23.456"])(
     "refuses %j in both languages",
     (input) => {
       expect(parseAmount(input, "es")).toBeUndefined();

@@ -47,16 +47,24 @@ describe("a price list pasted as text", () => {
     const pasted = "Azúcar 1.250\nArroz; 1,250; EUR\nCafé $1.234,50\nPan 0,80€\nLeche 2.5";
     // English: "1.250" is one and a quarter, "1,250" twelve hundred and fifty; "0,80" has a decimal comma.
     expect(parsePastedPrices(pasted, "en").readings).toEqual([
-      { item: "Azúcar", text: "1.250", parsed: { value: "1.25", reading: { decimalMark: "." } } },
+      { item: "Azúcar", text: "1.250", parsed: { value: "1.25", written: "1.250", reading: { decimalMark: "." } } },
       { item: "Arroz", text: "1,250", parsed: { value: "1250", reading: { groupMark: "," } } },
-      { item: "Café", text: "1.234,50", parsed: { value: "1234.5", reading: { decimalMark: "," } } },
-      { item: "Pan", text: "0,80", parsed: { value: "0.8", reading: { decimalMark: "," } } },
+      {
+        item: "Café",
+        text: "1.234,50",
+        parsed: { value: "1234.5", written: "1234.50", reading: { decimalMark: "," } },
+      },
+      { item: "Pan", text: "0,80", parsed: { value: "0.8", written: "0.80", reading: { decimalMark: "," } } },
     ]);
     // Spanish: the other way round; "2.5" is a decimal dot, which a Spanish reader would not write.
     expect(parsePastedPrices(pasted, "es").readings).toEqual([
       { item: "Azúcar", text: "1.250", parsed: { value: "1250", reading: { groupMark: "." } } },
-      { item: "Arroz", text: "1,250", parsed: { value: "1.25", reading: { decimalMark: "," } } },
-      { item: "Café", text: "1.234,50", parsed: { value: "1234.5", reading: { decimalMark: "," } } },
+      { item: "Arroz", text: "1,250", parsed: { value: "1.25", written: "1.250", reading: { decimalMark: "," } } },
+      {
+        item: "Café",
+        text: "1.234,50",
+        parsed: { value: "1234.5", written: "1234.50", reading: { decimalMark: "," } },
+      },
       { item: "Leche", text: "2.5", parsed: { value: "2.5", reading: { decimalMark: "." } } },
     ]);
   });
