@@ -125,7 +125,10 @@ export const rateHistoryQuerySchema = z.object({
     .meta({ example: "2026-10-24" }),
   end_date: isoDateSchema
     .optional()
-    .describe("Last date of the range, YYYY-MM-DD; default today in RATES_TIMEZONE")
+    .describe(
+      "Last date of the range, YYYY-MM-DD; default today in RATES_TIMEZONE. A next rate, published ahead of its " +
+        "value date (the bank's afternoon publication), is read with an end_date on or after that value date",
+    )
     .meta({ example: "2026-11-23" }),
   format: z
     .enum(["json", "csv", "ndjson", "xlsx"], { error: 'must be "json", "csv", "ndjson" or "xlsx"' })
