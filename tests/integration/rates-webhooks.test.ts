@@ -131,7 +131,7 @@ describe("POST /rates/webhooks", () => {
     ["http://0.0.0.0:PORT/", "0.0.0.0, this network"],
     // 127.0.0.2 written as one number: the URL parser's normal form is what is checked.
     ["http://2130706434:PORT/", "127.0.0.2, loopback"],
-    ["http://[::ffff:127.0.0.2]:PORT/", "IPv4-mapped"],
+    ["http://[::ffff:127.0.0.2]:PORT/", "::ffff:7f00:2, loopback"],
   ])("refuses %s when only 127.0.0.1 is allowed, naming the address", async (url, named) => {
     const response = await post("/rates/webhooks", { url: url.replace("PORT", String(port)) });
     expect(response.status).toBe(400);

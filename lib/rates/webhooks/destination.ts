@@ -11,7 +11,6 @@ import net from "node:net";
  * Deliveries do not follow redirects, so a redirect cannot lead anywhere unchecked.
  */
 
-const blocked = new net.BlockList();
 const RANGES: [string, number, "ipv4" | "ipv6", string][] = [
   ["0.0.0.0", 8, "ipv4", "this network"],
   ["10.0.0.0", 8, "ipv4", "a private network"],
@@ -31,9 +30,9 @@ const RANGES: [string, number, "ipv4" | "ipv6", string][] = [
   ["::", 128, "ipv6", "unspecified"],
   ["::1", 128, "ipv6", "loopback"],
   // IPv4 inside IPv6, in the spellings a URL parser leaves ([::127.0.0.1] is ::7f00:1): whatever IPv4 address they
-  // carry, none is a destination. The dotted ::ffff:a.b.c.d form is judged as the IPv4 address it is (below).
+  // carry, none is a destination. An IPv4-mapped address (::ffff:a.b.c.d, ::ffff:7f00:1) is a socket's way of
+  // writing that IPv4 address and is judged as it (unmapped below), so it has no range here.
   ["::", 96, "ipv6", "an IPv4-compatible address"],
-  ["::ffff:0:0", 96, "ipv6", "an IPv4-mapped address"],
   ["::ffff:0:0:0", 96, "ipv6", "an IPv4-translated address"],
   ["64:ff9b::", 96, "ipv6", "NAT64"],
   ["64:ff9b:1::", 48, "ipv6", "NAT64"],
@@ -46,16 +45,33 @@ const RANGES: [string, number, "ipv4" | "ipv6", string][] = [
   ["fec0::", 10, "ipv6", "site-local"],
   ["ff00::", 8, "ipv6", "multicast"],
 ];
-for (const [address, prefix, family] of RANGES) blocked.addSubnet(address, prefix, family);
+// One list per family: Node's BlockList matches an IPv4 address against IPv6 rules as if it were IPv4-mapped, so an
+// IPv6 rule covering ::ffff:0:0/96 would refuse every IPv4 address.
+const blocked = { ipv4: new net.BlockList(), ipv6: new net.BlockList() };
+for (const [address, prefix, family] of RANGES) blocked[family].addSubnet(address, prefix, family);
+
+/** The IPv4 address an IPv4-mapped IPv6 address (::ffff:0:0/96) stands for, in any spelling; else the address. */
+export function unmapIPv4(address: string): string {
+  if (!net.isIPv6(address)) return address;
+  let canonical: string;
+  try {
+    // The URL parser writes an IPv6 address one way: zeros compressed, lower case, the last 32 bits in hex.
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address; // a zone index (fe80::1%eth0) is not a URL host; it is not a mapped address either
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return address;
+  const [high, low] = [Number.parseInt(mapped[1], 16), Number.parseInt(mapped[2], 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
 
 /** Why an address may not be a webhook's destination, or undefined when it may. */
 export function forbiddenReason(address: string): string | undefined {
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is that IPv4 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const plain = mapped ? mapped[1] : address;
+  const plain = unmapIPv4(address);
   const family = net.isIPv4(plain) ? "ipv4" : net.isIPv6(plain) ? "ipv6" : undefined;
   if (!family) return "not an IP address";
-  if (!blocked.check(plain, family)) return undefined;
+  if (!blocked[family].check(plain, family)) return undefined;
   for (const [range, prefix, rangeFamily, reason] of RANGES) {
     if (rangeFamily !== family) continue;
     const one = new net.BlockList();
