@@ -68,8 +68,10 @@ export interface Restored {
 }
 
 /**
- * Puts a backup in place of the database of a stopped server. The backup must pass `PRAGMA integrity_check` and
- * hold no migration this build does not ship (an older one is migrated at the next start, as any database); the
+ * Puts a backup in place of the database of a stopped server. The backup must pass `PRAGMA integrity_check`, hold
+ * no migration this build does not ship (an older one is migrated at the next start, as any database), and have
+ * the tables, columns and indexes that the migrations it lists make, since the next start migrates by that list
+ * and trusts it; nothing is replaced before all of that holds. The
  * database it replaces is kept beside it, renamed `<name>.replaced-<time>` with its -wal and -shm, and so is the
  * secret. Builds the backup shows in progress or running are the next start's recovery's: it fails those whose
  * runtime it cannot find.
@@ -122,12 +124,25 @@ function checkBackup(file: string): void {
     } catch {
       throw new RestoreRefused(`${file} is no backup of this app: it has no migrations table.`);
     }
-    const shipped = new Set(listMigrations(path.resolve(SQLITE_MIGRATIONS_FOLDER)).map((migration) => migration.name));
+    const migrations = listMigrations(path.resolve(SQLITE_MIGRATIONS_FOLDER));
+    const shipped = new Set(migrations.map((migration) => migration.name));
     const unknown = applied.filter((name) => !shipped.has(name));
     if (unknown.length > 0) {
       throw new RestoreRefused(
         `${file} comes from a newer build: its schema has migrations this build does not know (${unknown.join(", ")}). ` +
           "Restore it with that build or a newer one.",
+      );
+    }
+    const listed = new Set(applied);
+    const differences = schemaDifferences(
+      schemaOf(database),
+      expectedSchema(migrations.filter((migration) => listed.has(migration.name))),
+    );
+    if (differences.length > 0) {
+      const shown =
+        differences.slice(0, 5).join("; ") + (differences.length > 5 ? `; and ${differences.length - 5} more` : "");
+      throw new RestoreRefused(
+        `${file} is no whole database of this app: its schema is not what the ${applied.length} migrations it lists make (${shown}).`,
       );
     }
   } catch (error) {
@@ -136,4 +151,76 @@ function checkBackup(file: string): void {
   } finally {
     database.close();
   }
+}
+
+/**
+ * A schema as a map from each table, column and index to what defines it (type, NOT NULL, default, key; an index's
+ * columns and uniqueness), leaving out SQLite's own tables and the migrations table.
+ */
+type Schema = Map<string, string>;
+
+function schemaOf(database: Database.Database): Schema {
+  const schema: Schema = new Map();
+  const tables = database
+    .prepare(
+      `SELECT "name" FROM "sqlite_master" WHERE "type" = 'table' AND "name" NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND "name" <> '_prisma_migrations' ORDER BY "name"`,
+    )
+    .all() as { name: string }[];
+  for (const { name: table } of tables) {
+    schema.set(`table ${table}`, "");
+    const columns = database.prepare("SELECT * FROM pragma_table_info(?)").all(table) as {
+      name: string;
+      type: string;
+      notnull: number;
+      dflt_value: string | null;
+      pk: number;
+    }[];
+    for (const column of columns) {
+      const definition = [
+        column.type,
+        column.notnull ? "NOT NULL" : "",
+        column.dflt_value ?? "",
+        column.pk ? `key ${column.pk}` : "",
+      ];
+      schema.set(`column ${table}.${column.name}`, definition.join(" ").replace(/\s+/g, " ").trim());
+    }
+    const indexes = database.prepare("SELECT * FROM pragma_index_list(?)").all(table) as {
+      name: string;
+      unique: number;
+    }[];
+    for (const index of indexes) {
+      const columnsOfIndex = database
+        .prepare('SELECT "name" FROM pragma_index_info(?) ORDER BY "seqno"')
+        .all(index.name) as {
+        name: string | null;
+      }[];
+      schema.set(
+        `index ${table}.${index.name}`,
+        `${index.unique ? "unique " : ""}(${columnsOfIndex.map((c) => c.name).join(", ")})`,
+      );
+    }
+  }
+  return schema;
+}
+
+/** The schema these migrations make, applied in order to an empty database in memory. */
+function expectedSchema(migrations: { name: string; sql: string }[]): Schema {
+  const scratch = new Database(":memory:");
+  try {
+    for (const migration of migrations) scratch.exec(migration.sql);
+    return schemaOf(scratch);
+  } finally {
+    scratch.close();
+  }
+}
+
+/** What differs, in words: what is missing, what is there besides, and what is defined otherwise. */
+function schemaDifferences(actual: Schema, expected: Schema): string[] {
+  const differences: string[] = [];
+  for (const [item, definition] of expected) {
+    if (!actual.has(item)) differences.push(`no ${item}`);
+    else if (actual.get(item) !== definition) differences.push(`${item} is ${actual.get(item)}, not ${definition}`);
+  }
+  for (const item of actual.keys()) if (!expected.has(item)) differences.push(`an unknown ${item}`);
+  return differences;
 }

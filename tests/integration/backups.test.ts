@@ -179,6 +179,44 @@ describe("npm run restore", () => {
     expect(fs.existsSync(target)).toBe(false);
   });
 
+  it("refuses a database holding only the migrations table, every migration listed, and replaces nothing", async () => {
+    const hollow = path.join(work, "hollow.db");
+    fs.copyFileSync(backup, hollow);
+    const database = new Database(hollow);
+    const tables = database
+      .prepare(
+        `SELECT "name" FROM "sqlite_master" WHERE "type" = 'table' AND "name" NOT LIKE 'sqlite_%' AND "name" <> '_prisma_migrations'`,
+      )
+      .all() as { name: string }[];
+    database.pragma("foreign_keys = OFF");
+    for (const { name } of tables) database.exec(`DROP TABLE "${name}"`);
+    database.close();
+    const folder = path.join(work, "hollow-target");
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, "app.db"), "the database before");
+    const refused = await npmRun("restore", hollow, `file:${path.join(folder, "app.db")}`);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toMatch(
+      /^Refusing to restore: .*hollow\.db is no whole database of this app: its schema is not what the \d+ migrations it lists make \(no table \w+/m,
+    );
+    // Nothing moved aside or half-copied (the secret the command's environment makes on its first run aside).
+    expect(fs.readdirSync(folder).filter((name) => /replaced|restoring/.test(name))).toEqual([]);
+    expect(fs.readFileSync(path.join(folder, "app.db"), "utf8")).toBe("the database before");
+  });
+
+  it("refuses a database whose table lacks a column its migrations add, naming it", async () => {
+    const lacking = path.join(work, "lacking.db");
+    fs.copyFileSync(backup, lacking);
+    const database = new Database(lacking);
+    database.exec(`ALTER TABLE "Build" DROP COLUMN "visitedAt"`);
+    database.close();
+    const target = path.join(work, "lacking-target", "app.db");
+    const refused = await npmRun("restore", lacking, `file:${target}`);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain("no column Build.visitedAt");
+    expect(fs.existsSync(target)).toBe(false);
+  });
+
   it("keeps the database it replaces beside it", async () => {
     const folder = path.join(work, "replacing");
     fs.mkdirSync(folder);
