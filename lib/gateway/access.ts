@@ -138,8 +138,24 @@ export function dashboardUrl(): string | null {
   return base ? base.replace(/\/+$/, "") : null;
 }
 
-/** A path to go back to on the preview: a path of this site, never another site's address. */
-export function safeReturnPath(path: string | null | undefined): string {
-  if (!path?.startsWith("/") || path.startsWith("//") || path.startsWith("/\\") || /[\r\n]/.test(path)) return "/";
-  return path.length > 2048 ? "/" : path;
+/** A control character (C0, DEL, C1): browsers drop some of them from a URL (a TAB, a line break) and keep others. */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/**
+ * A path to go back to on the preview whose origin is `origin` (a name's URL): a path of that site, never another
+ * site's address. The path is judged as a browser reads it: parsed against the origin, it must stay on the origin.
+ * Before that, whatever a browser reads differently from a URL parser (a control character, which browsers strip,
+ * so "/<TAB>/evil.example" becomes "//evil.example"; a backslash, which they take for a slash) is refused outright.
+ * Anything refused is "/".
+ */
+export function safeReturnPath(path: string | null | undefined, origin: string): string {
+  if (!path?.startsWith("/") || path.length > 2048) return "/";
+  if (CONTROL_CHARACTER.test(path) || path.includes("\\")) return "/";
+  let target: URL;
+  try {
+    target = new URL(path, origin);
+  } catch {
+    return "/";
+  }
+  return target.origin === new URL(origin).origin ? path : "/";
 }

@@ -51,7 +51,8 @@ export function admissionAnswer(
   const clear: Record<string, string> = verdict.badCookie ? { "Set-Cookie": gatewayCookie(gateway, null) } : {};
   const dashboard = dashboardUrl();
   if (locale && dashboard) {
-    const query = new URLSearchParams({ name: verdict.label, to: safeReturnPath(returnPath) });
+    const origin = nameUrl(gateway, `${verdict.label}.${gateway.domain}`);
+    const query = new URLSearchParams({ name: verdict.label, to: safeReturnPath(returnPath, origin) });
     return redirect(`${dashboard}/gateway/ticket?${query}`, clear);
   }
   const where = dashboard ? `sign in at ${dashboard}/ and open it again` : "sign in to the dashboard and open it again";
@@ -79,7 +80,7 @@ export async function ticketRedirect(request: Request, name: string, to: string 
   if (!session) return redirect(`/?${new URLSearchParams({ "sign-in": `${url.pathname}${url.search}` })}`);
   const grant = { kind: "user" as const, userId: session.user.id, sid: session.sid };
   const ticket = signPass("ticket", name, grant, Math.floor(Date.now() / 1000) + TICKET_SECONDS);
-  const query = new URLSearchParams({ ticket, to: safeReturnPath(to) });
+  const query = new URLSearchParams({ ticket, to: safeReturnPath(to, nameUrl(gateway, host)) });
   return redirect(`${nameUrl(gateway, host)}__gateway/admit?${query}`);
 }
 
@@ -99,7 +100,8 @@ export function admitWithTicket(request: Request, ticket: string | undefined, to
   if (!grant) return gatewayPage({ status: 403, ...say("badTicket") }, pageLocale(request), NO_REFERRER);
   const expiresAt = Math.floor(Date.now() / 1000) + USER_COOKIE_SECONDS;
   const cookie = gatewayCookie(gateway, signPass("cookie", label, grant, expiresAt), USER_COOKIE_SECONDS);
-  return redirect(safeReturnPath(to), { "Set-Cookie": cookie });
+  const origin = nameUrl(gateway, `${label}.${gateway.domain}`);
+  return redirect(safeReturnPath(to, origin), { "Set-Cookie": cookie });
 }
 
 /** A share link opened: the gateway's cookie for the build's name, naming the share, until the share expires. */
