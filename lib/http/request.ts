@@ -45,6 +45,22 @@ export function parseKnownQuery<S extends z.ZodObject>(request: Request, schema:
 }
 
 export async function parseJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
+  assertJsonMediaType(request);
+  return parseJsonText(new TextDecoder().decode(await readBody(request)), schema);
+}
+
+/**
+ * A JSON body that may be left out: no body at all (no bytes, whatever Content-Length says or whether it is
+ * sent) is the schema's `{}`, its defaults; a body with anything in it is JSON under the rules of parseJson.
+ */
+export async function parseOptionalJson<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
+  const bytes = await readBody(request);
+  if (bytes.byteLength === 0) return check(schema, {}, "body");
+  assertJsonMediaType(request);
+  return parseJsonText(new TextDecoder().decode(bytes), schema);
+}
+
+function assertJsonMediaType(request: Request): void {
   const type = mediaType(request);
   if (type !== "application/json" && !type.endsWith("+json")) {
     throw unsupportedMediaType(
@@ -52,7 +68,9 @@ export async function parseJson<S extends z.ZodType>(request: Request, schema: S
       "application/json",
     );
   }
-  const text = new TextDecoder().decode(await readBody(request));
+}
+
+function parseJsonText<S extends z.ZodType>(text: string, schema: S): z.output<S> {
   let body: unknown;
   try {
     body = JSON.parse(text);

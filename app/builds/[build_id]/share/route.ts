@@ -2,7 +2,7 @@ import { requireUser } from "@/lib/auth/guard";
 import { buildIdParamsSchema } from "@/lib/builds/schemas";
 import { createShareSchema } from "@/lib/gateway/schemas";
 import { createShare } from "@/lib/gateway/shares";
-import { parseJson, parseParams } from "@/lib/http/request";
+import { parseOptionalJson, parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -43,7 +43,6 @@ type Context = { params: Promise<{ build_id: string }> };
 export const POST = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  const empty = request.headers.get("content-length") === "0" || request.body === null;
-  const { expires_in_seconds } = empty ? createShareSchema.parse({}) : await parseJson(request, createShareSchema);
+  const { expires_in_seconds } = await parseOptionalJson(request, createShareSchema);
   return json(await createShare(user, build_id, expires_in_seconds), { status: 201 });
 });
