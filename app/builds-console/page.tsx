@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { getTranslations } from "next-intl/server";
 import { Suspense } from "react";
 import { BuildCounters } from "@/components/builds/build-counters";
@@ -6,6 +7,7 @@ import { BuildDetailDrawer } from "@/components/builds/build-detail-drawer";
 import { BuildWithoutScripts } from "@/components/builds/build-without-scripts";
 import { BuildsPanel } from "@/components/builds/builds-panel";
 import { ConsoleNav } from "@/components/builds/console-nav";
+import { viewerOf } from "@/lib/auth/guard";
 import { loadBuildsForFirstPaint } from "@/lib/builds/first-paint";
 import { SwrFallback } from "@/lib/swr/swr-fallback";
 
@@ -25,7 +27,9 @@ export default async function BuildsConsolePage({
   const t = await getTranslations("console");
   const build = (await searchParams).build;
   const buildId = typeof build === "string" ? build : null;
-  const fallback = await loadBuildsForFirstPaint();
+  // Who is signed in (the session cookie), for the builds a private repository keeps from strangers.
+  const viewer = await viewerOf(new Request("http://dashboard.invalid/", { headers: await headers() }));
+  const fallback = await loadBuildsForFirstPaint(viewer);
   return (
     <main
       id="main-content"
@@ -37,7 +41,7 @@ export default async function BuildsConsolePage({
         <ConsoleNav current="builds" />
       </div>
       {/* The build drawer is a script; where none run, the build named in the address is written here. */}
-      {buildId && <BuildWithoutScripts buildId={buildId} />}
+      {buildId && <BuildWithoutScripts buildId={buildId} viewer={viewer} />}
       <SwrFallback fallback={fallback}>
         <BuildsPanel />
         <BuildCounters />

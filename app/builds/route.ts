@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requireUser } from "@/lib/auth/guard";
+import { requireUser, viewerOf } from "@/lib/auth/guard";
 import { createBuild, parseCreateBuild } from "@/lib/builds/actions/create";
 import { listBuildsQuerySchema } from "@/lib/builds/schemas";
 import { listBuilds } from "@/lib/builds/service";
@@ -15,7 +15,9 @@ import { json, route } from "@/lib/http/route";
  *     summary: Builds, newest first
  *     description: >
  *       A browser's navigation (Accept preferring text/html) is given the builds console, the page of this list for
- *       people, at the same address; everyone else the JSON below.
+ *       people, at the same address; everyone else the JSON below. Public, except the builds of a repository whose
+ *       previews are private (`preview_access: users`), which are listed to signed-in users only (a bearer token or
+ *       a session).
  *     parameters:
  *       - $ref: "#/components/parameters/ListBuildsQuery.status"
  *       - $ref: "#/components/parameters/ListBuildsQuery.limit"
@@ -30,7 +32,7 @@ import { json, route } from "@/lib/http/route";
  */
 export const GET = route(async (request) => {
   const query = parseQuery(request, listBuildsQuerySchema);
-  return json(await listBuilds(query), { headers: { "Cache-Control": "no-store" } });
+  return json(await listBuilds(query, await viewerOf(request)), { headers: { "Cache-Control": "no-store" } });
 });
 
 /**

@@ -3,6 +3,7 @@ import { formatDateTime } from "@/components/ui/format";
 import type { Locale } from "@/i18n/locale";
 import { getBuild } from "@/lib/builds/service";
 import { HttpProblem } from "@/lib/http/problem";
+import type { PublicUser } from "@/lib/users/roles";
 import { shortId } from "./build-format";
 
 /**
@@ -10,12 +11,12 @@ import { shortId } from "./build-format";
  * server writes what the build is now, read as GET /builds/{build_id} answers it (status, preview, created,
  * each stage with its log's download), and says the live view needs scripts. Hidden wherever scripts run.
  */
-export async function BuildWithoutScripts({ buildId }: { buildId: string }) {
+export async function BuildWithoutScripts({ buildId, viewer }: { buildId: string; viewer: PublicUser | null }) {
   const t = await getTranslations("builds");
   const locale = (await getLocale()) as Locale;
   let build: Awaited<ReturnType<typeof getBuild>> | null;
   try {
-    build = await getBuild(buildId);
+    build = await getBuild(buildId, viewer);
   } catch (error) {
     if (!(error instanceof HttpProblem && (error.status === 404 || error.status === 400))) throw error;
     build = null;

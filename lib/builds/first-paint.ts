@@ -1,17 +1,19 @@
 import { buildsKey } from "../swr/build-keys";
 import { listBuildsQuerySchema } from "./schemas";
 import { listBuilds } from "./service";
+import type { BuildViewer } from "./visibility";
 
 /**
  * The builds panel's first request (the newest page, every status), read on the server while it renders the
  * dashboard, as SWR's fallback keyed by the same API path: the first HTML carries the table and the counters
- * instead of panels waiting for scripts. A read that fails is left out; the panel then asks as it would.
+ * instead of panels waiting for scripts, the builds `viewer` may see as the API would show them. A read that fails is left out; the panel then asks as it would.
  */
-export async function loadBuildsForFirstPaint(): Promise<Record<string, unknown>> {
+export async function loadBuildsForFirstPaint(viewer: BuildViewer): Promise<Record<string, unknown>> {
   const key = buildsKey();
   try {
     const list = await listBuilds(
       listBuildsQuerySchema.parse(Object.fromEntries(new URLSearchParams(key.split("?")[1]))),
+      viewer,
     );
     // Through JSON as the API sends it: dates as text, no undefined fields.
     return { [key]: JSON.parse(JSON.stringify(list)) };

@@ -95,13 +95,40 @@ export async function findBuild(id: string): Promise<BuildRecord | null> {
   return readBuildWithDetails<BuildRecord>(id);
 }
 
-export async function listBuildRecords(options: { status?: BuildStatus; limit: number; beforeSeq?: number }) {
+/** Newest first; `firstRepositoryIn`, when given, keeps the builds whose first repository is one of those. */
+export async function listBuildRecords(options: {
+  status?: BuildStatus;
+  limit: number;
+  beforeSeq?: number;
+  firstRepositoryIn?: string[];
+}) {
   return getDb().build.findMany({
-    where: { status: options.status, seq: options.beforeSeq === undefined ? undefined : { lt: options.beforeSeq } },
+    where: {
+      status: options.status,
+      seq: options.beforeSeq === undefined ? undefined : { lt: options.beforeSeq },
+      repositories:
+        options.firstRepositoryIn === undefined
+          ? undefined
+          : { some: { position: 0, alias: { in: options.firstRepositoryIn } } },
+    },
     orderBy: { seq: "desc" },
     take: options.limit,
     include: { repositories: { orderBy: { position: "asc" } } },
   });
+}
+
+/** What decides who may see a build (lib/builds/visibility.ts), without the rest of it; null when there is none. */
+export async function findBuildAccessFacts(
+  id: string,
+): Promise<{ repositories: { alias: string; position: number }[] } | null> {
+  // One indexed statement: asked before every log read and stream of a stranger.
+  const row = await queryOne<{ alias: string | null }>(
+    `SELECT (SELECT r."alias" FROM "BuildRepository" r WHERE r."buildId" = b."id" AND r."position" = 0) AS "alias"
+     FROM "Build" b WHERE b."id" = ?`,
+    [id],
+  );
+  if (!row) return null;
+  return { repositories: row.alias === null ? [] : [{ alias: row.alias, position: 0 }] };
 }
 
 export async function findBuildSeq(id: string): Promise<number | null> {

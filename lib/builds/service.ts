@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { badRequest, notFound } from "../http/problem";
+import { badRequest } from "../http/problem";
 import { getBuildsConfig } from "./config";
 import { listForgeReports } from "./forge/reports";
 import { isRepositoryReady, modulesAtDefaultRef } from "./git/mirrors";
@@ -21,6 +21,14 @@ import {
   MAX_REPOSITORIES,
 } from "./schemas";
 import { toBuildSummary, toBuildView } from "./views";
+import {
+  type BuildViewer,
+  effectivePreviewAccess,
+  isBuildVisible,
+  listableFirstRepositories,
+  mayViewBuild,
+  noSuchBuild,
+} from "./visibility";
 
 export const APP_VERSION = "0.2.0";
 
@@ -44,27 +52,38 @@ export async function presentBuild(build: BuildRecord, viewer?: Actor | null): P
 
 export async function requireBuild(buildId: string): Promise<BuildRecord> {
   const build = await findBuild(buildId);
-  if (!build) throw notFound(`There is no build ${JSON.stringify(buildId.slice(0, 80))}.`);
+  if (!build) throw noSuchBuild(buildId);
   return build;
 }
 
+/**
+ * A build as `viewer` may see it: null, a stranger, gets a private build's 404 (lib/builds/visibility.ts);
+ * undefined, the service itself, sees every build.
+ */
 export async function getBuild(buildId: string, viewer?: Actor | null): Promise<BuildView> {
-  return presentBuild(await requireBuild(buildId), viewer);
+  const build = await requireBuild(buildId);
+  if (viewer !== undefined && !mayViewBuild(effectivePreviewAccess(build), viewer)) throw noSuchBuild(buildId);
+  return presentBuild(build, viewer);
 }
 
-/** Builds newest first, without stages; `cursor` is the last build_id of the previous page. */
-export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>) {
+/** Builds newest first, without stages, those `viewer` may see; `cursor` is the last build_id of the previous page. */
+export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>, viewer: BuildViewer) {
   let beforeSeq: number | undefined;
   if (query.cursor !== undefined) {
     const seq = await findBuildSeq(query.cursor);
-    if (seq === null) {
+    if (seq === null || !(await isBuildVisible(query.cursor, viewer))) {
       throw badRequest("The cursor does not name a build; use the next_cursor of the previous page.", [
         { field: "query.cursor", message: "unknown build_id" },
       ]);
     }
     beforeSeq = seq;
   }
-  const records = await listBuildRecords({ status: query.status, limit: query.limit + 1, beforeSeq });
+  const records = await listBuildRecords({
+    status: query.status,
+    limit: query.limit + 1,
+    beforeSeq,
+    firstRepositoryIn: listableFirstRepositories(viewer),
+  });
   const page = records.slice(0, query.limit);
   const queued = await listQueuedSeqs();
   return {

@@ -1,9 +1,10 @@
 import type { Build, BuildRepository, BuildStage, ForgeReport } from "@prisma/client";
 import { getTopology, hostPartOf } from "../topology";
-import { fillPreviewTemplate, getBuildsConfig, previewAccessOf } from "./config";
+import { fillPreviewTemplate, getBuildsConfig } from "./config";
 import { nameUrl, previewNamesOf } from "./preview-names";
 import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { type BuildStatus, isStageLogGrowing, type StageName, type StageStatus } from "./status";
+import { effectivePreviewAccess } from "./visibility";
 
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -44,9 +45,7 @@ export function toBuildSummary(
             )
         : null,
     preview_names: gateway ? previewNamesOf(gateway, build) : [],
-    preview_access: gateway
-      ? previewAccessOf(build.repositories.find((repository) => repository.position === 0)?.alias ?? null)
-      : null,
+    preview_access: gateway ? effectivePreviewAccess(build) : null,
     host: build.host,
     failure_stage: build.failureStage,
     failure_message: build.failureMessage,

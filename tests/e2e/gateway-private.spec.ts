@@ -1,5 +1,7 @@
 import { type ChildProcess, execFileSync } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
@@ -111,11 +113,7 @@ repositories:
   });
   expect(created.status).toBe(202);
   buildId = ((await created.json()) as { build_id: string }).build_id;
-  await expect
-    .poll(async () => ((await (await fetch(`${baseUrl}/builds/${buildId}`)).json()) as { status: string }).status, {
-      timeout: 150_000,
-    })
-    .toBe("running");
+  await expect.poll(() => statusOf(buildId), { timeout: 150_000 }).toBe("running");
   gateway = await startGateway({
     port: gatewayPort,
     appUrl: baseUrl,
@@ -128,15 +126,17 @@ test.afterAll(async () => {
   await gateway?.stop();
   if (buildId) {
     await fetch(`${baseUrl}/builds/${buildId}`, { method: "DELETE", headers: { Authorization: authorization } });
-    await expect
-      .poll(async () => ((await (await fetch(`${baseUrl}/builds/${buildId}`)).json()) as { status: string }).status, {
-        timeout: 30_000,
-      })
-      .toBe("destroyed");
+    await expect.poll(() => statusOf(buildId), { timeout: 30_000 }).toBe("destroyed");
   }
   if (app) await stopProcessGroup(app);
   fs.rmSync(tempDir, { recursive: true, force: true });
 });
+
+/** A build's status, as a signed-in user reads it: a private build is hidden from strangers. */
+async function statusOf(id: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/builds/${id}`, { headers: { Authorization: authorization } });
+  return ((await response.json()) as { status: string }).status;
+}
 
 async function signInOnDashboard(page: Page) {
   const dialog = page.getByRole("dialog", { name: "Sign in" });
@@ -180,6 +180,30 @@ test("a private preview sends a visitor to sign in and back to the page they ask
   expect(seen.headers.cookie ?? "").not.toContain("session-token");
 });
 
+test("a return path another site hides behind a TAB or a backslash lands on the preview's own /", async ({ page }) => {
+  // Another site on loopback (every *.localhost is loopback to Chromium): where an open redirect would land.
+  const elsewhere = http.createServer((_request, response) => response.end("another site"));
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+  const evil = `evil.localhost:${(elsewhere.address() as AddressInfo).port}`;
+  try {
+    const preview = `http://${buildId}.${DOMAIN}:${gatewayPort}`;
+    await page.goto(`${baseUrl}/?sign-in=/gateway/ticket?name=${buildId}`);
+    await signInOnDashboard(page);
+    await page.waitForURL(new RegExp(`^${preview}/`));
+    // Signed in: the ticket goes over the real gateway to /__gateway/admit, whose answer sends the browser back.
+    for (const to of [`/\t/${evil}/pwned`, `/\\${evil}/pwned`, `/\n/${evil}/pwned`, `//${evil}/pwned`]) {
+      await page.goto(`${baseUrl}/gateway/ticket?${new URLSearchParams({ name: buildId, to })}`);
+      await page.waitForLoadState("load");
+      expect(page.url(), JSON.stringify(to)).toBe(`${preview}/`);
+    }
+    // A path of the preview itself is kept.
+    await page.goto(`${baseUrl}/gateway/ticket?${new URLSearchParams({ name: buildId, to: "/web/login?x=1" })}`);
+    await expect(page).toHaveURL(`${preview}/web/login?x=1`);
+  } finally {
+    await new Promise((resolve) => elsewhere.close(resolve));
+  }
+});
+
 test("the build's panel shows its access and makes, lists and revokes share links", async ({ page }, testInfo) => {
   await page.goto(`${baseUrl}/?sign-in=/gateway/ticket?name=${buildId}`);
   await signInOnDashboard(page);
@@ -211,6 +235,10 @@ test("the build's panel shows its access and makes, lists and revokes share link
 });
 
 test("the builds list can be grouped by branch and pull request", async ({ page }, testInfo) => {
+  // Signed in: the builds of a private repository are listed to signed-in users only.
+  await page.goto(`${baseUrl}/?sign-in=/gateway/ticket?name=${buildId}`);
+  await signInOnDashboard(page);
+  await page.waitForURL(new RegExp(`^http://${buildId}\\.`));
   for (const [width, scheme] of [
     [1440, "light"],
     [390, "dark"],

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -195,6 +196,28 @@ describe("a private preview (preview_access: users)", () => {
     expect(alone.headers.cookie).toBeUndefined();
   });
 
+  it("sends the browser back to / for a return path that leaves the preview's site (a TAB, a backslash, //)", async () => {
+    const user = await registerAndGetToken(builds.app);
+    const { cookie } = await signInWithCookie(builds.app, user.email, user.password);
+    for (const to of ["/\t/evil.localhost:3899/pwned", "/\\evil.localhost/pwned", "//evil.localhost/", "/a\u0000b"]) {
+      const ticket = await fetch(
+        `${dashboard}/gateway/ticket?${new URLSearchParams({ name: privateBuild.build_id, to })}`,
+        {
+          headers: { ...BROWSER, Cookie: cookie },
+          redirect: "manual",
+        },
+      );
+      expect(ticket.status).toBe(303);
+      const admit = new URL(ticket.headers.get("location")!);
+      expect(admit.searchParams.get("to"), JSON.stringify(to)).toBe("/");
+      // The admit judges the path again: a ticket's holder may write any `to` on its address.
+      admit.searchParams.set("to", to);
+      const admitted = await through(privateHost, `${admit.pathname}${admit.search}`, BROWSER);
+      expect(admitted.status).toBe(303);
+      expect(admitted.headers.location, JSON.stringify(to)).toBe("/");
+    }
+  });
+
   it("keeps an admitted visitor's answer to that visitor: an anonymous one right after is still refused", async () => {
     const user = await registerAndGetToken(builds.app);
     const { cookie } = await admitSignedIn((await signInWithCookie(builds.app, user.email, user.password)).cookie);
@@ -288,6 +311,37 @@ describe("POST /builds/{build_id}/share, GET /builds/{build_id}/shares, DELETE /
       headers: { ...authorization, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+
+  it("takes no body at all: neither Content-Length nor Transfer-Encoding, or an empty chunked one", async () => {
+    const { hostname, port: appPort } = new URL(builds.app.baseUrl);
+    for (const framing of ["", "Transfer-Encoding: chunked\r\n"]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(appPort), hostname, () =>
+          socket.write(
+            `POST /builds/${privateBuild.build_id}/share HTTP/1.1\r\nHost: ${hostname}:${appPort}\r\n` +
+              `Authorization: ${builds.authorization.Authorization}\r\n${framing}Connection: close\r\n\r\n` +
+              (framing ? "0\r\n\r\n" : ""),
+          ),
+        );
+        let text = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (chunk) => {
+          text += chunk;
+        });
+        socket.on("end", () => resolve(text));
+        socket.on("error", reject);
+      });
+      expect(answer.split("\r\n")[0], JSON.stringify(framing)).toBe("HTTP/1.1 201 Created");
+      expect(answer).toMatch(/"url":"http:\/\/[^"]+\/__gateway\/share\//);
+    }
+    // A body that says nothing of its type is still refused: it is not JSON by declaration.
+    const plain = await builds.app.fetch(`/builds/${privateBuild.build_id}/share`, {
+      method: "POST",
+      headers: { ...builds.authorization, "Content-Type": "text/plain" },
+      body: '{"expires_in_seconds":60}',
+    });
+    expect(plain.status).toBe(415);
+  });
 
   it("makes a link that opens the private preview to whoever holds it, without the secret reaching the preview", async () => {
     const before = Date.now();
@@ -519,6 +573,70 @@ describe("what the gateway's nginx writes, and as whom it runs", () => {
   });
 });
 
+describe("a private build in the API: for signed-in users only, a stranger gets the 404 of no build", () => {
+  const NO_BUILD = "0123456789abcdef";
+  const anonymous = (pathname: string, init: RequestInit = {}) => builds.app.fetch(pathname, init);
+  const signedIn = (pathname: string) => builds.app.fetch(pathname, { headers: builds.authorization });
+  /** A problem with the build's id put in place of the id it names: two 404s compared as a stranger sees them. */
+  const problemOf = async (response: Response, id: string) => ({
+    status: response.status,
+    type: response.headers.get("content-type"),
+    body: (await response.text()).replaceAll(id, "<id>"),
+  });
+
+  it("GET /builds/{build_id} and every log (JSON, raw, live) of a private build: 404 as for a build that does not exist", async () => {
+    const id = privateBuild.build_id;
+    for (const suffix of [
+      "",
+      "/logs",
+      "/logs?stage=start",
+      "/logs/raw",
+      "/logs/raw?stage=start",
+      "/logs/stream?stage=start",
+    ]) {
+      const hidden = await problemOf(await anonymous(`/builds/${id}${suffix}`), id);
+      const missing = await problemOf(await anonymous(`/builds/${NO_BUILD}${suffix}`), NO_BUILD);
+      expect(hidden, suffix).toEqual(missing);
+      expect(hidden.status, suffix).toBe(404);
+      // A token that no longer holds makes no difference; a signed-in user sees it all.
+      const expired = await anonymous(`/builds/${id}${suffix}`, { headers: { Authorization: "Bearer not-a-token" } });
+      expect(expired.status, suffix).toBe(404);
+      if (suffix.startsWith("/logs/stream")) continue;
+      expect((await signedIn(`/builds/${id}${suffix}`)).status, suffix).toBe(200);
+      expect((await anonymous(`/builds/${publicBuild.build_id}${suffix}`)).status, suffix).toBe(200);
+    }
+    const stream = await signedIn(`/builds/${id}/logs/stream?stage=start`);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await stream.body?.cancel();
+  });
+
+  it("GET /builds lists a private build to signed-in users only, and its id is no cursor for a stranger", async () => {
+    const ids = async (response: Response) =>
+      ((await response.json()) as { builds: BuildJson[] }).builds.map((build) => build.build_id);
+    const strangers = await ids(await anonymous("/builds?limit=100"));
+    expect(strangers).toContain(publicBuild.build_id);
+    expect(strangers).not.toContain(privateBuild.build_id);
+    expect(await ids(await signedIn("/builds?limit=100"))).toEqual(
+      expect.arrayContaining([publicBuild.build_id, privateBuild.build_id]),
+    );
+    const hidden = await problemOf(await anonymous(`/builds?cursor=${privateBuild.build_id}`), privateBuild.build_id);
+    expect(hidden).toEqual(await problemOf(await anonymous(`/builds?cursor=${NO_BUILD}`), NO_BUILD));
+    expect((await signedIn(`/builds?cursor=${privateBuild.build_id}`)).status).toBe(200);
+  });
+
+  it("the builds console's first paint (the list, its counters) holds a private build for a signed-in user only", async () => {
+    const page = async (headers: Record<string, string>) =>
+      (await anonymous("/builds", { headers: { ...BROWSER, ...headers } })).text();
+    const stranger = await page({});
+    expect(stranger).toContain(publicBuild.build_id);
+    expect(stranger).not.toContain(privateBuild.build_id);
+    const user = await registerAndGetToken(builds.app);
+    const { cookie } = await signInWithCookie(builds.app, user.email, user.password);
+    expect(await page({ Cookie: cookie })).toContain(privateBuild.build_id);
+  });
+});
+
 describe("waking a private preview", () => {
   it("an anonymous visit never wakes it; an admitted one does", async () => {
     const slept = await builds.app.fetch(`/builds/${privateBuild.build_id}/sleep`, {
@@ -531,7 +649,8 @@ describe("waking a private preview", () => {
     const anonymous = await through(privateHost, "/", BROWSER);
     expect(anonymous.status).toBe(303);
     await sleep(1_500);
-    expect((await builds.get(`/builds/${privateBuild.build_id}`).then((r) => r.json())).status).toBe("sleeping");
+    const seen = await builds.get(`/builds/${privateBuild.build_id}`, { headers: builds.authorization });
+    expect(((await seen.json()) as BuildJson).status).toBe("sleeping");
     const admitted = await through(privateHost, "/", { "X-Preview-Bypass": BYPASS });
     expect(admitted.status).toBe(503);
     await builds.waitForStatus(privateBuild.build_id, ["starting", "running"], 60_000);

@@ -243,7 +243,8 @@ export function connectBuildsApp(
       const deadline = Date.now() + timeoutMs;
       let last: BuildJson | undefined;
       while (Date.now() < deadline) {
-        last = (await (await app.fetch(`/builds/${buildId}`)).json()) as BuildJson;
+        // Signed in: a private repository's build is hidden from strangers.
+        last = (await (await app.fetch(`/builds/${buildId}`, { headers: authorization })).json()) as BuildJson;
         // A build that ends changes its status first, then closes its open stages once its runtime is destroyed.
         const settled =
           !ENDED.includes(last.status) ||
@@ -258,7 +259,9 @@ export function connectBuildsApp(
 
 /** Every pid that a build's stages printed into its logs. */
 export async function pidsOfBuild(builds: BuildsApp, buildId: string): Promise<number[]> {
-  const log = (await (await builds.get(`/builds/${buildId}/logs`)).json()) as { content: string };
+  const log = (await (await builds.get(`/builds/${buildId}/logs`, { headers: builds.authorization })).json()) as {
+    content: string;
+  };
   return [...log.content.matchAll(/^pid=(\d+)$/gm)].map((match) => Number(match[1]));
 }
 
@@ -291,7 +294,8 @@ export async function expectAllDead(pids: number[], timeoutMs = 12_000) {
 export async function tearDownBuilds(builds: BuildsApp | undefined) {
   if (!builds) return;
   try {
-    const { builds: list } = (await (await builds.get("/builds?limit=100")).json()) as { builds: BuildJson[] };
+    const listed = await builds.get("/builds?limit=100", { headers: builds.authorization });
+    const { builds: list } = (await listed.json()) as { builds: BuildJson[] };
     const pids: number[] = [];
     for (const build of list) {
       const action = ["queued", "checking_out", "installing", "testing", "starting"].includes(build.status)

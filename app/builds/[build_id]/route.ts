@@ -16,7 +16,9 @@ type Context = { params: Promise<{ build_id: string }> };
  *     tags: [Builds]
  *     summary: A build with its stages
  *     description: >
- *       Public. Sent with a bearer token or a session (optional), `viewer_can_change` tells whether the requester
+ *       Public, except a private build's (its first repository's `preview_access` is `users`): to anyone not signed
+ *       in, that build answers the 404 of a build that does not exist. Sent with a bearer token or a session
+ *       (optional), `viewer_can_change` tells whether the requester
  *       may cancel, destroy or extend the build; credentials that no longer hold count as none here. This is also the
  *       build's address for people: a browser (Accept preferring text/html) is sent to the builds console with
  *       the build open (303 to `/builds?build={build_id}`); JSON clients get the build.

@@ -1,5 +1,7 @@
+import { viewerOf } from "@/lib/auth/guard";
 import { rawBuildLog } from "@/lib/builds/logs/logs";
 import { buildIdParamsSchema, rawBuildLogQuerySchema } from "@/lib/builds/schemas";
+import { assertBuildVisible } from "@/lib/builds/visibility";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { forwardToBuildHost, readerOf } from "@/lib/topology";
@@ -15,7 +17,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *     description: >
  *       Every byte the stage wrote so far (ANSI colour codes included, as written), or every stage under its
  *       `== <stage> ==` heading without `stage`; served as an attachment named after the build and the stage.
- *       Public, as the log windows are. Through any instance of a cluster, as the log windows.
+ *       Public, as the log windows are, a private build's for signed-in users only (404 to anyone else). Through
+ *       any instance of a cluster, as the log windows.
  *     parameters:
  *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *       - $ref: "#/components/parameters/RawBuildLogQuery.stage"
@@ -32,7 +35,10 @@ type Context = { params: Promise<{ build_id: string }> };
 export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, rawBuildLogQuerySchema);
-  const forwarded = await forwardToBuildHost(request, build_id, await readerOf(request));
+  const reader = await readerOf(request);
+  // A request another instance forwarded was judged there, and carries no credentials of its own.
+  if (reader.forwardedBy === null) await assertBuildVisible(build_id, await viewerOf(request));
+  const forwarded = await forwardToBuildHost(request, build_id, reader);
   if (forwarded) return forwarded;
   const log = await rawBuildLog(build_id, stage);
   return new Response(log.body, {

@@ -1,6 +1,8 @@
+import { viewerOf } from "@/lib/auth/guard";
 import { acquireStreamSlot } from "@/lib/builds/logs/log-streams";
 import { streamBuildLog } from "@/lib/builds/logs/logs";
 import { buildIdParamsSchema, buildLogStreamQuerySchema } from "@/lib/builds/schemas";
+import { assertBuildVisible } from "@/lib/builds/visibility";
 import { parseParams, parseQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
 import { getEnv } from "@/lib/server/env";
@@ -20,7 +22,7 @@ type Context = { params: Promise<{ build_id: string }> };
  *       Events are made as the client reads them. Open streams are limited per client address and in all
  *       (LOG_STREAMS_PER_CLIENT, LOG_STREAMS_MAX): past either, a 503 with Retry-After. Through any instance of a
  *       cluster: the one that runs the build serves the events, passed on unbuffered by the one asked (503 when the
- *       former does not answer).
+ *       former does not answer). A private build's stream is for signed-in users (404 to anyone else).
  *     parameters:
  *       - $ref: "#/components/parameters/BuildIdParams.build_id"
  *       - $ref: "#/components/parameters/BuildLogStreamQuery.stage"
@@ -45,6 +47,8 @@ export const GET = route<Context>(async (request, { params }) => {
   const { build_id } = parseParams(await params, buildIdParamsSchema);
   const { stage } = parseQuery(request, buildLogStreamQuerySchema);
   const reader = await readerOf(request);
+  // A request another instance forwarded was judged there, and carries no credentials of its own.
+  if (reader.forwardedBy === null) await assertBuildVisible(build_id, await viewerOf(request));
   // Another instance's build: its host serves the stream and counts it against the client's limit there.
   const forwarded = await forwardToBuildHost(request, build_id, reader);
   if (forwarded) return forwarded;
