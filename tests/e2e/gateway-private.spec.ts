@@ -245,7 +245,7 @@ test("the builds list can be grouped by branch and pull request", async ({ page 
   ] as const) {
     await page.setViewportSize({ width, height: 900 });
     await page.emulateMedia({ colorScheme: scheme });
-    await page.goto(`${baseUrl}/`);
+    await page.goto(`${baseUrl}/builds`);
     await page.getByRole("checkbox", { name: "Group by branch and pull request" }).check();
     const group = page.getByTestId("build-groups").getByRole("region", { name: "demo main" });
     await expect(group.getByRole("heading")).toContainText("1 build");
