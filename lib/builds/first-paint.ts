@@ -5,8 +5,9 @@ import type { BuildViewer } from "./visibility";
 
 /**
  * The builds panel's first request (the newest page, every status), read on the server while it renders the
- * dashboard, as SWR's fallback keyed by the same API path: the first HTML carries the table and the counters
- * instead of panels waiting for scripts, the builds `viewer` may see as the API would show them. A read that fails is left out; the panel then asks as it would.
+ * builds console, as SWR's fallback keyed by the same API path: the first HTML carries the table and the counters
+ * instead of panels waiting for scripts, with the builds `viewer` may see, as the API would show them. A read that
+ * fails is left out; the panel then asks as it would.
  */
 export async function loadBuildsForFirstPaint(viewer: BuildViewer): Promise<Record<string, unknown>> {
   const key = buildsKey();
