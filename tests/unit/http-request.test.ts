@@ -42,14 +42,14 @@ describe("parseOptionalJson (lib/http/request.ts): a JSON body that may be left 
     });
     await expect(parseOptionalJson(post('{"seconds":5}'), schema)).rejects.toMatchObject({ status: 415 });
     await expect(parseOptionalJson(post("{", { "Content-Type": "application/json" }), schema)).rejects.toMatchObject({
-      status: 422,
+      status: 400,
     });
   });
 
   it("leaves parseJson as it was: a body is required there", async () => {
     await expect(parseJson(post(""), schema)).rejects.toMatchObject({ status: 415 });
     await expect(parseJson(post("", { "Content-Type": "application/json" }), schema)).rejects.toMatchObject({
-      status: 422,
+      status: 400,
     });
   });
 });
