@@ -69,6 +69,14 @@ const nextConfig = {
       ].map((name) => [`@swagger-api/${name}`, `./node_modules/@swagger-api/${name}/src/index.cjs`]),
     ),
   },
+  async rewrites() {
+    // The builds console's own requests for its React payload (`RSC: 1`, sent as it opens a build or closes it):
+    // the page's, not the list's JSON. proxy.ts serves the page to a browser's navigation, which prefers HTML; Next
+    // hides the RSC header from the proxy, so this rule, which sees it, serves the payload.
+    return {
+      beforeFiles: [{ source: "/builds", has: [{ type: "header", key: "rsc" }], destination: "/builds-console" }],
+    };
+  },
   async headers() {
     // Set before the route handler answers; a header the handler sets too keeps this value. One rule for every
     // prefix: Next tests each rule against every request, the pages' and assets' included, one after the other.

@@ -28,13 +28,12 @@ export function proxy(request: NextRequest) {
 }
 
 /**
- * /builds asked by a browser's navigation (Accept preferring HTML) or by the console's own router, whose requests
- * for the page's React payload carry an `RSC` header: both want the page, not the list as JSON.
+ * /builds asked by a browser's navigation (Accept preferring HTML) wants the page, not the list as JSON. The
+ * console's own requests for its React payload are sent to the page by next.config.mjs's rewrites.
  */
 function isBuildsConsoleRequest(request: NextRequest): boolean {
   const path = request.nextUrl.pathname;
-  if (path !== "/builds" && path !== "/builds/") return false;
-  return request.headers.has("rsc") || prefersHtml(request);
+  return (path === "/builds" || path === "/builds/") && prefersHtml(request);
 }
 
 function withHeader(headers: Headers, name: string, value: string): Headers {
@@ -49,10 +48,9 @@ export const config = {
   // the proxy costs about as much again as a whole route handler (docs/performance.md). API paths with a
   // percent sign, which may be malformed, still come here. Nor /embed, the one page any site may frame, which
   // sets its own headers (app/embed/route.ts). /builds comes here only when it may be the console's page: asked
-  // with text/html, or by Next's router (the API's clients send neither).
+  // with text/html, as the API's clients do not.
   matcher: [
     { source: "/builds", has: [{ type: "header", key: "accept", value: ".*text/html.*" }] },
-    { source: "/builds", has: [{ type: "header", key: "rsc" }] },
     "/((?!_next/static|_next/image|(?:rates|builds|users|app-config|convert|currencies|hooks|bench)(?:/|$)|openapi\\.json$|embed/?$).*)",
     "/(rates|builds|users|app-config|convert|currencies|hooks|bench)/(.*%.*)",
   ],

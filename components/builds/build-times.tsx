@@ -49,7 +49,7 @@ export function PreviewLink({ build, className = "" }: { build: BuildSummary; cl
       target="_blank"
       rel="noopener noreferrer"
       data-testid="row-preview-link"
-      className={`inline-flex items-center gap-1 font-medium whitespace-nowrap text-emerald-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-emerald-700 dark:text-emerald-300 ${className}`}
+      className={`inline-flex min-h-6 items-center gap-1 font-medium whitespace-nowrap text-emerald-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-emerald-700 dark:text-emerald-300 ${className}`}
     >
       {t("openPreview")}
       <span aria-hidden>↗</span>

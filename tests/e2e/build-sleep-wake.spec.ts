@@ -50,6 +50,8 @@ test("Sleep stops a running preview and Wake brings it back", { tag: "@builds" }
   expect(asleep).toMatchObject({ status: "sleeping", preview_url: null, expires_at: running.expires_at });
   // The builds list says so too.
   await page.keyboard.press("Escape");
+  // Closed: the console's own address again, before the build's is opened anew.
+  await expect(page).toHaveURL(/\/builds$/);
   await expect(page.getByRole("row", { name: new RegExp(buildId.slice(0, 8)) }).getByText("sleeping")).toBeVisible();
 
   await page.goto(`/builds/${buildId}`);

@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { storeRates } from "./api";
+import { apiUser, startApiBuild, storeRates } from "./api";
 import { expect, PASSWORD, registerThroughHeader, screenshotToLookAt, test } from "./fixtures";
 
 /** Waits until no panel of the page is loading (their placeholders pulse; a copy button's empty status does not). */
@@ -82,6 +82,35 @@ test.describe("The fronts", () => {
     await expect(builds.getByRole("checkbox", { name: /Agrupar por rama/ })).toBeInViewport();
     await expect(page.getByRole("navigation", { name: "Consola de builds" }).getByRole("link")).toHaveText(["Builds"]);
     await screenshotToLookAt(page, "builds-1440");
+  });
+});
+
+test.describe("The builds console at /builds", { tag: "@builds" }, () => {
+  test("opening and closing a build stays in the page: its payload is the console's, not the list's JSON", async ({
+    page,
+    request,
+  }) => {
+    const owner = await apiUser(request, "console");
+    const buildId = await startApiBuild(request, owner.headers, ["alpha"]);
+    await page.goto("/builds");
+    const documents: string[] = [];
+    const payloads: string[] = [];
+    page.on("request", (sent) => {
+      if (sent.resourceType() === "document") documents.push(sent.url());
+    });
+    page.on("response", (answer) => {
+      if (answer.request().headers().rsc) payloads.push(answer.headers()["content-type"] ?? "");
+    });
+    await page.getByRole("link", { name: buildId.slice(0, 8) }).click();
+    await expect(page).toHaveURL(new RegExp(`/builds\\?build=${buildId}$`));
+    await expect(page.getByRole("dialog", { name: `Build ${buildId.slice(0, 8)}` })).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(page).toHaveURL(/\/builds$/);
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    // A JSON answer would make Next's router load the whole page again.
+    expect(documents).toEqual([]);
+    expect(payloads.length).toBeGreaterThan(0);
+    for (const type of payloads) expect(type).toContain("text/x-component");
   });
 });
 
