@@ -60,8 +60,11 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
     const copied: string[] = [];
     for (const [index, kind] of ["Insignia", "Tarjeta"].entries()) {
       await snippets.getByRole("button", { name: "Copiar el código" }).nth(index).click();
+      // The copy is written asynchronously: read until this snippet is there.
+      await expect
+        .poll(() => page.evaluate(() => navigator.clipboard.readText()), { message: kind })
+        .toContain(`${new URL(page.url()).origin}/${kind === "Insignia" ? "rates/badge.svg" : "embed"}?`);
       copied.push(await page.evaluate(() => navigator.clipboard.readText()));
-      expect(copied[index], kind).toContain(`${new URL(page.url()).origin}/`);
     }
     expect(copied[1]).toContain("/embed?currency=NIO&lang=es");
 
