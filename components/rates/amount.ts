@@ -3,6 +3,7 @@
  * arithmetic on decimal strings: no binary float between the API's digits and what is shown.
  */
 
+import { formatRate } from "@/components/ui/format";
 import type { Locale } from "@/i18n/locale";
 
 /** The languages the dashboard speaks, which also decide how an ambiguous amount is read. */
@@ -180,19 +181,9 @@ export function minorUnitDigits(code: string): number {
   }
 }
 
-/**
- * THE precision rule for rates, everywhere on the dashboard: a rate keeps the decimals the central bank
- * publishes, at most 8 (a computed cross rate or inverse is rounded to 8), trailing zeros dropped but never
- * fewer than 2. Columns pad to their longest value so the points line up. Amounts of money are rounded to
- * the currency's minor unit.
- */
-export const RATE_DECIMALS = 8;
-
-/** A rate as decimal text, by the rule above: "197.24560000" -> "197,2456" (es), "0.005069812..." -> "0.00506981" (en). */
+/** A rate as decimal text, shown by THE rule for people (components/ui/format.ts): "197.24560000" -> "197,2456". */
 export function formatRateText(decimal: string, language: AmountLanguage): string {
-  const rounded = roundDecimal(decimal, RATE_DECIMALS).replace(/0+$/, "");
-  const [integer, fraction = ""] = rounded.split(".");
-  return groupDigits(`${integer}.${fraction.padEnd(2, "0")}`, language);
+  return formatRate(decimal, language);
 }
 
 /** The exact product of two non-negative decimal texts ("1.2" x "236.4587" = "283.75044"), no float between. */

@@ -6,6 +6,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, inputClass } from "@/components/ui/field";
+import { withCurrency } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
@@ -375,17 +376,16 @@ function ConversionResult({
   return (
     <div className="rounded-md bg-slate-50 p-3 dark:bg-slate-800/60" data-testid="conversion-result">
       <p className="text-lg font-semibold tabular-nums break-words">
-        {amount} {result.from} ={" "}
-        <span title={t("beforeRounding", { amount: groupDigits(result.result, language), currency: result.to })}>
-          {groupDigits(money, language)}
-        </span>{" "}
-        {result.to}
+        {withCurrency(amount, result.from)} ={" "}
+        <span title={t("beforeRounding", { amount: withCurrency(groupDigits(result.result, language), result.to) })}>
+          {withCurrency(groupDigits(money, language), result.to)}
+        </span>
       </p>
       <p className="mt-1 text-sm text-slate-600 tabular-nums dark:text-slate-400">
-        1 {result.from} = {formatRateText(result.rate, language)} {result.to}
+        {withCurrency("1", result.from)} = {withCurrency(formatRateText(result.rate, language), result.to)}
         {inverse && result.from !== result.to && (
           <span className="block" data-testid="inverse-rate">
-            1 {result.to} = {formatRateText(inverse, language)} {result.from}
+            {withCurrency("1", result.to)} = {withCurrency(formatRateText(inverse, language), result.from)}
           </span>
         )}
       </p>
@@ -417,10 +417,8 @@ function ConversionResult({
       )}
       <ShareResult
         text={t("shareText", {
-          amount,
-          from: result.from,
-          result: groupDigits(money, language),
-          to: result.to,
+          amount: withCurrency(amount, result.from),
+          result: withCurrency(groupDigits(money, language), result.to),
           date: format.day(result.date),
         })}
       />
@@ -429,7 +427,7 @@ function ConversionResult({
 }
 
 /**
- * Copy the result as a line of text ("100 USD = 23.645,87 VES · BCV, 26 nov 2026"), and share it where the
+ * Copy the result as a line of text ("100 USD = Bs. 23.645,87 · BCV, 26 nov 2026"), and share it where the
  * browser can (phones: the system's share sheet). The share button appears once the page runs in a browser
  * that offers it; the first HTML has the copy alone.
  */

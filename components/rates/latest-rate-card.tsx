@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
+import { BOLIVAR_SYMBOL, withCurrency } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
@@ -72,11 +73,10 @@ export function LatestRateCard() {
               {t("staleTitle", { date: format.day(status.data.expected_value_date) })}
             </p>
           )}
-          <p
-            className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl"
-            data-testid="latest-rate"
-          >
-            {format.rate(rate.dollar)}
+          <p className="mt-1 text-[clamp(1.5rem,8.5vw,2.25rem)] font-semibold tracking-tight break-all tabular-nums sm:text-4xl 2xl:text-5xl">
+            {/* The symbol before the number, as shops write it (components/ui/format.ts), smaller beside it. */}
+            <span className="mr-1.5 text-[0.6em] font-medium text-slate-600 dark:text-slate-400">{BOLIVAR_SYMBOL}</span>
+            <span data-testid="latest-rate">{format.rate(rate.dollar)}</span>
           </p>
           <p className="mt-2 min-h-5 text-sm tabular-nums" data-testid="latest-rate-change">
             {history.isLoading && !history.data ? (
@@ -106,7 +106,7 @@ export function LatestRateCard() {
           {next.data && next.data.date > rate.date && (
             <p className="mt-1 text-sm tabular-nums text-slate-700 dark:text-slate-300" data-testid="next-rate">
               {t.rich("next", {
-                rate: format.rate(next.data.dollar),
+                rate: withCurrency(format.rate(next.data.dollar), "VES"),
                 day: format.weekday(next.data.date),
                 time: (chunks) => <time dateTime={next.data?.date}>{chunks}</time>,
               })}

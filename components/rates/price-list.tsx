@@ -6,6 +6,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, inputClass } from "@/components/ui/field";
+import { withCurrency } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
@@ -115,7 +116,7 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
       t("itemText", {
         name: item.name,
         price: `${priceText(item.price, language)} ${item.currency}`,
-        bolivars: bolivars(item) ?? "?",
+        bolivars: withCurrency(bolivars(item) ?? "?", "VES"),
       }),
     ),
   ].join("\n");
@@ -176,7 +177,7 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
                     {priceText(item.price, language)} {item.currency}
                   </td>
                   <td className="py-2 text-right font-semibold whitespace-nowrap">
-                    {bolivars(item) === undefined ? "–" : `Bs ${bolivars(item)}`}
+                    {bolivars(item) === undefined ? "–" : withCurrency(bolivars(item) as string, "VES")}
                   </td>
                   <td className="py-1 pl-1 text-right print:hidden">
                     <Button

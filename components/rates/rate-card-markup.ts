@@ -7,8 +7,7 @@ import type { Locale } from "@/i18n/locale";
 import { translatorFor } from "@/i18n/translator";
 import type { PublishedRate, RateInForce } from "@/lib/rates/published-rate";
 import { RATE_SOURCE, RATE_SOURCE_TERMS_URL } from "@/lib/rates/source";
-import { formatDay, formatWeekday } from "../ui/format";
-import { formatRateText } from "./amount";
+import { formatDay, formatRate, formatWeekday, withCurrency } from "../ui/format";
 
 /** What the badge and the card say, in the language asked: every number as that language writes it. */
 function wordsFor(published: PublishedRate, locale: Locale) {
@@ -16,7 +15,13 @@ function wordsFor(published: PublishedRate, locale: Locale) {
   const names = translatorFor(locale, "currencies");
   const code = published.currency;
   const name = names.has(`names.${code}` as never) ? names(`names.${code}` as never) : code;
-  return { t, code, name, rate: formatRateText(published.rate, locale), date: formatDay(published.date, locale) };
+  return {
+    t,
+    code,
+    name,
+    rate: withCurrency(formatRate(published.rate, locale), "VES"),
+    date: formatDay(published.date, locale),
+  };
 }
 
 const escapeMarkup = (text: string) =>
@@ -38,7 +43,7 @@ function textWidth(text: string): number {
 }
 
 /**
- * A badge in the style of shields.io: "BCV USD" on the left, "236,4587 Bs · 26 nov 2026" on the right. Only the
+ * A badge in the style of shields.io: "BCV USD" on the left, "Bs. 236,4587 · 26 nov 2026" on the right. Only the
  * rate in force: a page that says "today's rate" must not show tomorrow's.
  */
 export function rateBadgeSvg(published: PublishedRate, locale: Locale): string {
@@ -85,7 +90,7 @@ function themeStyles(theme: EmbedTheme): string {
 export function rateEmbedHtml(published: RateInForce, locale: Locale, theme: EmbedTheme = "light"): string {
   const { t, name, rate, date } = wordsFor(published, locale);
   const next = published.next && {
-    rate: formatRateText(published.next.rate, locale),
+    rate: withCurrency(formatRate(published.next.rate, locale), "VES"),
     day: formatWeekday(published.next.date, locale),
   };
   const link = (href: string) => (chunks: string) =>

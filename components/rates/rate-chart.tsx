@@ -13,7 +13,7 @@ import {
   YAxis,
 } from "recharts";
 import type { NameType, ValueType } from "recharts/types/component/DefaultTooltipContent";
-import { numberFormat } from "@/components/ui/format";
+import { numberFormat, withCurrency } from "@/components/ui/format";
 import { useFormat } from "@/components/ui/use-format";
 import { usePrefersDark } from "@/components/ui/use-prefers-dark";
 import type { Rate } from "@/lib/swr/types";
@@ -118,7 +118,9 @@ function RateTooltip({ active, payload }: TooltipContentProps<ValueType, NameTyp
   return (
     <div className="rounded-md border border-slate-200 bg-white px-3 py-2 text-sm shadow-md dark:border-slate-700 dark:bg-slate-900">
       <p className="text-slate-600 dark:text-slate-400">{format.day(point.date)}</p>
-      <p className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">Bs {format.rate(point.dollar)}</p>
+      <p className="font-semibold text-slate-900 tabular-nums dark:text-slate-100">
+        {withCurrency(format.rate(point.dollar), "VES")}
+      </p>
     </div>
   );
 }

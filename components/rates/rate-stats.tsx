@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { fractionDigitsOf } from "@/components/ui/format";
+import { RATE_DISPLAY_DECIMALS } from "@/components/ui/format";
 import { useFormat } from "@/components/ui/use-format";
 import type { Rate } from "@/lib/swr/types";
 
@@ -11,7 +11,7 @@ export function RateStats({ rates }: { rates: Rate[] }) {
   const format = useFormat();
   if (rates.length === 0) return null;
   const values = rates.map((rate) => rate.dollar);
-  const digits = fractionDigitsOf(values);
+  const digits = RATE_DISPLAY_DECIMALS;
   // Newest first: the last entry is the oldest.
   const newest = rates[0];
   const oldest = rates[rates.length - 1];

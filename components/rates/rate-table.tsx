@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { fractionDigitsOf } from "@/components/ui/format";
+import { RATE_DISPLAY_DECIMALS } from "@/components/ui/format";
 import { useFormat } from "@/components/ui/use-format";
 import type { Rate } from "@/lib/swr/types";
 import { useDistanceEarlier } from "./gaps";
@@ -18,7 +18,8 @@ export function RateTable({ rates }: { rates: Rate[] }) {
   const format = useFormat();
   const distanceEarlier = useDistanceEarlier();
   const currency = useSelectedCurrency();
-  const digits = fractionDigitsOf(rates.map((rate) => rate.dollar));
+  // Every rate with the same decimals (the rule for people), so the column lines up on the decimal mark.
+  const digits = RATE_DISPLAY_DECIMALS;
   return (
     <section
       className="h-56 overflow-auto rounded-lg border border-slate-200 2xl:h-72 dark:border-slate-800"

@@ -1,7 +1,15 @@
 /**
  * Display formats shared by the panels, in the page's language: Spanish writes 1.234.567,89, "26 nov 2026" and
- * 24-hour times; English 1,234,567.89, "Nov 26, 2026" and 12-hour times. Rates keep every decimal the central
- * bank publishes.
+ * 24-hour times; English 1,234,567.89, "Nov 26, 2026" and 12-hour times.
+ *
+ * THE rule for bolívares and rates shown to people, as Venezuelan shops write them:
+ * - The bolívar is written "Bs." before the number, with a space, in both languages ("Bs. 2.950,13",
+ *   "Bs. 236,4587"); VES stays the code in data, the API and the exports.
+ * - An amount of money has its currency's minor unit (2 decimals for bolívares).
+ * - A rate has 4 decimals, always (so columns line up), rounded from the bank's 8: the dollar's rate is
+ *   published with 4 significant decimals and shops quote 2 to 4. A rate below 1 (an inverse or cross rate,
+ *   "1 Bs. = 0,004229 USD") keeps 4 significant digits instead, at most 8 decimals.
+ * The exports and the API keep every decimal the bank publishes.
  */
 import type { Locale } from "@/i18n/locale";
 
@@ -30,10 +38,44 @@ export function numberFormat(locale: Locale, options: Intl.NumberFormatOptions =
   return format;
 }
 
-export const formatRate = (value: number, locale: Locale) =>
-  numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 8 }).format(value);
+/** The bolívar's symbol for people (the code, VES, is for data). */
+export const BOLIVAR_SYMBOL = "Bs.";
+
+/** Decimals of a rate shown to people, by the rule above. */
+export const RATE_DISPLAY_DECIMALS = 4;
+
+/**
+ * A rate by the rule above: "236.45870000" -> "236,4587" (es), 275.1234567 -> "275.1235" (en),
+ * "0.00422919" -> "0,004229". Decimal text is formatted exactly, with no float between.
+ */
+export function formatRate(value: number | string, locale: Locale): string {
+  const below1 = Math.abs(Number(value)) < 1 && Number(value) !== 0;
+  const options: Intl.NumberFormatOptions = below1
+    ? { maximumSignificantDigits: RATE_DISPLAY_DECIMALS, maximumFractionDigits: 8, roundingPriority: "lessPrecision" }
+    : { minimumFractionDigits: RATE_DISPLAY_DECIMALS, maximumFractionDigits: RATE_DISPLAY_DECIMALS };
+  // Intl formats decimal text exactly (ES2023), though TypeScript's lib still types format() as number.
+  return numberFormat(locale, options).format(value as number);
+}
+
+/** A change of a rate, signed, with the rate's decimals: "+0,4486", "−1,2500". */
 export const formatChange = (value: number, locale: Locale) =>
-  numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 8, signDisplay: "exceptZero" }).format(value);
+  numberFormat(locale, {
+    minimumFractionDigits: RATE_DISPLAY_DECIMALS,
+    maximumFractionDigits: RATE_DISPLAY_DECIMALS,
+    signDisplay: "exceptZero",
+  }).format(value);
+
+/** An amount already written in the page's language, with its currency for people: "Bs. 2.950,13", "3,99 USD". */
+export function withCurrency(amount: string, code: string): string {
+  return code === "VES" ? `${BOLIVAR_SYMBOL} ${amount}` : `${amount} ${code}`;
+}
+
+/** A number of bolívares as people read it: "Bs. 2.950,13" (2 decimals). */
+export const formatBolivars = (value: number | string, locale: Locale) =>
+  withCurrency(
+    numberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value as number),
+    "VES",
+  );
 export const formatPercent = (fraction: number, locale: Locale) =>
   numberFormat(locale, {
     style: "percent",
@@ -103,17 +145,6 @@ export function formatDuration(ms: number, locale: Locale): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return `${hours} h ${String(minutes % 60).padStart(2, "0")} min`;
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
-}
-
-/** How many decimals the most precise of these values has (2 to 8): a column shows them all with as many. */
-export function fractionDigitsOf(values: number[]): number {
-  let digits = 2;
-  for (const value of values) {
-    const text = String(value);
-    const fraction = text.includes("e") ? 8 : (text.split(".")[1]?.length ?? 0);
-    digits = Math.max(digits, Math.min(8, fraction));
-  }
-  return digits;
 }
 
 /**

@@ -47,7 +47,7 @@ test.describe("The converter", { tag: "@rates" }, () => {
     en: { panel: "Converter", date: "Date", amount: "Amount in" },
   };
 
-  /** The converter at the rates of 2025-10-14 (1 USD = 197.2456 VES), asked by date whatever else is stored. */
+  /** The converter at the rates of 2025-10-14 (1 USD = Bs. 197.2456), asked by date whatever else is stored. */
   async function openConverter(page: Page, language: "es" | "en") {
     await page.goto("/");
     const converter = page.getByRole("region", { name: words[language].panel });
@@ -80,8 +80,8 @@ test.describe("The converter", { tag: "@rates" }, () => {
       expect(await convert(page, amount, "50.000")).toBe("50000 USD>VES");
       const result = converter.getByTestId("conversion-result");
       await expect(bolivars).toHaveValue("9.862.280,00");
-      await expect(result).toContainText("50.000 USD = 9.862.280,00 VES");
-      await expect(result).toContainText("1 USD = 197,2456 VES");
+      await expect(result).toContainText("50.000 USD = Bs. 9.862.280,00");
+      await expect(result).toContainText("1 USD = Bs. 197,2456");
       await expect(result).toContainText("Tasas del 14 oct 2025");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "«50.000» leído como 50000: el punto separa los miles.",
@@ -89,7 +89,7 @@ test.describe("The converter", { tag: "@rates" }, () => {
 
       expect(await convert(page, amount, "1.234,56")).toBe("1234.56 USD>VES");
       await expect(bolivars).toHaveValue("243.511,53");
-      await expect(result).toContainText("1.234,56 USD = 243.511,53 VES");
+      await expect(result).toContainText("1.234,56 USD = Bs. 243.511,53");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "«1.234,56» leído como 1234,56: la coma es el separador decimal.",
       );
@@ -97,7 +97,7 @@ test.describe("The converter", { tag: "@rates" }, () => {
       // A decimal comma alone is the Spanish way: nothing to explain.
       // Echoed with the decimals typed: "35,50", not "35,5".
       expect(await convert(page, amount, "35,50")).toBe("35.5 USD>VES");
-      await expect(result).toContainText("35,50 USD = 7.002,22 VES");
+      await expect(result).toContainText("35,50 USD = Bs. 7.002,22");
       await expect(converter.getByTestId("amount-reading")).toHaveCount(0);
 
       // The result copied as a line to paste in a chat.
@@ -105,12 +105,12 @@ test.describe("The converter", { tag: "@rates" }, () => {
       await result.getByRole("button", { name: "Copiar" }).click();
       await expect(result.getByRole("button", { name: "Copiado" })).toBeVisible();
       expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
-        "35,50 USD = 7.002,22 VES · BCV, 14 oct 2025",
+        "35,50 USD = Bs. 7.002,22 · BCV, 14 oct 2025",
       );
 
       // A currency sign or code beside the number, as shops write prices, is read and dropped.
       expect(await convert(page, amount, "US$ 1.250,50")).toBe("1250.5 USD>VES");
-      await expect(result).toContainText("1.250,50 USD = 246.655,62 VES");
+      await expect(result).toContainText("1.250,50 USD = Bs. 246.655,62");
       expect(await convert(page, amount, "100 Bs")).toBe("100 USD>VES");
       // A negative amount is said in the page's words, and not sent.
       await amount.fill("-5");
@@ -121,10 +121,10 @@ test.describe("The converter", { tag: "@rates" }, () => {
       // Typed in the bolívares' box, by the same rules: the dollars' box answers.
       expect(await convert(page, bolivars, "1.234,56")).toBe("1234.56 VES>USD");
       await expect(amount).toHaveValue("6,26");
-      await expect(result).toContainText("1.234,56 VES = 6,26 USD");
+      await expect(result).toContainText("Bs. 1.234,56 = 6,26 USD");
       expect(await convert(page, bolivars, "50.000")).toBe("50000 VES>USD");
       await expect(amount).toHaveValue("253,49");
-      await expect(result).toContainText("50.000 VES = 253,49 USD");
+      await expect(result).toContainText("Bs. 50.000 = 253,49 USD");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "«50.000» leído como 50000: el punto separa los miles.",
       );
@@ -151,20 +151,20 @@ test.describe("The converter", { tag: "@rates" }, () => {
       await expect(bolivars).toHaveValue("9,862.28");
       const result = converter.getByTestId("conversion-result");
       // The amount as typed, its reading said below.
-      await expect(result).toContainText("50.000 USD = 9,862.28 VES");
+      await expect(result).toContainText("50.000 USD = Bs. 9,862.28");
       await expect(result).toContainText("Rates of Oct 14, 2025");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“50.000” read as 50: the dot is the decimal mark.",
       );
 
       expect(await convert(page, amount, "1.234,56")).toBe("1234.56 USD>VES");
-      await expect(result).toContainText("1,234.56 USD = 243,511.53 VES");
+      await expect(result).toContainText("1,234.56 USD = Bs. 243,511.53");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“1.234,56” read as 1234.56: the comma is the decimal mark.",
       );
 
       expect(await convert(page, amount, "50,000")).toBe("50000 USD>VES");
-      await expect(result).toContainText("50,000 USD = 9,862,280.00 VES");
+      await expect(result).toContainText("50,000 USD = Bs. 9,862,280.00");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“50,000” read as 50000: the comma groups thousands.",
       );
@@ -172,13 +172,13 @@ test.describe("The converter", { tag: "@rates" }, () => {
       // Typed in the bolívares' box, by the same rules: the dollars' box answers.
       expect(await convert(page, bolivars, "50.000")).toBe("50 VES>USD");
       await expect(amount).toHaveValue("0.25");
-      await expect(result).toContainText("50.000 VES = 0.25 USD");
+      await expect(result).toContainText("Bs. 50.000 = 0.25 USD");
       await expect(converter.getByTestId("amount-reading")).toHaveText(
         "“50.000” read as 50: the dot is the decimal mark.",
       );
       expect(await convert(page, bolivars, "1.234,56")).toBe("1234.56 VES>USD");
       await expect(amount).toHaveValue("6.26");
-      await expect(result).toContainText("1,234.56 VES = 6.26 USD");
+      await expect(result).toContainText("Bs. 1,234.56 = 6.26 USD");
     });
   });
 

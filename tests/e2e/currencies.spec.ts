@@ -50,9 +50,9 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await expect(page.getByRole("listbox", { name: "Currencies" }).getByRole("option").first()).toContainText("USD");
     await select.fill("euro");
     await select.press("Enter");
-    await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
+    await expect(table.getByRole("row").nth(1)).toContainText("228.0909");
     await expect(table.getByRole("row")).toHaveCount(10);
-    await expect(table).toContainText("Bs per EUR");
+    await expect(table).toContainText("Bs. per EUR");
     await expect(history.locator(".recharts-line-dots circle")).toHaveCount(9);
     await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
 
@@ -60,8 +60,8 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await expect(page).toHaveURL(/[?&]currency=EUR(&|$)/);
     await page.reload();
     await expect(select).toHaveValue("EUR · Euro");
-    await expect(table).toContainText("Bs per EUR");
-    await expect(table.getByRole("row").nth(1)).toContainText("228.09086692");
+    await expect(table).toContainText("Bs. per EUR");
+    await expect(table.getByRole("row").nth(1)).toContainText("228.0909");
     // The CSV names the currency and the first and last dates it holds, not the range asked for.
     const [download] = await Promise.all([
       page.waitForEvent("download"),
@@ -84,14 +84,14 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await converter.getByLabel("Date", { exact: true }).fill("2025-10-12");
     const result = converter.getByTestId("conversion-result");
     // Sunday 12 October has no rate: Friday 10 October's, 193.2996 per dollar.
-    await expect(result).toContainText("100 USD = 19,329.96 VES");
-    await expect(result).toContainText("1 USD = 193.2996 VES");
-    await expect(result).toContainText("1 VES = 0.00517332 USD");
+    await expect(result).toContainText("100 USD = Bs. 19,329.96");
+    await expect(result).toContainText("1 USD = Bs. 193.2996");
+    await expect(result).toContainText("Bs. 1 = 0.005173 USD");
     await expect(result).toContainText("Rates of Oct 10, 2025 (no rates on Oct 12, 2025: 2 days earlier)");
 
     // Venezuelan writing: a dot groups thousands, a comma starts the decimals.
     await converter.getByLabel("Amount in USD", { exact: true }).fill("1.234,5");
-    await expect(result).toContainText("1,234.5 USD = 238,628.36 VES");
+    await expect(result).toContainText("1,234.5 USD = Bs. 238,628.36");
     await converter.getByLabel("Amount in USD", { exact: true }).fill("0");
     await expect(converter.getByText("must be greater than zero")).toBeVisible();
     await converter.getByLabel("Amount in USD", { exact: true }).fill("12abc");
@@ -101,9 +101,9 @@ test.describe("Currencies on the dashboard", { tag: "@rates" }, () => {
     await pickCurrency(converter, "From", "euro", "EUR");
     await pickCurrency(converter, "To", "MXN");
     await converter.getByLabel("Date", { exact: true }).fill("2025-10-14");
-    // Money rounds to the currency's cents; the rate keeps the bank's eight decimals.
+    // Money rounds to the currency's cents; the rate shows 4 decimals.
     await expect(result).toContainText("100 EUR = 2,132.87 MXN");
-    await expect(result).toContainText("1 EUR = 21.32873528 MXN");
+    await expect(result).toContainText("1 EUR = 21.3287 MXN");
 
     for (const colorScheme of ["light", "dark"] as const) {
       for (const width of [1440, 390]) {

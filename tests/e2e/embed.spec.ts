@@ -86,7 +86,7 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
       .poll(() => badge.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth))
       .toBeGreaterThan(100);
     const embedded = page.frameLocator('iframe[src*="/embed"]');
-    await expect(embedded.locator(".rate")).toHaveText("6,0123");
+    await expect(embedded.locator(".rate")).toHaveText("Bs. 6,0123");
     await expect(embedded.getByText("Bolívares por córdoba nicaragüense")).toBeVisible();
     await expect(embedded.getByText("Fecha valor: 5 nov 2025")).toBeVisible();
     await expect(embedded.getByRole("link", { name: "Banco Central de Venezuela" })).toHaveAttribute(

@@ -20,7 +20,7 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
 
     test("shows the latest rate, when it was fetched, and the history table's rows", async ({ page, request }) => {
       await page.goto("/");
-      await expect(page.getByTestId("latest-rate")).toHaveText("246.75");
+      await expect(page.getByTestId("latest-rate")).toHaveText("246.7500");
       await expect(page.getByTestId("latest-rate-fetched")).toContainText("Last updated");
       const history = await (
         await request.get(`/rates/history?${new URLSearchParams({ ...presetRange("30d") })}`)
@@ -37,7 +37,7 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
       await expect(converter.getByLabel("Amount in USD", { exact: true })).toHaveValue("100");
       // 100 x 246.75, the rate stored above.
       await expect(converter.getByLabel("Amount in VES", { exact: true })).toHaveValue("24,675.00");
-      await expect(converter.getByTestId("conversion-result")).toContainText("100 USD = 24,675.00 VES");
+      await expect(converter.getByTestId("conversion-result")).toContainText("100 USD = Bs. 24,675.00");
     });
 
     test("shows the currency and range of the address", async ({ page, request }) => {

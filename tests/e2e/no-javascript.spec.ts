@@ -192,8 +192,8 @@ test.describe("Pages without JavaScript", () => {
         await expectNothingLoading(page);
         const list = page.getByRole("region", { name: words.prices });
         await expect(list.getByTestId("price-list-rates")).toHaveText(
-          `${words.ratesInForce} ${formatRateText(usd.rate, language)} Bs/USD (${words.valueDate.toLowerCase()} ${formatDay(usd.date, language)}) · ` +
-            `${formatRateText(eur.rate, language)} Bs/EUR (${words.valueDate.toLowerCase()} ${formatDay(eur.date, language)})`,
+          `${words.ratesInForce} 1 USD = Bs. ${formatRateText(usd.rate, language)} (${words.valueDate.toLowerCase()} ${formatDay(usd.date, language)}) · ` +
+            `1 EUR = Bs. ${formatRateText(eur.rate, language)} (${words.valueDate.toLowerCase()} ${formatDay(eur.date, language)})`,
         );
         await expect(list.getByText(words.listNeedsScript)).toBeVisible();
         // A form that does nothing without scripts is not offered.

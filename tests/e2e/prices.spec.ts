@@ -53,7 +53,7 @@ test.describe("The price list", { tag: "@rates" }, () => {
     await expect(list.getByLabel(/Un producto por línea/)).toHaveValue("sin precio");
 
     const shown = list.getByTestId("price-list-rates");
-    await expect(shown).toContainText("Bs/EUR");
+    await expect(shown).toContainText("1 EUR = Bs. ");
     const today = todayInCaracas();
     const inForce = async (currency: string) =>
       (await (await request.get(`/convert?amount=1&from=${currency}&to=VES&date=${today}`)).json()) as {
@@ -62,15 +62,15 @@ test.describe("The price list", { tag: "@rates" }, () => {
       };
     const [usd, eur] = [await inForce("USD"), await inForce("EUR")];
     await expect(shown).toHaveText(
-      `Tasas BCV en vigor hoy: ${formatRateText(usd.rate, "es")} Bs/USD (fecha valor ${formatDay(usd.date, "es")}) · ` +
-        `${formatRateText(eur.rate, "es")} Bs/EUR (fecha valor ${formatDay(eur.date, "es")})`,
+      `Tasas BCV en vigor hoy: 1 USD = Bs. ${formatRateText(usd.rate, "es")} (fecha valor ${formatDay(usd.date, "es")}) · ` +
+        `1 EUR = Bs. ${formatRateText(eur.rate, "es")} (fecha valor ${formatDay(eur.date, "es")})`,
     );
     const rows = list.getByTestId("price-list-table").getByRole("row");
     const expected = [
-      ["Harina PAN", "1,20 USD", `Bs ${bolivares(1.2, usd.rate)}`],
-      ["Queso blanco (kg)", "4,50 EUR", `Bs ${bolivares(4.5, eur.rate)}`],
-      ["Aceite 1 litro", "3,75 USD", `Bs ${bolivares(3.75, usd.rate)}`],
-      ["Azúcar", "1.250,00 USD", `Bs ${bolivares(1250, usd.rate)}`],
+      ["Harina PAN", "1,20 USD", `Bs. ${bolivares(1.2, usd.rate)}`],
+      ["Queso blanco (kg)", "4,50 EUR", `Bs. ${bolivares(4.5, eur.rate)}`],
+      ["Aceite 1 litro", "3,75 USD", `Bs. ${bolivares(3.75, usd.rate)}`],
+      ["Azúcar", "1.250,00 USD", `Bs. ${bolivares(1250, usd.rate)}`],
     ];
     await expect(rows).toHaveCount(1 + expected.length);
     for (const [index, cells] of expected.entries()) {
@@ -98,9 +98,9 @@ test.describe("The price list", { tag: "@rates" }, () => {
     const text = await page.evaluate(() => navigator.clipboard.readText());
     expect(text.split("\n")).toEqual([
       `Lista de precios · ${await shown.textContent()}`,
-      `Harina PAN: 1,20 USD = Bs ${bolivares(1.2, usd.rate)}`,
-      `Queso blanco (kg): 4,50 EUR = Bs ${bolivares(4.5, eur.rate)}`,
-      `Azúcar: 1.250,00 USD = Bs ${bolivares(1250, usd.rate)}`,
+      `Harina PAN: 1,20 USD = Bs. ${bolivares(1.2, usd.rate)}`,
+      `Queso blanco (kg): 4,50 EUR = Bs. ${bolivares(4.5, eur.rate)}`,
+      `Azúcar: 1.250,00 USD = Bs. ${bolivares(1250, usd.rate)}`,
     ]);
 
     // Printed: the list and its rates alone, without the header, the forms or the buttons.

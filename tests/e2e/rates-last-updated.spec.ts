@@ -12,7 +12,7 @@ test.describe("The latest rate says when it was last fetched from the central ba
     await registerThroughHeader(page);
     const card = page.getByRole("region", { name: "Latest rate" });
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
-    await expect(page.getByTestId("latest-rate")).toHaveText("245.50");
+    await expect(page.getByTestId("latest-rate")).toHaveText("245.5000");
 
     const status = await (await page.request.get("/rates/status")).json();
     const fetched = card.getByTestId("latest-rate-fetched");

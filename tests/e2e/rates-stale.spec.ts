@@ -54,10 +54,10 @@ test.describe("The latest rate's freshness on the dashboard", { tag: "@rates" },
       // After the bank's afternoon publication the value date due is tomorrow's: the next rate, shown beside the
       // one in force (lib/rates/in-force.ts).
       if (stale.expected_value_date > todayInCaracas()) {
-        await expect(page.getByTestId("latest-rate")).toHaveText("241.50");
-        await expect(page.getByTestId("next-rate")).toContainText("Next rate: 242.50, in force from");
+        await expect(page.getByTestId("latest-rate")).toHaveText("241.5000");
+        await expect(page.getByTestId("next-rate")).toContainText("Next rate: Bs. 242.5000, in force from");
       } else {
-        await expect(page.getByTestId("latest-rate")).toHaveText("242.50");
+        await expect(page.getByTestId("latest-rate")).toHaveText("242.5000");
       }
       await expect(badge).toHaveCount(0);
       await expect(page.getByTestId("stale-reason")).toHaveCount(0);

@@ -21,17 +21,17 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
 
     await bcv.set({ dollar: "240,12345678", date: earlier });
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
-    await expect(card.getByRole("status")).toContainText("240.12345678");
-    await expect(page.getByTestId("latest-rate")).toHaveText("240.12345678");
+    await expect(card.getByRole("status")).toContainText("Bs. 240.1235");
+    await expect(page.getByTestId("latest-rate")).toHaveText("240.1235");
     const rows = history.getByRole("table").getByRole("row");
-    await expect(rows.filter({ hasText: "240.12345678" })).toHaveCount(1);
+    await expect(rows.filter({ hasText: "240.1235" })).toHaveCount(1);
     const rowsBefore = await rows.count();
 
     await bcv.set({ dollar: "250,5", date: later });
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
-    await expect(page.getByTestId("latest-rate")).toHaveText("250.50");
-    // 250.5 − 240.12345678 = +10.37654322, +4.32 %
-    await expect(page.getByTestId("latest-rate-change")).toContainText("+10.37654322");
+    await expect(page.getByTestId("latest-rate")).toHaveText("250.5000");
+    // 250.5 − 240.12345678 = +10.37654322, shown with a rate's 4 decimals; +4.32 %
+    await expect(page.getByTestId("latest-rate-change")).toContainText("+10.3765");
     await expect(page.getByTestId("latest-rate-change")).toContainText("+4.32%");
     await expect(rows).toHaveCount(rowsBefore + 1);
     // Newest first: the first data row is the new rate.
@@ -43,7 +43,7 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     await bcv.set({ dollar: "251,25", date: later });
     await card.getByRole("button", { name: "Fetch latest rate" }).click();
     await expect(card.getByRole("status")).toContainText("Refreshed");
-    await expect(page.getByTestId("latest-rate")).toHaveText("251.25");
+    await expect(page.getByTestId("latest-rate")).toHaveText("251.2500");
     await expect(rows).toHaveCount(rowsBefore + 1);
 
     // Hovering the newest point shows its date and value.
@@ -171,12 +171,12 @@ test.describe("Rates on the dashboard", { tag: "@rates" }, () => {
     const ticks = await tickLabels.allTextContents();
     for (const tick of ticks) expect(tick).toMatch(/^[A-Z][a-z]{2} \d{1,2}$/);
 
-    await expect(history.getByTestId("stat-lowest")).toHaveText("9.25000000");
-    await expect(history.getByTestId("stat-highest")).toHaveText("11.12345678");
-    await expect(history.getByTestId("stat-average")).toHaveText("10.29115226");
-    await expect(history.getByTestId("stat-change")).toHaveText("-1.25000000");
-    // Every value has as many decimals as the most precise one, so the points line up.
-    await expect(history.getByTestId("rate-value")).toHaveText(["9.25000000", "11.12345678", "10.50000000"]);
+    await expect(history.getByTestId("stat-lowest")).toHaveText("9.2500");
+    await expect(history.getByTestId("stat-highest")).toHaveText("11.1235");
+    await expect(history.getByTestId("stat-average")).toHaveText("10.2912");
+    await expect(history.getByTestId("stat-change")).toHaveText("-1.2500");
+    // Every rate has 4 decimals (the rule for people), so the points line up.
+    await expect(history.getByTestId("rate-value")).toHaveText(["9.2500", "11.1235", "10.5000"]);
     const points = await history.getByTestId("rate-value").evaluateAll((cells) =>
       cells.map((cell) => {
         const range = document.createRange();
@@ -250,7 +250,7 @@ test.describe("Which rate is today's", { tag: "@rates" }, () => {
       expect((await request.post("/rates/", { headers })).ok()).toBe(true);
       await bcv.set({ dollar: "236,4587", date: tomorrow });
       expect((await request.post("/rates/", { headers })).ok()).toBe(true);
-      const next = `Next rate: 236.4587, in force from ${formatWeekday(tomorrow, "en")}`;
+      const next = `Next rate: Bs. 236.4587, in force from ${formatWeekday(tomorrow, "en")}`;
 
       // The first HTML, before any script: the card, the converter's answer and the price list.
       const textOf = (html: string) => html.replace(/<script[\s\S]*?<\/script>/g, "").replace(/<[^>]+>/g, "");
@@ -258,24 +258,24 @@ test.describe("Which rate is today's", { tag: "@rates" }, () => {
       expect(html).toMatch(/data-testid="latest-rate"[^>]*>236\.0101</);
       const first = textOf(html);
       expect(first).toContain(next);
-      expect(first).toContain("100 USD = 23,601.01 VES");
+      expect(first).toContain("100 USD = Bs. 23,601.01");
       expect(first).not.toContain("23,645.87");
       const prices = textOf(await (await request.get("/prices")).text());
-      expect(prices).toContain("236.0101 Bs/USD");
-      expect(prices).toContain(`Next rates, in force from ${formatWeekday(tomorrow, "en")}: 236.4587 Bs/USD`);
+      expect(prices).toContain("1 USD = Bs. 236.0101");
+      expect(prices).toContain(`Next rates, in force from ${formatWeekday(tomorrow, "en")}: 1 USD = Bs. 236.4587`);
 
       // In the browser.
       await page.goto("/");
       await expect(page.getByTestId("latest-rate")).toHaveText("236.0101");
       await expect(page.getByTestId("next-rate")).toHaveText(next);
       const converter = page.getByTestId("conversion-result");
-      await expect(converter).toContainText("100 USD = 23,601.01 VES");
+      await expect(converter).toContainText("100 USD = Bs. 23,601.01");
       await expect(page.getByTestId("converter-next-rate")).toHaveText(
-        `Next rate: 1 USD = 236.4587 VES, in force from ${formatWeekday(tomorrow, "en")}`,
+        `Next rate: 1 USD = Bs. 236.4587, in force from ${formatWeekday(tomorrow, "en")}`,
       );
       await page.goto("/prices");
-      await expect(page.getByTestId("price-list-rates")).toContainText("236.0101 Bs/USD");
-      await expect(page.getByTestId("price-list-next-rates")).toContainText("236.4587 Bs/USD");
+      await expect(page.getByTestId("price-list-rates")).toContainText("1 USD = Bs. 236.0101");
+      await expect(page.getByTestId("price-list-next-rates")).toContainText("1 USD = Bs. 236.4587");
 
       // A shop's own site: the card names both, the badge today's only.
       await page.goto("/embed?lang=en");

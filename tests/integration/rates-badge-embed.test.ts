@@ -28,9 +28,9 @@ describe("GET /rates/badge.svg", () => {
     const svg = await response.text();
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="\d+" height="20" role="img"/);
     expect(svg).toContain(">BCV USD</text>");
-    expect(svg).toContain(">1.234,50 Bs · 15 oct 2025</text>");
+    expect(svg).toContain(">Bs. 1.234,5000 · 15 oct 2025</text>");
     expect(svg).toContain(
-      "<title>Tasa del BCV del dólar estadounidense: 1.234,50 bolívares, fecha valor 15 oct 2025. Fuente: Banco Central de Venezuela.</title>",
+      "<title>Tasa del BCV del dólar estadounidense: Bs. 1.234,5000, fecha valor 15 oct 2025. Fuente: Banco Central de Venezuela.</title>",
     );
     expect(response.headers.get("link")).toBe(
       '<https://www.bcv.org.ve/>; rel="via"; title="Banco Central de Venezuela"',
@@ -39,12 +39,12 @@ describe("GET /rates/badge.svg", () => {
 
   it("writes the numbers as English does with lang=en, and shows another currency's newest rate", async () => {
     const svg = await (await app.fetch("/rates/badge.svg?currency=usd&lang=en")).text();
-    expect(svg).toContain(">1,234.50 Bs · Oct 15, 2025</text>");
+    expect(svg).toContain(">Bs. 1,234.5000 · Oct 15, 2025</text>");
     // The euro's newest rate is older than the dollar's: its own date is shown, every published decimal.
     const euro = await (await app.fetch("/rates/badge.svg?currency=EUR&lang=es")).text();
     expect(euro).toContain(">BCV EUR</text>");
-    expect(euro).toContain(">226,03597808 Bs · 13 oct 2025</text>");
-    expect(euro).toContain("<title>Tasa del BCV del euro: 226,03597808 bolívares");
+    expect(euro).toContain(">Bs. 226,0360 · 13 oct 2025</text>");
+    expect(euro).toContain("<title>Tasa del BCV del euro: Bs. 226,0360, fecha valor");
   });
 
   it("is cached like the other reads, and follows a newly stored rate", async () => {
@@ -52,7 +52,7 @@ describe("GET /rates/badge.svg", () => {
     seedRates(app, [{ date: "2025-10-16", dollar: "240.1" }]);
     // The seeding moved the rates' version: the cache forgets the old badge.
     expect(await (await app.fetch("/rates/badge.svg?currency=USD&lang=es")).text()).toContain(
-      ">240,10 Bs · 16 oct 2025</text>",
+      ">Bs. 240,1000 · 16 oct 2025</text>",
     );
   });
 
@@ -93,7 +93,7 @@ describe("GET /embed", () => {
     expect(html).toContain('<html lang="es">');
     expect(html).toContain("<title>Tasa BCV: dólar estadounidense</title>");
     expect(html).toContain('<h1 class="per">Bolívares por dólar estadounidense</h1>');
-    expect(html).toContain('<p class="rate">240,10</p>');
+    expect(html).toContain('<p class="rate">Bs. 240,1000</p>');
     expect(html).toContain('<p class="date">Fecha valor: 16 oct 2025</p>');
     expect(html).toContain(
       'Fuente: <a href="https://www.bcv.org.ve/" target="_blank" rel="noopener noreferrer">Banco Central de Venezuela</a>',
@@ -104,7 +104,7 @@ describe("GET /embed", () => {
 
     const english = await (await app.fetch("/embed?currency=EUR&lang=en")).text();
     expect(english).toContain('<html lang="en">');
-    expect(english).toContain('<p class="rate">226.03597808</p>');
+    expect(english).toContain('<p class="rate">Bs. 226.0360</p>');
     expect(english).toContain('<p class="date">Value date: Oct 13, 2025</p>');
     expect(english).toContain(`<a href="${TERMS}" target="_blank" rel="noopener noreferrer">terms</a>`);
   });

@@ -86,15 +86,15 @@ describe("the bank's afternoon publication of tomorrow's rate", () => {
     await publish("236,01010000", today);
     await publish("236,45870000", tomorrow);
     const svg = await (await app.fetch("/rates/badge.svg")).text();
-    expect(svg).toContain(">236,0101 Bs · ");
+    expect(svg).toContain(">Bs. 236,0101 · ");
     expect(svg).not.toContain("236,4587");
 
     const card = await (await app.fetch("/embed?currency=USD")).text();
-    expect(card).toContain('<p class="rate">236,0101</p>');
-    expect(card).toContain(`<p class="next">Próxima tasa: 236,4587, vigente desde el ${weekdayEs(tomorrow)}</p>`);
+    expect(card).toContain('<p class="rate">Bs. 236,0101</p>');
+    expect(card).toContain(`<p class="next">Próxima tasa: Bs. 236,4587, vigente desde el ${weekdayEs(tomorrow)}</p>`);
     const english = await (await app.fetch("/embed?lang=en")).text();
     expect(english).toMatch(
-      /<p class="next">Next rate: 236\.4587, in force from [A-Z][a-z]{2}, [A-Z][a-z]{2} \d{1,2}<\/p>/,
+      /<p class="next">Next rate: Bs\. 236\.4587, in force from [A-Z][a-z]{2}, [A-Z][a-z]{2} \d{1,2}<\/p>/,
     );
   });
 

@@ -137,18 +137,18 @@ describe("rounding money and rates", () => {
     expect(minorUnitDigits("JPY")).toBe(0);
   });
 
-  it("shows a rate with the bank's decimals, at most 8, at least 2", () => {
+  it("shows a rate by the rule for people: 4 decimals, 4 significant digits below 1", () => {
     expect(formatRateText("197.2456", "en")).toBe("197.2456");
-    expect(formatRateText("228.09086692", "en")).toBe("228.09086692");
-    expect(formatRateText("21.266360733416", "en")).toBe("21.26636073");
-    expect(formatRateText("0.005069812345", "en")).toBe("0.00506981");
-    expect(formatRateText("1", "en")).toBe("1.00");
-    expect(formatRateText("1234.5", "en")).toBe("1,234.50");
+    expect(formatRateText("228.09086692", "en")).toBe("228.0909");
+    expect(formatRateText("21.266360733416", "en")).toBe("21.2664");
+    expect(formatRateText("0.005069812345", "en")).toBe("0.00507");
+    expect(formatRateText("1", "en")).toBe("1.0000");
+    expect(formatRateText("1234.5", "en")).toBe("1,234.5000");
   });
 
   it("writes rates and amounts as Spanish does: decimal comma, dots between thousands", () => {
     expect(formatRateText("236.4587", "es")).toBe("236,4587");
-    expect(formatRateText("1234.5", "es")).toBe("1.234,50");
+    expect(formatRateText("1234.5", "es")).toBe("1.234,5000");
     expect(groupDigits("1234567.89", "es")).toBe("1.234.567,89");
     expect(groupDigits("1234567.89", "en")).toBe("1,234,567.89");
     expect(groupDigits("50000", "es")).toBe("50.000");

@@ -6,7 +6,7 @@ import { earlierParts, isGap } from "@/components/rates/gaps";
 import { checkCustomRange, selectionFromQuery, selectionToQuery } from "@/components/rates/rate-range";
 import { wordRangeProblem } from "@/components/rates/rate-range-picker";
 import { dayToMs, formatTick, tickStyleFor, timeTicks } from "@/components/rates/time-axis";
-import { formatDay, formatFixed, fractionDigitsOf } from "@/components/ui/format";
+import { formatDay, formatFixed, RATE_DISPLAY_DECIMALS } from "@/components/ui/format";
 import type { Locale } from "@/i18n/locale";
 import { ratesCsvUrl, ratesHistoryKey, valueIn } from "@/lib/swr/rate-keys";
 
@@ -113,21 +113,18 @@ describe("the range in the query string", () => {
 });
 
 describe("rate columns aligned on the decimal point", () => {
-  it("gives every value as many decimals as the most precise one", () => {
+  it("gives every rate the decimals of the rule for people, so the points line up", () => {
     const values = [250.5, 240.12345678, 236];
-    const digits = fractionDigitsOf(values);
-    expect(digits).toBe(8);
-    const shown = values.map((value) => formatFixed(value, digits, "en"));
-    expect(shown).toEqual(["250.50000000", "240.12345678", "236.00000000"]);
+    const shown = values.map((value) => formatFixed(value, RATE_DISPLAY_DECIMALS, "en"));
+    expect(shown).toEqual(["250.5000", "240.1235", "236.0000"]);
     expect(new Set(shown.map((text) => text.length - text.indexOf("."))).size).toBe(1);
-    expect(formatFixed(250.5 - 240.12345678, digits, "en", true)).toBe("+10.37654322");
-    expect(values.map((value) => formatFixed(value, digits, "es"))).toEqual([
-      "250,50000000",
-      "240,12345678",
-      "236,00000000",
+    expect(formatFixed(250.5 - 240.12345678, RATE_DISPLAY_DECIMALS, "en", true)).toBe("+10.3765");
+    expect(values.map((value) => formatFixed(value, RATE_DISPLAY_DECIMALS, "es"))).toEqual([
+      "250,5000",
+      "240,1235",
+      "236,0000",
     ]);
     expect(formatFixed(1234.5, 2, "es")).toBe("1.234,50");
-    expect(fractionDigitsOf([1.5, 2])).toBe(2);
   });
 });
 
