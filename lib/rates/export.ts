@@ -1,5 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { LOCALE_COOKIE, type Locale, pickLocale } from "@/i18n/locale";
+import { translatorFor } from "@/i18n/translator";
 import { badRequest, serviceUnavailable } from "../http/problem";
 import { streamPulledText } from "../http/pulled-stream";
 import { slotsOf } from "../http/slots";
@@ -97,8 +99,29 @@ function preferredByAccept(accept: string): ExportFormat | undefined {
   return undefined;
 }
 
-/** A CSV, NDJSON or XLSX answer of the history the query asks for; 400 for include=change with it. */
-export async function exportRateHistory(query: RateHistoryQuery, format: ExportFormat): Promise<Response> {
+/**
+ * The language of the words in a workbook (its sheet's name and the date column's header), as the pages pick
+ * theirs: the language chosen in the site's header (its cookie), else the browser's first language. A
+ * spreadsheet is read by a person; CSV and NDJSON, read by programs, keep one header in every language.
+ */
+export function exportLanguage(request: Request): Locale {
+  const cookie = request.headers
+    .get("cookie")
+    ?.split(";")
+    .map((pair) => pair.trim().split("="))
+    .find(([name]) => name === LOCALE_COOKIE)?.[1];
+  return pickLocale(cookie, request.headers.get("accept-language"));
+}
+
+/**
+ * A CSV, NDJSON or XLSX answer of the history the query asks for, the workbook's words in `language`; 400 for
+ * include=change with it.
+ */
+export async function exportRateHistory(
+  query: RateHistoryQuery,
+  format: ExportFormat,
+  language: Locale = "en",
+): Promise<Response> {
   const asked = parseCurrencyList(query.currencies);
   if (query.include !== undefined) {
     throw badRequest(`include=${query.include} is served with the JSON history only, not with ${format}.`, [
@@ -123,11 +146,11 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
     fileName = exportFileName(asked, bounds?.first ?? start, bounds?.last ?? end, format);
     if (format === "xlsx") {
       try {
-        stream = await xlsxWorkbook(start, end, columns);
+        stream = await xlsxWorkbook(start, end, columns, language);
       } finally {
         release();
       }
-      return exportResponse(stream, format, fileName);
+      return exportResponse(stream, format, fileName, "Accept, Accept-Language, Cookie");
     }
     const lines =
       format === "csv"
@@ -141,14 +164,14 @@ export async function exportRateHistory(query: RateHistoryQuery, format: ExportF
   return exportResponse(stream, format, fileName);
 }
 
-function exportResponse(body: BodyInit, format: ExportFormat, fileName: string): Response {
+function exportResponse(body: BodyInit, format: ExportFormat, fileName: string, vary = "Accept"): Response {
   return new Response(body, {
     headers: {
       ...RATE_SOURCE_HEADERS,
       "Content-Type": MEDIA_TYPES[format],
       "Content-Disposition": `attachment; filename="${fileName}"`,
       "Cache-Control": `public, max-age=${getEnv().RATES_CACHE_MAX_AGE_SECONDS}`,
-      Vary: "Accept",
+      Vary: vary,
     },
   });
 }
@@ -241,15 +264,22 @@ async function* ndjsonLines(
 /** The worker's file, by path: it runs as it is in the repository (see its header), from the app's folder. */
 const XLSX_WORKER_FILE = path.join(process.cwd(), "lib", "rates", "xlsx-worker.mjs");
 
-/** The range's rows as the CSV lays them out, written as an .xlsx workbook by the worker. */
-async function xlsxWorkbook(start: string, end: string, currencies: string[]): Promise<Uint8Array<ArrayBuffer>> {
+/** The range's rows as the CSV lays them out, written as an .xlsx workbook by the worker, its words in `language`. */
+async function xlsxWorkbook(
+  start: string,
+  end: string,
+  currencies: string[],
+  language: Locale,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const t = translatorFor(language, "rateExport");
+  const words = { sheet: t("sheet"), date: t("date") };
   const columns = [DOLLAR, ...currencies.filter((code) => code !== DOLLAR)];
   const rows: string[][] = [];
   for await (const page of pagesOfDates(start, end, columns)) {
     for (const row of page) rows.push([row.date, ...columns.map((code) => row.values.get(code) ?? "")]);
   }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(XLSX_WORKER_FILE, { workerData: { columns, rows }, stdout: false, stderr: false });
+    const worker = new Worker(XLSX_WORKER_FILE, { workerData: { columns, rows, words }, stdout: false, stderr: false });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;

@@ -139,7 +139,9 @@ export const rateHistoryQuerySchema = z.object({
         "CSV or NDJSON. CSV: a header `date,USD,<asked codes>`, one row per value date, newest first, values as " +
         "stored (every digit, a decimal point, an empty cell for a currency without a rate that date), CRLF, RFC " +
         "4180 quoting. NDJSON: one object per line, each exactly an item of the JSON `rates`. XLSX: an Excel " +
-        "workbook of one sheet, `rates`, laid out as the CSV (the same header, rows and empty cells), with each date " +
+        "workbook of one sheet, `rates`, laid out as the CSV (the same header, rows and empty cells; for a Spanish " +
+        "reader, by the site's `lang` cookie or else the first language of Accept-Language, the sheet `tasas` and " +
+        "the date column `fecha`), with each date " +
         "a date cell (shown YYYY-MM-DD) and each value a number cell (up to 8 decimals), so that a spreadsheet set " +
         "to any language reads it; written whole, not streamed. Without `currencies` the dollar only; " +
         "`currencies=all` every stored currency. Not with include.",

@@ -7,14 +7,15 @@ import { parentPort, workerData } from "node:worker_threads";
 import * as XLSX from "@e965/xlsx";
 
 /**
- * `columns` is the header after `date` (USD, then the asked codes); each row is `[date, ...values]`, the date
+ * `words` are the sheet's name and the date column's header in the reader's language ("tasas", "fecha");
+ * `columns` is the header after the date (USD, then the asked codes, as in every language); each row is `[date, ...values]`, the date
  * YYYY-MM-DD and each value the stored decimal text, or "" where that currency has no rate that date. Dates
  * become date cells shown as YYYY-MM-DD, as in the CSV and unambiguous in every locale (Excel's short date
  * format would show 10/14/25 in English); values become numbers with up to 8 decimals, shown with the
  * reader's decimal mark.
  */
-function writeWorkbook({ columns, rows }) {
-  const sheet = XLSX.utils.aoa_to_sheet([["date", ...columns]]);
+function writeWorkbook({ columns, rows, words }) {
+  const sheet = XLSX.utils.aoa_to_sheet([[words.date, ...columns]]);
   XLSX.utils.sheet_add_aoa(
     sheet,
     rows.map(([date, ...values]) => [
@@ -25,7 +26,7 @@ function writeWorkbook({ columns, rows }) {
   );
   sheet["!cols"] = [{ wch: 12 }, ...columns.map(() => ({ wch: 16 }))];
   const book = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(book, sheet, "rates");
+  XLSX.utils.book_append_sheet(book, sheet, words.sheet);
   return XLSX.write(book, { type: "buffer", bookType: "xlsx", compression: true });
 }
 

@@ -27,8 +27,8 @@ beforeAll(async () => {
 afterAll(() => app?.stop());
 
 /** The answer opened as a spreadsheet program opens it, with the library the project already uses. */
-async function openWorkbook(query: string) {
-  const response = await app.fetch(`/rates/history?${query}`);
+async function openWorkbook(query: string, headers: Record<string, string> = {}) {
+  const response = await app.fetch(`/rates/history?${query}`, { headers });
   expect(response.status, await response.clone().text()).toBe(200);
   const book = XLSX.read(new Uint8Array(await response.arrayBuffer()), { cellDates: true, cellNF: true });
   return { response, book, sheet: book.Sheets[book.SheetNames[0]] };
@@ -70,6 +70,35 @@ describe("GET /rates/history?format=xlsx", () => {
     // The 13th has no euro rate: no cell at all, as the CSV's empty field.
     expect(sheet.C3).toBeUndefined();
     expect(sheet.B3).toMatchObject({ t: "n", v: 195.2491 });
+  });
+
+  it("names the sheet and the date column in the reader's language: the site's cookie, else Accept-Language", async () => {
+    const query = "start_date=2025-10-10&end_date=2025-10-14&currencies=EUR&format=xlsx";
+    const header = (sheet: XLSX.WorkSheet) => XLSX.utils.sheet_to_json<unknown[]>(sheet, { header: 1 })[0];
+
+    const spanish = await openWorkbook(query, { "Accept-Language": "es-VE,es;q=0.9,en;q=0.8" });
+    expect(spanish.book.SheetNames).toEqual(["tasas"]);
+    expect(header(spanish.sheet)).toEqual(["fecha", "USD", "EUR"]);
+    expect(spanish.response.headers.get("vary")).toBe("Accept, Accept-Language, Cookie");
+    // The same cells whatever the words: dates and numbers the spreadsheet writes in its own language.
+    expect(spanish.sheet.A2).toMatchObject({ t: "d", w: "2025-10-14" });
+    expect(spanish.sheet.C2).toMatchObject({ t: "n", v: 228.09086692 });
+
+    // The language picked in the site's header wins over the browser's, as on the pages.
+    const picked = await openWorkbook(query, { "Accept-Language": "en-US", Cookie: "theme=dark; lang=es" });
+    expect(picked.book.SheetNames).toEqual(["tasas"]);
+    const english = await openWorkbook(query, { "Accept-Language": "es", Cookie: "lang=en" });
+    expect(english.book.SheetNames).toEqual(["rates"]);
+    expect(header(english.sheet)).toEqual(["date", "USD", "EUR"]);
+    // A browser whose first language is English gets English, as the pages do.
+    const first = await openWorkbook(query, { "Accept-Language": "en-GB,es;q=0.9" });
+    expect(header(first.sheet)).toEqual(["date", "USD", "EUR"]);
+
+    // CSV, read by programs, keeps one header in every language.
+    const spanishCsv = await app.fetch(`/rates/history?${query.replace("xlsx", "csv")}`, {
+      headers: { "Accept-Language": "es" },
+    });
+    expect((await spanishCsv.text()).split("\r\n")[0]).toBe("date,USD,EUR");
   });
 
   it("holds the dollar alone without currencies, and only the header for a range without rates", async () => {

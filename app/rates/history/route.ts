@@ -1,7 +1,7 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseKnownQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
-import { exportRateHistory, requestedExportFormat } from "@/lib/rates/export";
+import { exportLanguage, exportRateHistory, requestedExportFormat } from "@/lib/rates/export";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
 import { getRateHistory } from "@/lib/rates/service";
@@ -63,7 +63,8 @@ import { getRateHistory } from "@/lib/rates/service";
 export const GET = withCors(
   route((request) => {
     const format = requestedExportFormat(request);
-    if (format) return exportRateHistory(parseKnownQuery(request, rateHistoryQuerySchema), format);
+    if (format)
+      return exportRateHistory(parseKnownQuery(request, rateHistoryQuerySchema), format, exportLanguage(request));
     return serveRateRead(request, () => getRateHistory(parseKnownQuery(request, rateHistoryQuerySchema)), {
       perDay: true,
       headers: { Vary: "Accept" },
