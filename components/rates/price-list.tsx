@@ -2,6 +2,7 @@
 
 import { useLocale, useTranslations } from "next-intl";
 import { useEffect, useId, useState } from "react";
+import { flushSync } from "react-dom";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -31,6 +32,8 @@ const priceText = (price: string, language: string) => {
 
 /** Where the list is kept: this browser only, nothing is sent anywhere. */
 const STORAGE_KEY = "bcv-price-list";
+/** The shop's name, kept beside the list (the list's own key holds its items alone, as before). */
+const SHOP_NAME_KEY = "bcv-price-list-shop";
 
 function readStoredItems(): PriceItem[] {
   try {
@@ -61,14 +64,20 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
   const format = useFormat();
   const language = useLocale();
   const [items, setItems] = useState<PriceItem[]>([]);
+  const [shopName, setShopName] = useState("");
   const [loaded, setLoaded] = useState(false);
   useEffect(() => {
     setItems(readStoredItems());
+    setShopName(window.localStorage.getItem(SHOP_NAME_KEY) ?? "");
     setLoaded(true);
   }, []);
   useEffect(() => {
     if (loaded) window.localStorage.setItem(STORAGE_KEY, JSON.stringify(items));
   }, [items, loaded]);
+  useEffect(() => {
+    if (loaded) window.localStorage.setItem(SHOP_NAME_KEY, shopName);
+  }, [shopName, loaded]);
+  const printedAt = usePrintMoment();
   // Each currency's rate in force today: that of its newest value date on or before today in Caracas (GET
   // /convert of one unit answers it with its date), the euro's even when the dollar's date has none.
   const today = todayInCaracas();
@@ -109,7 +118,9 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
             .join(" · "),
           day: format.weekday(published[0].next.date),
         });
+  const shop = shopName.trim();
   const asText = [
+    ...(shop ? [shop] : []),
     `${t("title")} · ${rateLine}`,
     ...(nextLine ? [nextLine] : []),
     ...items.map((item) =>
@@ -142,7 +153,18 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
   return (
     <Panel title={t("title")} className="print:border-0 print:shadow-none">
       <div className="flex flex-col gap-5">
+        {/* On paper the shop's name heads the list and the print date follows the rates' value dates. */}
+        {shop && (
+          <p className="hidden text-2xl font-bold print:block" data-testid="price-list-shop">
+            {shop}
+          </p>
+        )}
         {rateState}
+        {printedAt && (
+          <p className="hidden text-sm print:block" data-testid="price-list-printed">
+            {t("printedOn", { moment: format.dateTime(printedAt, false) })}
+          </p>
+        )}
         {items.length === 0 ? (
           loaded ? (
             <p className="text-sm text-slate-600 dark:text-slate-400">{t("empty")}</p>
@@ -196,10 +218,9 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
         )}
         {/* Adding, printing and copying are scripts: where none run, the sentence above says so instead. */}
         <div className="flex flex-col gap-5 noscript:hidden print:hidden">
-          <AddItemForm onAdd={(item) => setItems([...items, item])} />
-          <PasteItems onAdd={(added) => setItems([...items, ...added])} />
+          {/* What is done with the list, beside it; the forms that make it come after. */}
           {items.length > 0 && (
-            <div className="flex flex-wrap items-center gap-2">
+            <div className="flex flex-wrap items-center gap-2" data-testid="price-list-actions">
               <Button size="sm" onClick={() => window.print()}>
                 {t("print")}
               </Button>
@@ -207,10 +228,38 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
               <ShareButton text={asText} label={t("share")} />
             </div>
           )}
+          <Field label={t("shopName")} hint={t("shopNameHint")}>
+            {(props) => (
+              <input
+                {...props}
+                className={inputClass}
+                value={shopName}
+                maxLength={80}
+                autoComplete="organization"
+                onChange={(event) => setShopName(event.target.value)}
+              />
+            )}
+          </Field>
+          <AddItemForm onAdd={(item) => setItems([...items, item])} />
+          <PasteItems onAdd={(added) => setItems([...items, ...added])} />
         </div>
       </div>
     </Panel>
   );
+}
+
+/**
+ * When the page is printed: set as the browser prepares the printout (the Print button, or the browser's own
+ * menu), before it lays the page out, so the paper says the moment it was printed.
+ */
+function usePrintMoment(): Date | undefined {
+  const [moment, setMoment] = useState<Date>();
+  useEffect(() => {
+    const stamp = () => flushSync(() => setMoment(new Date()));
+    window.addEventListener("beforeprint", stamp);
+    return () => window.removeEventListener("beforeprint", stamp);
+  }, []);
+  return moment;
 }
 
 function AddItemForm({ onAdd }: { onAdd: (item: PriceItem) => void }) {

@@ -84,8 +84,21 @@ test.describe("The price list", { tag: "@rates" }, () => {
       }
     }
 
-    // Kept in this browser: a reload shows the same list; an item goes with its button.
+    // Print and copy beside the list, before the forms that make it.
+    const actions = list.getByTestId("price-list-actions");
+    const tableBox = await list.getByTestId("price-list-table").boundingBox();
+    const actionsBox = await actions.boundingBox();
+    const formBox = await list.getByLabel("Producto", { exact: true }).boundingBox();
+    expect(actionsBox!.y).toBeGreaterThanOrEqual(tableBox!.y + tableBox!.height);
+    expect(actionsBox!.y + actionsBox!.height).toBeLessThan(formBox!.y);
+    await expect(actions.getByRole("button", { name: "Imprimir" })).toBeVisible();
+
+    // The shop's name, optional, kept with the list.
+    await list.getByLabel("Nombre del negocio (opcional)").fill("Bodega La Esquina");
+
+    // Kept in this browser: a reload shows the same list and name; an item goes with its button.
     await page.reload();
+    await expect(list.getByLabel("Nombre del negocio (opcional)")).toHaveValue("Bodega La Esquina");
     await expect(rows).toHaveCount(5);
     await list.getByRole("button", { name: "Quitar Aceite 1 litro" }).click();
     await page.reload();
@@ -97,14 +110,21 @@ test.describe("The price list", { tag: "@rates" }, () => {
     await list.getByRole("button", { name: "Copiar como texto" }).click();
     const text = await page.evaluate(() => navigator.clipboard.readText());
     expect(text.split("\n")).toEqual([
+      "Bodega La Esquina",
       `Lista de precios · ${await shown.textContent()}`,
       `Harina PAN: 1,20 USD = Bs. ${bolivares(1.2, usd.rate)}`,
       `Queso blanco (kg): 4,50 EUR = Bs. ${bolivares(4.5, eur.rate)}`,
       `Azúcar: 1.250,00 USD = Bs. ${bolivares(1250, usd.rate)}`,
     ]);
 
-    // Printed: the list and its rates alone, without the header, the forms or the buttons.
+    // Printed: the shop's name, the list and its rates (with their value dates) and the moment of printing,
+    // without the header, the forms or the buttons. The browser stamps the moment as it prepares the printout.
+    await expect(list.getByTestId("price-list-shop")).toBeHidden();
+    await page.evaluate(() => window.dispatchEvent(new Event("beforeprint")));
     await page.emulateMedia({ media: "print" });
+    await expect(list.getByTestId("price-list-shop")).toHaveText("Bodega La Esquina");
+    await expect(list.getByTestId("price-list-printed")).toHaveText(/^Impreso el \d{1,2} [a-z]{3}\.?, \d{2}:\d{2}/);
+    await expect(shown).toContainText(`fecha valor ${formatDay(usd.date, "es")}`);
     await expect(page.getByRole("banner")).toBeHidden();
     await expect(list.getByRole("button")).toHaveCount(0);
     await expect(list.getByLabel("Producto", { exact: true })).toBeHidden();
