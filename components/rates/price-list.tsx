@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, inputClass } from "@/components/ui/field";
-import { withCurrency } from "@/components/ui/format";
+import { BOLIVAR_SYMBOL, withCurrency } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
@@ -29,6 +29,25 @@ const priceText = (price: string, language: string) => {
   const [whole, cents = ""] = price.split(".");
   return `${groupDigits(`${whole}.${cents.padEnd(2, "0")}`, language as "es" | "en")}`;
 };
+
+/**
+ * The text with each "Bs. 223,5000" kept on one line (a narrow phone would otherwise break after the symbol);
+ * the words are unchanged, so the copied text matches what is shown.
+ */
+const SYMBOL_WITH_NUMBER = new RegExp(`(${BOLIVAR_SYMBOL.replace(".", "\\.")} [\\d.,]+)`);
+
+function symbolsKeptWithNumbers(text: string): React.ReactNode[] {
+  return text.split(SYMBOL_WITH_NUMBER).map((part, index) =>
+    index % 2 === 1 ? (
+      // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed text, never reordered.
+      <span key={index} className="whitespace-nowrap">
+        {part}
+      </span>
+    ) : (
+      part
+    ),
+  );
+}
 
 /** Where the list is kept: this browser only, nothing is sent anywhere. */
 const STORAGE_KEY = "bcv-price-list";
@@ -140,10 +159,10 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
   } else {
     rateState = (
       <div className="text-sm text-slate-700 dark:text-slate-300">
-        <p data-testid="price-list-rates">{rateLine}</p>
+        <p data-testid="price-list-rates">{symbolsKeptWithNumbers(rateLine)}</p>
         {nextLine && (
           <p className="mt-1 text-slate-600 dark:text-slate-400" data-testid="price-list-next-rates">
-            {nextLine}
+            {symbolsKeptWithNumbers(nextLine)}
           </p>
         )}
       </div>
