@@ -45,7 +45,7 @@ test.describe("The dashboard's first paint", { tag: "@rates" }, () => {
       await page.goto("/?currency=EUR&range=90d");
       await expect(page.getByRole("region", { name: "Latest rate" })).toContainText("Bolívares per Euro");
       await expect(page.getByTestId("latest-rate")).toHaveText(formatRate(latest.rates.EUR, "en"));
-      await expect(page.getByRole("region", { name: "Rate history" }).getByRole("table")).toContainText("Bs per EUR");
+      await expect(page.getByRole("region", { name: "Rate history" }).getByRole("table")).toContainText("Bs. per EUR");
     });
   });
 

@@ -115,8 +115,10 @@ test.describe("The history's files", () => {
     const [download] = await Promise.all([page.waitForEvent("download"), links.first().click()]);
     expect(download.suggestedFilename()).toMatch(/^bcv-rates_USD_2025-10-\d\d_2025-10-\d\d\.xlsx$/);
     const book = XLSX.read(fs.readFileSync(await download.path()), { cellDates: true });
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets.rates, { header: 1, raw: true });
-    expect(rows[0]).toEqual(["date", "USD"]);
+    // A Spanish reader's workbook: the sheet and the date column in Spanish, the codes as in every language.
+    expect(book.SheetNames).toEqual(["tasas"]);
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets.tasas, { header: 1, raw: true });
+    expect(rows[0]).toEqual(["fecha", "USD"]);
     expect(rows).toContainEqual([new Date("2025-10-14T00:00:00Z"), 197.2456]);
   });
 

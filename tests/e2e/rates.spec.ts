@@ -279,10 +279,10 @@ test.describe("Which rate is today's", { tag: "@rates" }, () => {
 
       // A shop's own site: the card names both, the badge today's only.
       await page.goto("/embed?lang=en");
-      await expect(page.locator(".rate")).toHaveText("236.0101");
+      await expect(page.locator(".rate")).toHaveText("Bs. 236.0101");
       await expect(page.locator(".next")).toHaveText(next);
       const badge = await (await request.get("/rates/badge.svg?lang=en")).text();
-      expect(badge).toContain(">236.0101 Bs · ");
+      expect(badge).toContain(">Bs. 236.0101 · ");
       expect(badge).not.toContain("236.4587");
     } finally {
       // Recent value dates left behind would be the latest for the specs that follow.
