@@ -15,6 +15,7 @@ import { shortSha } from "./build-format";
 import { CommitLine, TriggerBadge, useDescribeOrigin } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { followedStage } from "./followed-stage";
+import { LogChecksBadge } from "./log-checks-badge";
 import { PreviewAccess } from "./preview-access";
 import { PreviewNames } from "./preview-names";
 import { StageLogViewer } from "./stage-log-viewer";
@@ -74,6 +75,7 @@ export function BuildDetail({ buildId, onClose }: { buildId: string; onClose: ()
           <div className="flex flex-wrap items-center gap-2">
             <BuildStatusBadge status={build.status} />
             <TriggerBadge build={build} />
+            <LogChecksBadge build={build} />
             {build.status === "queued" && build.queue_position != null && (
               <span className="text-sm text-slate-600 dark:text-slate-400">
                 {t("queuePosition", { position: build.queue_position })}

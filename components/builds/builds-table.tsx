@@ -11,6 +11,7 @@ import { CommitLine, TriggerBadge, useDescribeOrigin } from "./build-origin";
 import { BuildStatusBadge } from "./build-status-badge";
 import { BuildAge, BuildRunTime, PreviewLink } from "./build-times";
 import { BUILDS_CONSOLE_PATH } from "./console-path";
+import { LogChecksBadge } from "./log-checks-badge";
 
 /** Cards have no "Expires in" column: they say it only while it means something. */
 const EXPIRING = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
@@ -46,6 +47,7 @@ export function BuildsTable({ builds, grouped = false }: { builds: BuildSummary[
               <span className="flex flex-wrap items-center justify-end gap-1.5">
                 <TriggerBadge build={build} />
                 <BuildStatusBadge status={build.status} />
+                <LogChecksBadge build={build} />
               </span>
             </div>
             {build.repositories.map((repo) => (
@@ -154,6 +156,7 @@ export function BuildsTable({ builds, grouped = false }: { builds: BuildSummary[
                   <span className="block text-xs text-slate-600 tabular-nums dark:text-slate-400">
                     <BuildRunTime build={build} />
                   </span>
+                  <LogChecksBadge build={build} />
                 </td>
                 <td className="max-w-48 px-3 py-2 text-slate-700 dark:text-slate-300">
                   <span className="block whitespace-nowrap">

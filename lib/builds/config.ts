@@ -6,6 +6,7 @@ import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { getEnv, readNamedVariable } from "../server/env";
 import { processWide } from "../server/process-wide";
+import { DEFAULT_ERROR_PATTERNS, DEFAULT_WARNING_PATTERNS } from "./logs/log-checks";
 import { COMPOSE_SERVICE_PATTERN, MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "./names";
 import { unknownVariables } from "./runtime/drivers/compose-template";
 
@@ -197,6 +198,58 @@ const repositorySchema = z.strictObject({
   preview_bypass_secret_env: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
 });
 
+const logPattern = z.string().superRefine((pattern, ctx) => {
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `is not a valid regular expression: ${(error as Error).message}` });
+  }
+});
+
+const logChecksSchema = z
+  .strictObject({
+    errors: z
+      .array(logPattern)
+      .default(DEFAULT_ERROR_PATTERNS)
+      .describe(
+        "Regular expressions (JavaScript) of a log line that is an error; each error takes the lines after it (its traceback) until the next log record. By default Odoo's ERROR and CRITICAL records and Python's `Traceback (most recent call last):`",
+      ),
+    warnings: z
+      .array(logPattern)
+      .default(DEFAULT_WARNING_PATTERNS)
+      .describe(
+        "Regular expressions of a log line that is a warning (unless it is an error). By default Odoo's WARNING records",
+      ),
+    fail_on_errors: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Whether an error in a stage's log fails the build at the end of that stage; otherwise errors are counted and shown only",
+      ),
+  })
+  .prefault({})
+  .describe(
+    "What is looked for in every stage's log: the errors and warnings a build shows, and GET /builds/errors groups",
+  );
+
+// Not refProblem: a bundle's name goes into preview host names and build names, so it stays a plain label.
+export const BUNDLE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,30}$/;
+
+const bundleSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(BUNDLE_NAME_PATTERN, `must match ${BUNDLE_NAME_PATTERN}`)
+      .describe("The bundle's name, in its builds' preview names (<branch>--<name>)"),
+    repositories: z
+      .array(z.string().regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`))
+      .min(2, "must list at least two repository aliases")
+      .describe(
+        "The aliases of the repositories built together: a push or a pull request of a branch on any of them builds all of them, each at that branch, else at its base, else at its default_ref",
+      ),
+  })
+  .describe("Repositories built together, as Odoo's runbot builds odoo, enterprise and their addons");
+
 const configSchema = z
   .strictObject({
     // Outside the data folder: builds running as runtime.run_as_uids must enter the builds but not the data folder.
@@ -334,6 +387,20 @@ const configSchema = z
       }),
     // Builds that are over keep their rows and logs this long, then the reaper purges both. Fractions are for tests.
     retention_days: z.number().positive("must be a positive number of days").default(14),
+    log_checks: logChecksSchema,
+    keep_per_branch: z
+      .number()
+      .int("must be a whole number of builds")
+      .min(1, "must be at least 1")
+      .max(20, "must be at most 20")
+      .default(1)
+      .describe(
+        "How many live automatic builds each branch, bundle branch or pull request keeps: once a newer one runs, the older ones past this number are destroyed. Builds started by hand are never touched",
+      ),
+    bundles: z
+      .array(bundleSchema)
+      .default([])
+      .describe("Groups of repositories whose automatic builds hold every repository of the group"),
   })
   .superRefine((config, ctx) => {
     if (config.runtime.driver === "compose" && !config.runtime.compose) {
@@ -385,6 +452,21 @@ const configSchema = z
         } catch {
           issue(["auto_build", "branches", globIndex], "is not a valid glob");
         }
+      });
+    });
+    const bundleOf = new Map<string, string>();
+    const bundleNames = new Set<string>();
+    config.bundles.forEach((bundle, index) => {
+      const issue = (key: (string | number)[], message: string) =>
+        ctx.addIssue({ code: "custom", path: ["bundles", index, ...key], message });
+      if (bundleNames.has(bundle.name)) issue(["name"], `duplicates the bundle "${bundle.name}"`);
+      bundleNames.add(bundle.name);
+      bundle.repositories.forEach((alias, aliasIndex) => {
+        if (!seen.has(alias)) issue(["repositories", aliasIndex], `is not the alias of a configured repository`);
+        // A push must lead to one build: a repository in two bundles would start two.
+        const other = bundleOf.get(alias);
+        if (other !== undefined) issue(["repositories", aliasIndex], `"${alias}" is already in the bundle "${other}"`);
+        bundleOf.set(alias, bundle.name);
       });
     });
   });

@@ -64,6 +64,12 @@ export const buildRepositorySchema = z
       .nullable()
       .describe("The commit's subject line, from git; null for builds made before it was recorded"),
     commit_author: z.string().nullable().describe("The commit's author name, from git"),
+    ref_reason: z
+      .enum(["requested", "branch", "base", "default"])
+      .nullable()
+      .describe(
+        "Why the build took this ref: requested (chosen when the build was made), branch (a bundle build's branch, which this repository has), base (that branch's base here: the longest branch it starts with, followed by `-`), default (this repository's default_ref); null for builds made before it was recorded",
+      ),
   })
   .meta({ id: "BuildRepository" });
 
@@ -155,6 +161,22 @@ export const buildSummarySchema = z
       .describe(
         "Who started it: the user's display name, or for a webhook the pusher the payload names; null for polling",
       ),
+    bundle: z
+      .string()
+      .nullable()
+      .describe("For an automatic build of a bundle (bundles: in the builds configuration), the bundle's name"),
+    branch: z
+      .string()
+      .nullable()
+      .describe(
+        "For an automatic build of a bundle, the branch (or pull request ref) that was pushed, which its repositories took or based their ref on",
+      ),
+    log_checks: z
+      .object({
+        errors: z.number().int().describe("Error lines (with their tracebacks) found in the stages' logs so far"),
+        warnings: z.number().int().describe("Warning lines found in the stages' logs so far"),
+      })
+      .describe("What log_checks of the builds configuration found in the logs of the stages that ended"),
   })
   .meta({ id: "BuildSummary" });
 
@@ -231,6 +253,36 @@ export const buildLogSchema = z
     complete: z.boolean().describe("True when the stage is over and the log will not grow"),
   })
   .meta({ id: "BuildLog" });
+
+export const listBuildErrorsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe("Errors to list, the most recently seen first"),
+});
+
+export const buildErrorSchema = z
+  .object({
+    fingerprint: z.string().describe("The SHA-256 (first 32 hex digits) of the cleaned text"),
+    cleaned: z
+      .string()
+      .describe(
+        "The error's line and its traceback, without what differs between runs: numbers as <n>, hex ids as <hex>, dates as <date>, the build's folder as <build>",
+      ),
+    sample: z.string().describe("The newest occurrence as it was logged"),
+    builds: z.number().int().describe("How many builds logged it"),
+    branches: z.array(z.string()).describe("The branches of those builds, sorted"),
+    first_seen: timestamp,
+    last_seen: timestamp,
+    on_base: z
+      .boolean()
+      .describe(
+        "Whether a base branch has it too: one of its branches is a repository's default_ref, or the base of another of its branches (16.0 of 16.0-fix-sale)",
+      ),
+    build_ids: z.array(z.string()).describe("The newest builds that logged it, at most 10"),
+  })
+  .meta({ id: "BuildError" });
+
+export const buildErrorListSchema = z.object({ errors: z.array(buildErrorSchema) }).meta({ id: "BuildErrorList" });
+
+export type BuildErrorListView = z.infer<typeof buildErrorListSchema>;
 
 export const extendBuildSchema = z
   .strictObject({

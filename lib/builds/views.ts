@@ -24,6 +24,7 @@ export function toBuildSummary(
       commit_sha: r.commitSha,
       commit_subject: r.commitSubject,
       commit_author: r.commitAuthor,
+      ref_reason: (r.refReason ?? null) as BuildSummaryView["repositories"][number]["ref_reason"],
     })),
     modules: build.modules === "" ? [] : build.modules.split(","),
     ttl_seconds: build.ttlSeconds,
@@ -52,6 +53,9 @@ export function toBuildSummary(
     created_by: build.createdBy,
     trigger: build.trigger as BuildTrigger,
     triggered_by: build.triggeredBy,
+    bundle: build.bundle ?? null,
+    branch: build.branch ?? null,
+    log_checks: { errors: build.logErrors ?? 0, warnings: build.logWarnings ?? 0 },
   };
 }
 

@@ -4,6 +4,7 @@ import {
   buildLogQuerySchema,
   buildLogStreamQuerySchema,
   hookParamsSchema,
+  listBuildErrorsQuerySchema,
   listBuildsQuerySchema,
   rawBuildLogQuerySchema,
 } from "../builds/schemas";
@@ -31,6 +32,7 @@ import { userIdParamsSchema } from "../users/schemas";
  */
 export const PARAMETER_SCHEMAS: Record<string, { in: "query" | "path"; schema: z.ZodObject }> = {
   ListBuildsQuery: { in: "query", schema: listBuildsQuerySchema },
+  ListBuildErrorsQuery: { in: "query", schema: listBuildErrorsQuerySchema },
   BuildLogQuery: { in: "query", schema: buildLogQuerySchema },
   BuildLogStreamQuery: { in: "query", schema: buildLogStreamQuerySchema },
   RawBuildLogQuery: { in: "query", schema: rawBuildLogQuerySchema },

@@ -51,6 +51,24 @@ function reporter(): ReporterState {
 export function forgeStateOf(
   status: BuildStatus,
   failureStage: string | null,
+  logChecks: { errors: number; warnings: number } = { errors: 0, warnings: 0 },
+): { state: ForgeState; description: string } | null {
+  const meaning = forgeStateWithoutLogChecks(status, failureStage);
+  const found = logChecksText(logChecks);
+  return meaning && found ? { ...meaning, description: `${meaning.description} (${found})` } : meaning;
+}
+
+/** "2 errors, 1 warning" in the logs, or "" when they are clean: the first thing a reviewer wants to see. */
+export function logChecksText({ errors, warnings }: { errors: number; warnings: number }): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  return [errors > 0 ? plural(errors, "error") : "", warnings > 0 ? plural(warnings, "warning") : ""]
+    .filter(Boolean)
+    .join(", ");
+}
+
+function forgeStateWithoutLogChecks(
+  status: BuildStatus,
+  failureStage: string | null,
 ): { state: ForgeState; description: string } | null {
   switch (status) {
     case "queued":
@@ -105,7 +123,7 @@ async function sendStatuses(buildId: string, status: BuildStatus): Promise<void>
   if (!build) return;
   // The commit status is the build's verdict on the commit: a passed build's preview that sleeps, expires or is
   // destroyed leaves it at success (null here). The comment says where the preview is now, so it follows those too.
-  const meaning = forgeStateOf(status, build.failureStage);
+  const meaning = forgeStateOf(status, build.failureStage, { errors: build.logErrors, warnings: build.logWarnings });
   const commentState = commentStateOf(status, build);
   if (!meaning && !commentState) return;
   const state = reporter();

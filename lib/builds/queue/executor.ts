@@ -9,9 +9,11 @@ import type { Job } from "../../server/job";
 import { processWide } from "../../server/process-wide";
 import { runJobSoon } from "../../server/scheduler";
 import { getTopology } from "../../topology";
+import { recordLogChecks } from "../build-errors";
 import { type BuildsConfig, getBuildsConfig } from "../config";
 import { buildEvents } from "../events";
 import { mirrorPath, syncMirror } from "../git/mirrors";
+import { checkLogFile, compileLogCheckRules } from "../logs/log-checks";
 import {
   type BuildRecord,
   claimQueuedBuild,
@@ -509,17 +511,29 @@ async function runStage(
   const logFile = `${name}.log`;
   const logPath = path.join(workspacePaths(config, buildId).logs, logFile);
   fs.writeFileSync(logPath, "", { flag: "a" });
+  // The log checks read what this run of the stage wrote: a wake's start appends to the log of the first.
+  const checkFrom = fs.statSync(logPath).size;
   const write = (data: Parameters<typeof updateStage>[2]) =>
     persist(buildId, signal, () => updateStage(buildId, name, data, during));
   const startedAt = new Date();
   if (!(await write({ status: "running", startedAt, logFile }))) throw new Interrupted();
   // The handle is what a destroy needs to find the stage's processes: a cancel meanwhile stops them itself.
-  const result = await work(logPath, (handle) =>
+  let result = await work(logPath, (handle) =>
     persist(buildId, signal, () => updateStage(buildId, name, { handle })).catch((error) => {
       if (!(error instanceof Interrupted)) throw error;
     }),
   );
   if (executor().stopping) throw new Interrupted();
+  const found = await checkLogFile(logPath, checkFrom, compileLogCheckRules(config.log_checks));
+  await persist(buildId, signal, () => recordLogChecks(config, buildId, name, found));
+  if (result.status === "succeeded" && found.errors > 0 && config.log_checks.fail_on_errors) {
+    const first = found.entries[0]?.split("\n")[0] ?? "";
+    result = {
+      status: "failed",
+      exitCode: result.exitCode,
+      message: `The ${name} log has ${found.errors} error${found.errors === 1 ? "" : "s"} (log_checks.fail_on_errors): ${first.slice(0, 300)}`,
+    };
+  }
   const finishedAt = new Date();
   instanceMetrics().stageDuration.observe(
     { stage: name, status: result.status },
