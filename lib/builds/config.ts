@@ -460,6 +460,8 @@ const configSchema = z
       const issue = (key: (string | number)[], message: string) =>
         ctx.addIssue({ code: "custom", path: ["bundles", index, ...key], message });
       if (bundleNames.has(bundle.name)) issue(["name"], `duplicates the bundle "${bundle.name}"`);
+      // Preview names end in a repository's alias or a bundle's name: one word must not lead to two things.
+      if (seen.has(bundle.name)) issue(["name"], `is the alias of a repository; give the bundle another name`);
       bundleNames.add(bundle.name);
       bundle.repositories.forEach((alias, aliasIndex) => {
         if (!seen.has(alias)) issue(["repositories", aliasIndex], `is not the alias of a configured repository`);

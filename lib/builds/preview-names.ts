@@ -83,10 +83,18 @@ export interface PreviewName {
   url: string;
 }
 
-/** A build's names: its own, and its first repository's branch or pull request's. */
+/**
+ * A build's names: its own, and its first repository's branch or pull request's; for an automatic build of a
+ * bundle, the bundle's branch's (`<branch>--<bundle>`), since that is what it follows.
+ */
 export function previewNamesOf(
   gateway: GatewayAddress,
-  build: { id: string; repositories: { alias: string; ref: string }[] },
+  build: {
+    id: string;
+    repositories: { alias: string; ref: string }[];
+    bundle?: string | null;
+    branch?: string | null;
+  },
 ): PreviewName[] {
   const named = (kind: PreviewName["kind"], label: string): PreviewName => {
     const name = `${label}.${gateway.domain}`;
@@ -94,7 +102,11 @@ export function previewNamesOf(
   };
   const names = [named("build", build.id)];
   const first = build.repositories[0];
-  if (first)
+  if (build.bundle && build.branch)
+    names.push(
+      named(pullNumberOf(build.branch) === null ? "branch" : "pull_request", refLabel(build.bundle, build.branch)),
+    );
+  else if (first)
     names.push(named(pullNumberOf(first.ref) === null ? "branch" : "pull_request", refLabel(first.alias, first.ref)));
   return names;
 }

@@ -36,7 +36,11 @@ export interface NewBuild {
     commitSha: string;
     commitSubject: string | null;
     commitAuthor: string | null;
+    /** Why the build took this ref (lib/builds/auto/bundles.ts). */
+    refReason?: "requested" | "branch" | "base" | "default";
   }[];
+  /** For an automatic build of a bundle: its name, and the branch pushed. */
+  bundle?: { name: string; branch: string };
   /** The runtime driver and its stage names, in order. */
   driver: string;
   stages: readonly StageName[];
@@ -54,10 +58,33 @@ export async function insertQueuedBuild(
   perUser: UserBuildLimits = NO_USER_LIMITS,
 ): Promise<BuildRecord | null> {
   const inserted = await enqueueBuildRow(
-    { ...build, repositories: build.repositories.map((r, position) => ({ position, ...r })) },
+    {
+      ...build,
+      repositories: build.repositories.map(({ refReason: _reason, ...r }, position) => ({ position, ...r })),
+    },
     { maxQueued, liveStatuses: LIVE_BUILD_STATUSES, ...perUser },
   );
-  return inserted ? findBuild(build.id) : null;
+  if (!inserted) return null;
+  // The queue's statement stays as it is on both databases: what only some builds have is written after it, before
+  // anyone is told of the build (a claim that came first would not read these anyway).
+  await describeBuildRefs(build);
+  return findBuild(build.id);
+}
+
+async function describeBuildRefs(build: NewBuild): Promise<void> {
+  const db = getDb();
+  if (build.bundle)
+    await db.build.update({
+      where: { id: build.id },
+      data: { bundle: build.bundle.name, branch: build.bundle.branch },
+    });
+  for (const repository of build.repositories) {
+    if (!repository.refReason) continue;
+    await db.buildRepository.updateMany({
+      where: { buildId: build.id, alias: repository.alias },
+      data: { refReason: repository.refReason },
+    });
+  }
 }
 
 /** A user's bounds (lib/builds/limits.ts); null: none. */
@@ -404,26 +431,40 @@ export async function setRunningBuildExpiry(
 }
 
 /** Whether an automatic build (any status) was ever made of this repository's commit. */
-export async function findAutomaticBuildOfCommit(alias: string, commitSha: string, triggers: readonly string[]) {
+export async function findAutomaticBuildOfCommit(
+  alias: string,
+  commitSha: string,
+  triggers: readonly string[],
+  bundle: { name: string; branch: string } | null = null,
+) {
   return getDb().build.findFirst({
-    where: { trigger: { in: [...triggers] }, repositories: { some: { alias, commitSha } } },
+    where: {
+      trigger: { in: [...triggers] },
+      repositories: { some: { alias, commitSha } },
+      // A bundle's build of another branch may hold this commit as that branch's base: it builds another thing.
+      ...(bundle === null ? { bundle: null } : { bundle: bundle.name, branch: bundle.branch }),
+    },
     select: { id: true, status: true },
     orderBy: { seq: "desc" },
   });
 }
 
-/** The automatic builds following a branch (their one repository at that ref), oldest first. */
+/**
+ * The automatic builds following a branch, oldest first: those of a bundle's branch (`bundle`), or those of one
+ * repository at that ref (a branch or a pull request's head).
+ */
 export function listAutomaticBuildsOfBranch(
   alias: string,
   branch: string,
   triggers: readonly string[],
   statuses: readonly BuildStatus[],
+  bundle: string | null = null,
 ) {
   return getDb().build.findMany({
     where: {
       trigger: { in: [...triggers] },
       status: { in: [...statuses] },
-      repositories: { some: { alias, ref: branch } },
+      ...(bundle === null ? { bundle: null, repositories: { some: { alias, ref: branch } } } : { bundle, branch }),
     },
     orderBy: { seq: "asc" },
     include: withDetails,

@@ -65,6 +65,12 @@ const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runt
   FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId" LEFT JOIN "Instance" i ON i."name" = b."host"
   WHERE r."alias" = ? AND r."position" = 0 ORDER BY b."seq" DESC LIMIT 500`;
 
+// A bundle's name leads to the newest build of its branch; `ref` is that branch, as the name is made of it.
+const BUILDS_OF_BUNDLE = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress", b."branch" AS "ref",
+  (SELECT r."alias" FROM "BuildRepository" r WHERE r."buildId" = b."id" AND r."position" = 0) AS "alias"
+  FROM "Build" b LEFT JOIN "Instance" i ON i."name" = b."host"
+  WHERE b."bundle" = ? ORDER BY b."seq" DESC LIMIT 500`;
+
 /** Statuses whose preview is still to come (messages' gateway.inProgress says each). */
 const IN_PROGRESS: readonly BuildStatus[] = ["queued", "checking_out", "installing", "testing", "starting"];
 
@@ -105,13 +111,17 @@ async function findBuild(
       return row ? { row, label: request.label } : { status: 404, ...say("noBuild", { id: request.buildId }) };
     }
     case "ref": {
-      const repository = getBuildsConfig().repositories.find(
-        (candidate) => aliasPart(candidate.alias) === request.aliasLabel,
-      );
-      if (!repository) return { status: 404, ...noPreview(gateway, request.label) };
-      const rows = (await queryAll<BuildRow>(BUILDS_BY_FIRST_REPOSITORY, [repository.alias])).filter(
-        (row) => refLabel(repository.alias, row.ref!) === request.label,
-      );
+      const config = getBuildsConfig();
+      const repository = config.repositories.find((candidate) => aliasPart(candidate.alias) === request.aliasLabel);
+      const bundle = config.bundles.find((candidate) => aliasPart(candidate.name) === request.aliasLabel);
+      if (!repository && !bundle) return { status: 404, ...noPreview(gateway, request.label) };
+      const rows = repository
+        ? (await queryAll<BuildRow>(BUILDS_BY_FIRST_REPOSITORY, [repository.alias])).filter(
+            (row) => refLabel(repository.alias, row.ref!) === request.label,
+          )
+        : (await queryAll<BuildRow>(BUILDS_OF_BUNDLE, [bundle!.name])).filter(
+            (row) => row.ref != null && refLabel(bundle!.name, row.ref) === request.label,
+          );
       // The newest build that serves its preview; else the newest live one (being built, asleep); else the newest.
       const chosen =
         rows.find((row) => verdictOf(row).status === 200) ??

@@ -117,6 +117,7 @@ export async function createBuild(
       commitSha,
       commitSubject: commit.subject,
       commitAuthor: commit.author,
+      refReason: "requested" as const,
     });
   }
   const missing = modules.filter((name) => !available.has(name));

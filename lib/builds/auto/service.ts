@@ -20,6 +20,7 @@ import {
 import { configuredDriver } from "../runtime/drivers";
 import { AUTOMATIC_TRIGGERS } from "../schemas";
 import { type BuildStatus, IN_PROGRESS_STATUSES } from "../status";
+import { type BundleRef, bundleOf, resolveBundleRefs } from "./bundles";
 import {
   type AutoTrigger,
   deleteHead,
@@ -33,9 +34,10 @@ import { pullNumberOf } from "./pull-refs";
 
 /**
  * Automatic builds: a webhook or a poll notices the head of a followed branch; one build is made
- * per (repository, commit); notices that find the queue full are remembered (the newest per branch) and
- * built when there is room; once a newer automatic build of a branch runs, the older ones of that branch go.
- * Automatic builds have no creating user: they belong to the service.
+ * per (repository, commit), or for a repository of a bundle per (bundle, branch, commit), holding every repository
+ * of the bundle (lib/builds/auto/bundles.ts); notices that find the queue full are remembered (the newest per
+ * branch) and built when there is room; once a newer automatic build of a branch runs, the older ones of that
+ * branch go, but the newest keep_per_branch. Automatic builds have no creating user: they belong to the service.
  */
 export const SERVICE_CREATOR = "build service";
 
@@ -90,20 +92,21 @@ export function noticeBranchHead(
       return { result: "nothing_to_do", detail: `The branch "${branch}" is not followed by auto_build.`, buildIds: [] };
     }
     const head = await findHead(repository.alias, branch);
+    const bundle = bundleKey(repository.alias, branch);
     if (head?.commitSha === commitSha) {
       if (head.pending)
         return {
           result: "pending",
           detail: `${short(commitSha)} of ${branch} is already waiting for room in the queue.`,
         };
-      const built = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
+      const built = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS, bundle);
       return {
         result: "nothing_to_do",
         detail: `${short(commitSha)} of ${branch} was already noticed.`,
         buildIds: built ? [built.id] : [],
       };
     }
-    const existing = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS);
+    const existing = await findAutomaticBuildOfCommit(repository.alias, commitSha, AUTOMATIC_TRIGGERS, bundle);
     // A branch forgotten (deleted, its pull request closed) and noticed again (re-created, reopened, maybe while
     // its preview is being destroyed) gets a preview again: only a live build of the commit stands for it then.
     const standsFor = existing && (head !== null || LIVE_STATUSES.includes(existing.status as BuildStatus));
@@ -143,7 +146,8 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
   }
   // A crash between making the build and clearing `pending` must not build the commit twice. A build of the
   // commit that ended before is no reason: the head was noticed again after its branch was forgotten.
-  const prior = await findAutomaticBuildOfCommit(head.alias, head.commitSha, AUTOMATIC_TRIGGERS);
+  const bundle = bundleKey(head.alias, head.branch);
+  const prior = await findAutomaticBuildOfCommit(head.alias, head.commitSha, AUTOMATIC_TRIGGERS, bundle);
   if (prior && LIVE_STATUSES.includes(prior.status as BuildStatus)) {
     await markHeadBuilt(head.id, head.commitSha);
     return { kind: "skipped", detail: `${short(head.commitSha)} already has an automatic build.` };
@@ -167,26 +171,42 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
       detail: `No module of auto_build.modules exists at ${short(head.commitSha)} of ${head.branch}.`,
     };
   }
-  const commit = await readCommitInfo(config, head.alias, head.commitSha);
+  const holds = bundle
+    ? await bundleRepositories(config, bundle, head, modules)
+    : {
+        repositories: [
+          { alias: head.alias, ref: head.branch, commitSha: head.commitSha, reason: "branch" } as BundleRef,
+        ],
+        modules,
+      };
+  if ("skipped" in holds) {
+    await markHeadBuilt(head.id, head.commitSha);
+    return { kind: "skipped", detail: holds.skipped };
+  }
   const build = await insertQueuedBuild(
     {
       id: crypto.randomBytes(8).toString("hex"),
-      modules,
       ttlSeconds: repository.auto_build.ttl_seconds ?? config.ttl.default_seconds,
       createdAt: new Date(),
       createdById: null,
       createdBy: SERVICE_CREATOR,
       trigger: head.trigger as AutoTrigger,
       triggeredBy: head.triggeredBy,
-      repositories: [
-        {
-          alias: head.alias,
-          ref: head.branch,
-          commitSha: head.commitSha,
-          commitSubject: commit.subject,
-          commitAuthor: commit.author,
-        },
-      ],
+      repositories: await Promise.all(
+        holds.repositories.map(async (repository) => {
+          const commit = await readCommitInfo(config, repository.alias, repository.commitSha);
+          return {
+            alias: repository.alias,
+            ref: repository.ref,
+            commitSha: repository.commitSha,
+            commitSubject: commit.subject,
+            commitAuthor: commit.author,
+            refReason: repository.reason,
+          };
+        }),
+      ),
+      modules: holds.modules,
+      bundle: bundle ?? undefined,
       driver: configuredDriver(config).name,
       stages: configuredDriver(config).stages.map((stage) => stage.name),
     },
@@ -196,6 +216,51 @@ async function startHead(config: BuildsConfig, head: HeadRecord): Promise<StartR
   await markHeadBuilt(head.id, head.commitSha);
   enqueueBuild(build.id);
   return { kind: "started", build };
+}
+
+/** The bundle a branch of a repository is built in, keyed by the branch, or null for a repository of its own. */
+function bundleKey(alias: string, branch: string): { name: string; branch: string } | null {
+  const bundle = bundleOf(getBuildsConfig(), alias);
+  return bundle ? { name: bundle.name, branch } : null;
+}
+
+/**
+ * What a bundle's build of a pushed branch holds: every repository of the bundle (in ADDONS_PATH order) at its
+ * ref for that branch, and the modules of auto_build of each (the pushed repository's already listed). The
+ * repositories without auto_build are there for the others to depend on: none of their modules is installed.
+ */
+async function bundleRepositories(
+  config: BuildsConfig,
+  bundle: { name: string; branch: string },
+  head: HeadRecord,
+  pushedModules: string[],
+): Promise<{ repositories: BundleRef[]; modules: string[] } | { skipped: string }> {
+  const members = config.bundles.find((candidate) => candidate.name === bundle.name)?.repositories ?? [];
+  const repositories = config.repositories.filter((repository) => members.includes(repository.alias));
+  // A pull request's head is no branch of the others: they take their default_ref, as runbot does for a PR
+  // whose branch they lack.
+  const branch = pullNumberOf(head.branch) === null ? head.branch : "";
+  const { refs, missing } = await resolveBundleRefs(config, repositories, branch, {
+    alias: head.alias,
+    ref: head.branch,
+    commitSha: head.commitSha,
+  });
+  if (missing !== null)
+    return { skipped: `The bundle "${bundle.name}" cannot be built: "${missing}" has no default_ref to fall back on.` };
+  const modules = new Set(pushedModules);
+  for (const ref of refs) {
+    const repository = repositories.find((candidate) => candidate.alias === ref.alias);
+    if (!repository?.auto_build || ref.alias === head.alias) continue;
+    try {
+      const available = await listModules(config, repository, ref.commitSha);
+      const wanted = repository.auto_build.modules;
+      for (const name of wanted === "all" ? available : wanted.filter((module) => available.includes(module)))
+        modules.add(name);
+    } catch (error) {
+      return { skipped: `${ref.alias}@${ref.ref} cannot be read: ${(error as Error).message.split("\n")[0]}` };
+    }
+  }
+  return { repositories: refs, modules: [...modules] };
 }
 
 /** Builds remembered notices, oldest first, while the queue has room. */
@@ -218,7 +283,13 @@ export async function forgetBranch(
 ): Promise<{ buildIds: string[]; done: Promise<void> }> {
   const builds = await serialized(async () => {
     await deleteHead(repository.alias, branch);
-    const live = await listAutomaticBuildsOfBranch(repository.alias, branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
+    const bundle = bundleKey(repository.alias, branch);
+    // A bundle's builds of the branch that held this repository at it go; those that took it at its base stay.
+    const live = bundle
+      ? (await listAutomaticBuildsOfBranch("", branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES, bundle.name)).filter(
+          (build) => build.repositories.some((r) => r.alias === repository.alias && r.ref === branch),
+        )
+      : await listAutomaticBuildsOfBranch(repository.alias, branch, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
     // Previews leave the live ones before the lock is let go: a notice of the branch right after (a pull request
     // reopened during the destroy) must not take a preview on its way out for its own.
     for (const build of live) {
@@ -232,19 +303,30 @@ export async function forgetBranch(
 }
 
 /**
- * A build reached running: when it is automatic, every older live automatic build of its branch goes, and
- * if a newer one of that branch already runs, this one goes instead (the branch has one live preview).
+ * A build reached running: when it is automatic, the live automatic builds of its branch (a repository's branch or
+ * pull request, or a bundle's branch) older than the newest running one go, but the newest keep_per_branch
+ * previews (running or asleep) among them; so if newer ones of that branch already run, this one may go instead.
+ * A build that failed never reaches here: it replaces nothing.
  */
 export async function retireSupersededBuilds(buildId: string): Promise<void> {
   const build = await findBuild(buildId);
-  if (!build || !AUTOMATIC_TRIGGERS.includes(build.trigger as AutoTrigger) || build.repositories.length !== 1) return;
-  const [{ alias, ref }] = build.repositories;
-  const live = await listAutomaticBuildsOfBranch(alias, ref, AUTOMATIC_TRIGGERS, LIVE_STATUSES);
+  if (!build || !AUTOMATIC_TRIGGERS.includes(build.trigger as AutoTrigger)) return;
+  const [first] = build.repositories;
+  if (!first || (build.bundle === null && build.repositories.length !== 1)) return;
+  const live =
+    build.bundle === null
+      ? await listAutomaticBuildsOfBranch(first.alias, first.ref, AUTOMATIC_TRIGGERS, LIVE_STATUSES)
+      : await listAutomaticBuildsOfBranch("", build.branch ?? "", AUTOMATIC_TRIGGERS, LIVE_STATUSES, build.bundle);
   const newestRunning = live.filter((candidate) => candidate.status === "running").at(-1);
   if (!newestRunning) return;
-  await Promise.all(
-    live.filter((candidate) => candidate.seq < newestRunning.seq).map((candidate) => retire(candidate.id)),
+  const older = live.filter((candidate) => candidate.seq <= newestRunning.seq);
+  const kept = new Set(
+    older
+      .filter((candidate) => candidate.status === "running" || candidate.status === "sleeping")
+      .slice(-getBuildsConfig().keep_per_branch)
+      .map((candidate) => candidate.id),
   );
+  await Promise.all(older.filter((candidate) => !kept.has(candidate.id)).map((candidate) => retire(candidate.id)));
 }
 
 /** Cancels (if still on its way) and destroys a build; one that moved meanwhile is left as it is. */

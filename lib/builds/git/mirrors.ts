@@ -217,6 +217,11 @@ export async function resolveBranch(config: BuildsConfig, alias: string, branch:
   return (await refTableOf(config, alias))?.heads.get(branch) ?? null;
 }
 
+/** The branches of the mirror, as its last sync saw them (empty when it cannot be read). */
+export async function listBranches(config: BuildsConfig, alias: string): Promise<string[]> {
+  return [...((await refTableOf(config, alias))?.heads.keys() ?? [])];
+}
+
 async function refTableOf(config: BuildsConfig, alias: string): Promise<RefTable | null> {
   const state = mirrorState(alias);
   state.refTable ??= readRefTable(config, alias).catch((error: unknown) => {
