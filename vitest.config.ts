@@ -12,6 +12,8 @@ const POSTGRESQL_SUITES = [
   "builds-repository",
   "db-statements",
   "builds-lifecycle",
+  "builds-bundles",
+  "builds-log-checks",
   "builds-validation",
   "security-ownership",
   "rates-latest",
