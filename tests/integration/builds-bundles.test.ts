@@ -16,7 +16,8 @@ import { type ForgeServer, startForgeServer } from "../support/forge-server";
 // A bundle of three repositories, each a bare repository with a working clone to push from: `odoo` has only main,
 // `enterprise` has 16.0 and 16.0-fix, `addons` is where the branch 16.0-fix-sale is pushed. Every one reports
 // commit statuses to a stand-in GitHub under a project of its own. The install prints an Odoo ERROR record for the
-// odoo_error module (auto_build installs it): log_checks keeps its default, fail_on_errors false.
+// odoo_error module (auto_build installs it): log_checks keeps its default, fail_on_errors false. Each branch keeps
+// two live previews (keep_per_branch: 2).
 const INSTALL_SCRIPT = `
 const modules = process.env.MODULES.split(",");
 const stamp = () => new Date().toISOString().replace("T", " ").replace("Z", "").replace(".", ",");
@@ -56,6 +57,7 @@ beforeAll(async () => {
       }).replace("install: node stages/install.mjs", "install: node stages/odoo-install.mjs")}
 bundles:
   - { name: sale, repositories: [odoo, enterprise, addons] }
+keep_per_branch: 2
 `,
     ["odoo_error"],
   );
@@ -127,7 +129,7 @@ describe("bundles", () => {
     }
   });
 
-  it("a push of the same branch on enterprise builds the bundle again with enterprise at it, and retires the first", async () => {
+  it("a push of the same branch on enterprise builds the bundle again with enterprise at it; two previews stay", async () => {
     const second = await deliverPush("enterprise", enterprise, "16.0-fix-sale", "enterprise: the sale fix");
     expect(second).toMatchObject({ bundle: "sale", branch: "16.0-fix-sale" });
     expect((second.repositories as Repository[]).map((r) => [r.repository, r.ref, r.ref_reason])).toEqual([
@@ -136,9 +138,16 @@ describe("bundles", () => {
       ["addons", "16.0-fix-sale", "branch"],
     ]);
     expect((await builds.waitForStatus(second.build_id, ["running", "failed"])).status).toBe("running");
-    // keep_per_branch 1: the bundle's branch keeps one live preview, the newest.
+    // keep_per_branch 2: the first stays (given a moment in which a retire would have begun).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await (await builds.get(`/builds/${first.build_id}`)).json()).status).toBe("running");
+
+    const third = await deliverPush("addons", addons, "16.0-fix-sale", "sale: and the taxes");
+    expect((await builds.waitForStatus(third.build_id, ["running", "failed"])).status).toBe("running");
+    // The oldest of the bundle's branch goes; the two newest stay.
     expect((await builds.waitForStatus(first.build_id, ["destroyed"], 20_000)).status).toBe("destroyed");
     expect((await (await builds.get(`/builds/${second.build_id}`)).json()).status).toBe("running");
+    expect((await (await builds.get(`/builds/${third.build_id}`)).json()).status).toBe("running");
   });
 
   it("a manual build still picks each repository's ref, and is no bundle's", async () => {
