@@ -12,6 +12,7 @@ import {
   tearDownBuilds,
 } from "../support/builds";
 import { type ForgeServer, startForgeServer } from "../support/forge-server";
+import { githubPullRequest, pushPullRequestHead } from "../support/pull-requests";
 
 // A bundle of three repositories, each a bare repository with a working clone to push from: `odoo` has only main,
 // `enterprise` has 16.0 and 16.0-fix, `addons` is where the branch 16.0-fix-sale is pushed. Every one reports
@@ -148,6 +149,23 @@ describe("bundles", () => {
     expect((await builds.waitForStatus(first.build_id, ["destroyed"], 20_000)).status).toBe("destroyed");
     expect((await (await builds.get(`/builds/${second.build_id}`)).json()).status).toBe("running");
     expect((await (await builds.get(`/builds/${third.build_id}`)).json()).status).toBe("running");
+  });
+
+  it("a pull request on addons builds the bundle with the others at the branch it comes from, or its base", async () => {
+    const sha = pushPullRequestHead(addons, "refs/pull/7/head", "stock: fix the moves");
+    const payload = githubPullRequest("opened", 7, sha);
+    payload.pull_request.head.ref = "16.0-fix-stock";
+    const response = await deliverGitHub(builds, "addons", payload, SECRET, "pull_request");
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body)).toBe(202);
+    const build = body.build as BuildJson;
+    expect(build).toMatchObject({ bundle: "sale", branch: "refs/pull/7/head" });
+    expect((build.repositories as Repository[]).map((r) => [r.repository, r.ref, r.commit_sha, r.ref_reason])).toEqual([
+      ["odoo", "main", headOf(odoo, "main"), "default"],
+      ["enterprise", "16.0-fix", headOf(enterprise, "16.0-fix"), "base"],
+      ["addons", "refs/pull/7/head", sha, "branch"],
+    ]);
+    expect((await builds.waitForStatus(build.build_id, ["running", "failed"])).status).toBe("running");
   });
 
   it("a manual build still picks each repository's ref, and is no bundle's", async () => {

@@ -57,8 +57,18 @@ describe("listOpenPullRequests", () => {
     expect(listed.ok).toBe(true);
     if (!listed.ok) return;
     expect(listed.pulls).toHaveLength(150);
-    expect(listed.pulls[41]).toEqual({ number: 42, headSha: sha(42), fromFork: false });
-    expect(listed.pulls[39]).toEqual({ number: 40, headSha: sha(40), fromFork: true });
+    expect(listed.pulls[41]).toEqual({
+      number: 42,
+      headSha: sha(42),
+      fromFork: false,
+      sourceBranch: "feature/invoices",
+    });
+    expect(listed.pulls[39]).toEqual({
+      number: 40,
+      headSha: sha(40),
+      fromFork: true,
+      sourceBranch: "feature/invoices",
+    });
     const asked = server.requests.filter((request) => request.path === "/repos/acme/hub/pulls");
     expect(asked.map((request) => [request.method, request.query.get("state"), request.query.get("page")])).toEqual([
       ["GET", "open", "1"],
@@ -82,7 +92,12 @@ describe("listOpenPullRequests", () => {
     const lab = await listOpenPullRequests(forge("gitlab", "group/lab"));
     expect(lab).toEqual({
       ok: true,
-      pulls: [1, 2, 3].map((number) => ({ number, headSha: sha(number), fromFork: false })),
+      pulls: [1, 2, 3].map((number) => ({
+        number,
+        headSha: sha(number),
+        fromFork: false,
+        sourceBranch: "feature/invoices",
+      })),
     });
     expect(server.requests.at(-1)!.query.get("state")).toBe("opened");
   });

@@ -14,7 +14,13 @@ export type HeadRecord = NonNullable<Awaited<ReturnType<typeof findHead>>>;
 export function saveHead(
   alias: string,
   branch: string,
-  data: { commitSha: string; pending: boolean; trigger: AutoTrigger; triggeredBy: string | null },
+  data: {
+    commitSha: string;
+    pending: boolean;
+    trigger: AutoTrigger;
+    triggeredBy: string | null;
+    sourceBranch?: string | null;
+  },
 ) {
   const noticedAt = new Date();
   return getDb().autoBranchHead.upsert({

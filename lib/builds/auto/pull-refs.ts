@@ -1,3 +1,5 @@
+import { refProblem } from "../names";
+
 /**
  * The refs under which the git hosts publish a pull request's head: GitHub and Gitea/Forgejo
  * `refs/pull/<n>/head`, GitLab `refs/merge-requests/<iid>/head`. An automatic build of a pull request follows
@@ -13,4 +15,9 @@ export function pullRef(host: "github" | "gitlab" | "gitea", number: number): st
 export function pullNumberOf(ref: string): number | null {
   const match = PULL_REF_PATTERN.exec(ref);
   return match ? Number(match[2]) : null;
+}
+
+/** The branch a pull request comes from, as its host's payload names it; null unless it is a safe branch name. */
+export function sourceBranchOf(value: unknown): string | null {
+  return typeof value === "string" && refProblem(value) === null ? value : null;
 }

@@ -31,7 +31,7 @@ export async function pollPullRequests(config: BuildsConfig, repository: Reposit
     if (pull.headSha !== null && (await findHead(repository.alias, ref))?.commitSha === pull.headSha) continue;
     // The head as the repository publishes it, as for an event: the ref is what is built, not the listing's sha.
     const head = await fetchPullRef(config, repository, ref, { mirrorSynced: true });
-    if (head) await noticeBranchHead(repository, ref, head, "poll", null);
+    if (head) await noticeBranchHead(repository, ref, head, "poll", null, pull.sourceBranch);
   }
   for (const known of await listHeads(repository.alias)) {
     const number = pullNumberOf(known.branch);

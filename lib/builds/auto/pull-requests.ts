@@ -6,7 +6,7 @@ import { reportsSettled } from "../forge/statuses";
 import { fetchPullRef } from "../git/mirrors";
 import type { HookResultView } from "../schemas";
 import { presentBuild } from "../service";
-import { pullRef } from "./pull-refs";
+import { pullRef, sourceBranchOf } from "./pull-refs";
 import { forgetBranch, noticeBranchHead } from "./service";
 
 /**
@@ -30,6 +30,8 @@ export interface PullRequestEvent {
   sender: string | null;
   /** For a close: whether the request was merged or just closed. */
   closedAs: "closed" | "merged";
+  /** The branch the request comes from, when the host names it as a safe branch name. */
+  sourceBranch: string | null;
 }
 
 const RETRY_AFTER_SECONDS = 30;
@@ -104,7 +106,7 @@ export async function receivePullRequest(
       `${ref} of "${repository.alias}" could not be fetched; deliver the event again later.`,
       RETRY_AFTER_SECONDS,
     );
-  const outcome = await noticeBranchHead(repository, ref, head, "webhook", event.sender);
+  const outcome = await noticeBranchHead(repository, ref, head, "webhook", event.sender, event.sourceBranch);
   const noticed = { ...about, commit_sha: head };
   switch (outcome.result) {
     case "started":
@@ -196,6 +198,7 @@ export function readPullRequestEvent(host: Host, payload: Record<string, unknown
       fromFork: source !== target,
       sender: text(user?.username) ?? text(user?.name),
       closedAs,
+      sourceBranch: sourceBranchOf(attributes.source_branch),
     };
   }
 
@@ -222,5 +225,6 @@ export function readPullRequestEvent(host: Host, payload: Record<string, unknown
     fromFork,
     sender: text(sender?.login) ?? text(sender?.username),
     closedAs,
+    sourceBranch: sourceBranchOf(object(pull.head)?.ref),
   };
 }

@@ -86,6 +86,8 @@ export function noticeBranchHead(
   commitSha: string,
   trigger: AutoTrigger,
   triggeredBy: string | null,
+  /** For a pull request: the branch it comes from, which the other repositories of a bundle follow. */
+  sourceBranch: string | null = null,
 ): Promise<NoticeOutcome> {
   return serialized(async () => {
     if (!followsRef(repository, branch)) {
@@ -111,14 +113,20 @@ export function noticeBranchHead(
     // its preview is being destroyed) gets a preview again: only a live build of the commit stands for it then.
     const standsFor = existing && (head !== null || LIVE_STATUSES.includes(existing.status as BuildStatus));
     if (existing && standsFor) {
-      await saveHead(repository.alias, branch, { commitSha, pending: false, trigger, triggeredBy });
+      await saveHead(repository.alias, branch, { commitSha, pending: false, trigger, triggeredBy, sourceBranch });
       return {
         result: "nothing_to_do",
         detail: `${short(commitSha)} already has an automatic build.`,
         buildIds: [existing.id],
       };
     }
-    const saved = await saveHead(repository.alias, branch, { commitSha, pending: true, trigger, triggeredBy });
+    const saved = await saveHead(repository.alias, branch, {
+      commitSha,
+      pending: true,
+      trigger,
+      triggeredBy,
+      sourceBranch,
+    });
     const started = await startHead(getBuildsConfig(), saved);
     if (started.kind === "started")
       return { result: "started", build: started.build, detail: `Building ${short(commitSha)} of ${branch}.` };
@@ -237,9 +245,9 @@ async function bundleRepositories(
 ): Promise<{ repositories: BundleRef[]; modules: string[] } | { skipped: string }> {
   const members = config.bundles.find((candidate) => candidate.name === bundle.name)?.repositories ?? [];
   const repositories = config.repositories.filter((repository) => members.includes(repository.alias));
-  // A pull request's head is no branch of the others: they take their default_ref, as runbot does for a PR
-  // whose branch they lack.
-  const branch = pullNumberOf(head.branch) === null ? head.branch : "";
+  // A pull request's head is no branch of the others: they follow the branch it comes from (its base, else their
+  // default_ref, where they lack it), as runbot puts a pull request in the bundle of its branch.
+  const branch = pullNumberOf(head.branch) === null ? head.branch : (head.sourceBranch ?? "");
   const { refs, missing } = await resolveBundleRefs(config, repositories, branch, {
     alias: head.alias,
     ref: head.branch,

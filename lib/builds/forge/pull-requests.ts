@@ -1,3 +1,4 @@
+import { sourceBranchOf } from "../auto/pull-refs";
 import type { ForgeConfig, ForgeKind } from "../config";
 import { callForge, type ForgeRequest } from "./api";
 
@@ -13,6 +14,8 @@ export interface OpenPullRequest {
   /** The head commit the host reports; null when it gave none. */
   headSha: string | null;
   fromFork: boolean;
+  /** The branch it comes from (GitLab source_branch, head.ref elsewhere); null when not a safe branch name. */
+  sourceBranch: string | null;
 }
 
 export type OpenPullRequestList = { ok: true; pulls: OpenPullRequest[] } | { ok: false; error: string };
@@ -72,8 +75,14 @@ function readListedPullRequest(kind: ForgeKind, item: unknown): OpenPullRequest 
   if (typeof number !== "number" || !Number.isInteger(number) || number < 1) return null;
   const sha = kind === "gitlab" ? pull.sha : object(pull.head)?.sha;
   const headSha = typeof sha === "string" && SHA.test(sha) ? sha : null;
-  if (kind === "gitlab") return { number, headSha, fromFork: pull.source_project_id !== pull.target_project_id };
-  return { number, headSha, fromFork: isForkHead(pull) };
+  if (kind === "gitlab")
+    return {
+      number,
+      headSha,
+      fromFork: pull.source_project_id !== pull.target_project_id,
+      sourceBranch: sourceBranchOf(pull.source_branch),
+    };
+  return { number, headSha, fromFork: isForkHead(pull), sourceBranch: sourceBranchOf(object(pull.head)?.ref) };
 }
 
 /**

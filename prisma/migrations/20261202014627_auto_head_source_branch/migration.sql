@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "AutoBranchHead" ADD COLUMN "sourceBranch" TEXT;
+
