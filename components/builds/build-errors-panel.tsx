@@ -5,6 +5,7 @@ import { useTranslations } from "next-intl";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useBuildErrors } from "@/lib/swr/use-build-errors";
 import { shortId } from "./build-format";
+import { consoleHrefOf } from "./console-path";
 
 /**
  * The errors found in builds' logs, the most recently seen first: the cleaned text (what groups them), how many
@@ -66,7 +67,7 @@ export function BuildErrorsPanel() {
                 {found.build_ids.map((buildId) => (
                   <Link
                     key={buildId}
-                    href={`/?build=${encodeURIComponent(buildId)}`}
+                    href={consoleHrefOf(buildId)}
                     className="font-mono text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
                     title={buildId}
                   >

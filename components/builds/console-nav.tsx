@@ -1,8 +1,11 @@
 import { getTranslations } from "next-intl/server";
-import { BUILDS_CONSOLE_PATH } from "./console-path";
+import { BUILD_ERRORS_PATH, BUILDS_CONSOLE_PATH } from "./console-path";
 
 /** The console's own pages; a page of the builds console for teams adds its entry here. */
-const CONSOLE_PAGES = [{ key: "builds", href: BUILDS_CONSOLE_PATH }] as const;
+const CONSOLE_PAGES = [
+  { key: "builds", href: BUILDS_CONSOLE_PATH },
+  { key: "errors", href: BUILD_ERRORS_PATH },
+] as const;
 
 /** The builds console's navigation, under the site's header: the pages of the console, the current one marked. */
 export async function ConsoleNav({ current }: { current: (typeof CONSOLE_PAGES)[number]["key"] }) {

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import type { BuildSummary } from "@/lib/swr/types";
+import { BUILD_ERRORS_PATH } from "./console-path";
 
 /**
  * What the log checks found in a build's logs: errors in red, warnings in amber; nothing when the logs are clean,
@@ -16,7 +17,7 @@ export function LogChecksBadge({ build }: { build: Pick<BuildSummary, "log_check
     <span className="inline-flex flex-wrap items-center gap-1 text-xs font-medium" data-testid="log-checks">
       {errors > 0 && (
         <Link
-          href="/build-errors"
+          href={BUILD_ERRORS_PATH}
           className="rounded-full bg-red-50 px-2 py-0.5 text-red-800 ring-1 ring-red-300 hover:underline dark:bg-red-950 dark:text-red-200 dark:ring-red-800"
         >
           {t("errors", { count: errors })}

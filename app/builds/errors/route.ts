@@ -1,3 +1,4 @@
+import { BUILD_ERRORS_PATH } from "@/components/builds/console-path";
 import { viewerOf } from "@/lib/auth/guard";
 import { listBuildErrors } from "@/lib/builds/build-errors";
 import { listBuildErrorsQuerySchema } from "@/lib/builds/schemas";
@@ -37,7 +38,7 @@ export const GET = route(async (request) => {
   if (prefersHtml(request)) {
     return new Response(null, {
       status: 303,
-      headers: { Location: "/build-errors", Vary: "Accept", "Cache-Control": "no-store" },
+      headers: { Location: BUILD_ERRORS_PATH, Vary: "Accept", "Cache-Control": "no-store" },
     });
   }
   const query = parseQuery(request, listBuildErrorsQuerySchema);
