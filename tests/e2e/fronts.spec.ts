@@ -80,7 +80,10 @@ test.describe("The fronts", () => {
     const top = (await builds.boundingBox())!.y;
     expect(top, "the list starts in the first screen").toBeLessThan(300);
     await expect(builds.getByRole("checkbox", { name: /Agrupar por rama/ })).toBeInViewport();
-    await expect(page.getByRole("navigation", { name: "Consola de builds" }).getByRole("link")).toHaveText(["Builds"]);
+    await expect(page.getByRole("navigation", { name: "Consola de builds" }).getByRole("link")).toHaveText([
+      "Builds",
+      "Errores",
+    ]);
     await screenshotToLookAt(page, "builds-1440");
   });
 });

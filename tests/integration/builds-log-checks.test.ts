@@ -165,15 +165,17 @@ describe("log checks", () => {
     expect(signedIn.errors[0].cleaned).toContain('File "<build>/sources/secret/addons/odoo_error/models.py"');
   });
 
-  it("sends a browser to the errors page, which serves; a bad limit is a 422 problem", async () => {
+  it("sends a browser to the errors page, which serves; a bad limit or an unknown parameter is a 400 problem", async () => {
     const redirect = await builds.app.fetch("/builds/errors", { headers: { Accept: "text/html" }, redirect: "manual" });
     expect(redirect.status).toBe(303);
     expect(redirect.headers.get("location")).toBe("/build-errors");
     const page = await builds.app.fetch("/build-errors", { headers: { Accept: "text/html" } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Errors in the build logs");
-    const bad = await builds.app.fetch("/builds/errors?limit=0", { headers: { Accept: "application/json" } });
-    expect(bad.status).toBe(422);
-    expect(bad.headers.get("content-type")).toBe("application/problem+json");
+    for (const query of ["limit=0", "limit=201", "branch=main"]) {
+      const bad = await builds.app.fetch(`/builds/errors?${query}`, { headers: { Accept: "application/json" } });
+      expect(bad.status, query).toBe(400);
+      expect(bad.headers.get("content-type")).toBe("application/problem+json");
+    }
   });
 });

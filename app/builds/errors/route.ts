@@ -3,7 +3,7 @@ import { viewerOf } from "@/lib/auth/guard";
 import { listBuildErrors } from "@/lib/builds/build-errors";
 import { listBuildErrorsQuerySchema } from "@/lib/builds/schemas";
 import { prefersHtml } from "@/lib/http/negotiate";
-import { parseQuery } from "@/lib/http/request";
+import { parseKnownQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 
 /**
@@ -32,7 +32,7 @@ import { json, route } from "@/lib/http/route";
  *         description: For a browser, the errors page
  *         headers:
  *           Location: { schema: { type: string }, example: "/build-errors" }
- *       422: { $ref: "#/components/responses/ValidationError" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  */
 export const GET = route(async (request) => {
   if (prefersHtml(request)) {
@@ -41,7 +41,7 @@ export const GET = route(async (request) => {
       headers: { Location: BUILD_ERRORS_PATH, Vary: "Accept", "Cache-Control": "no-store" },
     });
   }
-  const query = parseQuery(request, listBuildErrorsQuerySchema);
+  const query = parseKnownQuery(request, listBuildErrorsQuerySchema);
   const viewer = await viewerOf(request);
   return json(await listBuildErrors(query, viewer !== null), { headers: { "Cache-Control": "no-store" } });
 });
