@@ -14,6 +14,11 @@ import { type BuildsConfig, type GatewayConfig, InvalidBuildsConfigError } from 
  * pull request's part (`pr-12`) or as a hashed part (below), carries a short hash of its original text: its
  * part is a readable stem, a dash, and six characters whose first is a digit. Parts kept as they stand never
  * end that way, so a kept part never equals a hashed one, and `feature/x` and `feature-x` get two names.
+ *
+ * That hashed name always works. A branch is also reached, and shown, at its readable name: its text made a
+ * label (`feature/price-list` -> `feature-price-list--shop`), as people guess it, whenever no other live branch of
+ * the repository makes the same label (`branchLabel`). A branch whose text is that label as it stands
+ * (`feature-x`) keeps it; two others that meet there (`feature/x`, `feature_x`) both keep their hashed names.
  */
 export const LABEL_MAX_LENGTH = 63;
 /** What the names need of the gateway's settings. */
@@ -70,6 +75,36 @@ export function refLabel(alias: string, ref: string): string {
   return `${namePart(ref, LABEL_MAX_LENGTH - 2 - aliasLabel.length)}--${aliasLabel}`;
 }
 
+/**
+ * A branch's text made one label with its alias's (`feature/price-list` -> `feature-price-list--shop`), or null for
+ * a pull request's head (it has `pr-<n>`) and a text that cannot read as a branch's own part (nothing left, or it
+ * would read as a pull request's or a hashed part).
+ */
+export function readableLabel(alias: string, ref: string): string | null {
+  if (pullNumberOf(ref) !== null) return null;
+  const aliasLabel = aliasPart(alias);
+  const part = ref
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+/, "")
+    .slice(0, LABEL_MAX_LENGTH - 2 - aliasLabel.length)
+    .replace(/-+$/, "");
+  if (!part || HASHED_ENDING.test(part) || PULL_REQUEST_PART.test(part) || part === "xn") return null;
+  return `${part}--${aliasLabel}`;
+}
+
+/**
+ * The name a branch (or pull request) of `alias` is shown at, given the refs of that repository's live builds:
+ * its readable label unless another of those refs makes the same one, else its hashed label (`refLabel`).
+ */
+export function branchLabel(alias: string, ref: string, liveRefs: Iterable<string>): string {
+  const hashed = refLabel(alias, ref);
+  const readable = readableLabel(alias, ref);
+  if (readable === null || readable === hashed) return hashed;
+  for (const other of liveRefs) if (other !== ref && readableLabel(alias, other) === readable) return hashed;
+  return readable;
+}
+
 /** A name's URL: the gateway's scheme, and its port unless it is the scheme's own. */
 export function nameUrl(gateway: GatewayAddress, host: string): string {
   const defaultPort = gateway.scheme === "https" ? 443 : 80;
@@ -95,6 +130,7 @@ export function previewNamesOf(
     bundle?: string | null;
     branch?: string | null;
   },
+  liveRefs: Iterable<string> = [],
 ): PreviewName[] {
   const named = (kind: PreviewName["kind"], label: string): PreviewName => {
     const name = `${label}.${gateway.domain}`;
@@ -102,12 +138,21 @@ export function previewNamesOf(
   };
   const names = [named("build", build.id)];
   const first = build.repositories[0];
+  // A bundle's branch is named without the clash check: the live refs passed are its first repository's.
   if (build.bundle && build.branch)
     names.push(
-      named(pullNumberOf(build.branch) === null ? "branch" : "pull_request", refLabel(build.bundle, build.branch)),
+      named(
+        pullNumberOf(build.branch) === null ? "branch" : "pull_request",
+        branchLabel(build.bundle, build.branch, []),
+      ),
     );
   else if (first)
-    names.push(named(pullNumberOf(first.ref) === null ? "branch" : "pull_request", refLabel(first.alias, first.ref)));
+    names.push(
+      named(
+        pullNumberOf(first.ref) === null ? "branch" : "pull_request",
+        branchLabel(first.alias, first.ref, liveRefs),
+      ),
+    );
   return names;
 }
 

@@ -1,9 +1,10 @@
 import type { Prisma } from "@prisma/client";
 import { getDb } from "../db";
-import { all, execute, executeReturningOne, queryOne, run, transaction } from "../db/hot-sql";
+import { all, execute, executeReturningOne, queryAll, queryOne, run, transaction } from "../db/hot-sql";
 import { enqueueBuildRow } from "../db/statements/enqueue-build";
 import { readBuildWithDetails } from "../db/statements/read-build";
 import { buildEvents } from "./events";
+import { inheritBranchPreviewAccess } from "./preview-access";
 import type { BuildTrigger } from "./schemas";
 import { type BuildStatus, canMove, IN_PROGRESS_STATUSES, type StageName, type StageStatus } from "./status";
 
@@ -50,7 +51,8 @@ export interface NewBuild {
  * Inserts a queued build unless `maxQueued` builds are already waiting or its creator's bounds are reached (null
  * then), in one statement that counts in its WHERE, so simultaneous requests cannot all take the last place
  * (lib/db/statements/enqueue-build.ts). The time to live starts at running (the executor sets expiresAt then). The
- * build is read back after the insert, outside any lock.
+ * build takes its branch's last preview access (lib/builds/preview-access.ts) while queued, before any preview of
+ * it can be reached, and is read back after the insert, outside any lock.
  */
 export async function insertQueuedBuild(
   build: NewBuild,
@@ -68,6 +70,8 @@ export async function insertQueuedBuild(
   // The queue's statement stays as it is on both databases: what only some builds have is written after it, before
   // anyone is told of the build (a claim that came first would not read these anyway).
   await describeBuildRefs(build);
+  const [first] = build.repositories;
+  if (first) await inheritBranchPreviewAccess(build.id, first);
   return findBuild(build.id);
 }
 
@@ -106,6 +110,21 @@ export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = [
   "sleeping",
 ];
 const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
+
+/**
+ * The refs of the live builds' first repositories, by alias (of one repository, or of all): what a branch's
+ * readable name may clash with (lib/builds/preview-names.ts branchLabel).
+ */
+export async function listLiveFirstRefs(alias?: string): Promise<Map<string, string[]>> {
+  const rows = await queryAll<{ alias: string; ref: string }>(
+    `SELECT DISTINCT r."alias", r."ref" FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId"
+     WHERE r."position" = 0 AND b."status" IN (${LIVE_SQL}) AND (? IS NULL OR r."alias" = ?)`,
+    [alias ?? null, alias ?? null],
+  );
+  const refs = new Map<string, string[]>();
+  for (const row of rows) refs.set(row.alias, [...(refs.get(row.alias) ?? []), row.ref]);
+  return refs;
+}
 
 /** How many builds of a user are live, and how many of those are queued. */
 export async function countBuildsOfUser(userId: number): Promise<{ live: number; queued: number }> {
@@ -147,15 +166,18 @@ export async function listBuildRecords(options: {
 /** What decides who may see a build (lib/builds/visibility.ts), without the rest of it; null when there is none. */
 export async function findBuildAccessFacts(
   id: string,
-): Promise<{ repositories: { alias: string; position: number }[] } | null> {
+): Promise<{ previewAccess: string | null; repositories: { alias: string; position: number }[] } | null> {
   // One indexed statement: asked before every log read and stream of a stranger.
-  const row = await queryOne<{ alias: string | null }>(
-    `SELECT (SELECT r."alias" FROM "BuildRepository" r WHERE r."buildId" = b."id" AND r."position" = 0) AS "alias"
+  const row = await queryOne<{ alias: string | null; previewAccess: string | null }>(
+    `SELECT b."previewAccess", (SELECT r."alias" FROM "BuildRepository" r WHERE r."buildId" = b."id" AND r."position" = 0) AS "alias"
      FROM "Build" b WHERE b."id" = ?`,
     [id],
   );
   if (!row) return null;
-  return { repositories: row.alias === null ? [] : [{ alias: row.alias, position: 0 }] };
+  return {
+    previewAccess: row.previewAccess,
+    repositories: row.alias === null ? [] : [{ alias: row.alias, position: 0 }],
+  };
 }
 
 export async function findBuildSeq(id: string): Promise<number | null> {

@@ -134,7 +134,7 @@ export const buildSummarySchema = z
       .enum(["public", "users"])
       .nullable()
       .describe(
-        "With a gateway, who opens the preview through it: anyone (public), or people signed in to the dashboard and holders of a share link (users), as the first repository's preview_access says; null without a gateway",
+        "With a gateway, who opens the preview through it: anyone (public), or people signed in to the dashboard and holders of a share link (users). The build's own choice (PATCH /builds/{build_id}; a new build starts with its branch's last choice), else its first repository's preview_access; null without a gateway",
       ),
     host: z
       .string()
@@ -283,6 +283,21 @@ export const buildErrorSchema = z
 export const buildErrorListSchema = z.object({ errors: z.array(buildErrorSchema) }).meta({ id: "BuildErrorList" });
 
 export type BuildErrorListView = z.infer<typeof buildErrorListSchema>;
+
+/** Who may open a build's preview through the gateway (lib/builds/preview-access.ts). */
+export const PREVIEW_ACCESS_LEVELS = ["public", "users"] as const;
+export type PreviewAccess = (typeof PREVIEW_ACCESS_LEVELS)[number];
+
+export const updateBuildSchema = z
+  .strictObject({
+    preview_access: z
+      .enum(PREVIEW_ACCESS_LEVELS, { error: 'must be "public" or "users"' })
+      .describe(
+        "Who opens the build's preview through the gateway: anyone with its address (public), or people signed in to the dashboard and holders of a share link (users). Becomes its branch's choice: the branch's next builds start with it",
+      )
+      .meta({ example: "users" }),
+  })
+  .meta({ id: "UpdateBuild" });
 
 export const extendBuildSchema = z
   .strictObject({

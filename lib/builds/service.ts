@@ -9,6 +9,7 @@ import {
   findBuild,
   findBuildSeq,
   listBuildRecords,
+  listLiveFirstRefs,
   listQueuedSeqs,
   queuePosition,
 } from "./repository";
@@ -46,8 +47,18 @@ export async function presentBuild(build: BuildRecord, viewer?: Actor | null): P
       .map((r) => r.alias),
   );
   const reports = build.repositories.some((r) => forges.has(r.alias)) ? await listForgeReports(build.id) : [];
-  const view = toBuildView(build, position, reports);
+  const first = build.repositories[0];
+  const view = toBuildView(build, position, reports, first ? await liveRefsFor(first.alias) : new Map());
   return viewer === undefined ? view : { ...view, viewer_can_change: viewer !== null && canActOnBuild(viewer, build) };
+}
+
+/**
+ * The live refs a branch's readable name must not clash with (of one repository, or all): asked only with a
+ * gateway, the only place builds have names.
+ */
+async function liveRefsFor(alias?: string): Promise<Map<string, string[]>> {
+  if (!getBuildsConfig().gateway) return new Map();
+  return listLiveFirstRefs(alias);
 }
 
 export async function requireBuild(buildId: string): Promise<BuildRecord> {
@@ -86,8 +97,9 @@ export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>, 
   });
   const page = records.slice(0, query.limit);
   const queued = await listQueuedSeqs();
+  const liveRefs = await liveRefsFor();
   return {
-    builds: page.map((build) => toBuildSummary(build, queued.indexOf(build.seq) + 1 || null)),
+    builds: page.map((build) => toBuildSummary(build, queued.indexOf(build.seq) + 1 || null, liveRefs)),
     next_cursor: records.length > query.limit ? page[page.length - 1].id : null,
   };
 }

@@ -9,9 +9,14 @@ import { effectivePreviewAccess } from "./visibility";
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/**
+ * `liveRefs`: the refs of the live builds' first repositories by alias (repository.ts listLiveFirstRefs), which a
+ * branch's readable name must not clash with.
+ */
 export function toBuildSummary(
   build: Build & { repositories: BuildRepository[] },
   queuePosition: number | null = null,
+  liveRefs: ReadonlyMap<string, readonly string[]> = new Map(),
 ): BuildSummaryView {
   const status = build.status as BuildStatus;
   const { gateway } = getBuildsConfig();
@@ -45,7 +50,7 @@ export function toBuildSummary(
               hostPartOf(build.host ?? getTopology().instanceName()),
             )
         : null,
-    preview_names: gateway ? previewNamesOf(gateway, build) : [],
+    preview_names: gateway ? previewNamesOf(gateway, build, liveRefs.get(build.repositories[0]?.alias ?? "")) : [],
     preview_access: gateway ? effectivePreviewAccess(build) : null,
     host: build.host,
     failure_stage: build.failureStage,
@@ -63,9 +68,10 @@ export function toBuildView(
   build: Build & { repositories: BuildRepository[]; stages: BuildStage[] },
   queuePosition: number | null = null,
   forgeReports: ForgeReport[] = [],
+  liveRefs: ReadonlyMap<string, readonly string[]> = new Map(),
 ): BuildView {
   return {
-    ...toBuildSummary(build, queuePosition),
+    ...toBuildSummary(build, queuePosition, liveRefs),
     forge_reports: forgeReports.map((report) => ({
       repository: report.alias,
       kind: report.kind as "status" | "comment",

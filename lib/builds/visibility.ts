@@ -1,5 +1,6 @@
 import { notFound } from "../http/problem";
 import { getBuildsConfig, previewAccessOf, type RepositoryConfig } from "./config";
+import { previewAccessFor } from "./preview-access";
 import { findBuildAccessFacts } from "./repository";
 
 /**
@@ -10,21 +11,24 @@ import { findBuildAccessFacts } from "./repository";
  * visitor is sent to sign in, told nothing of the build.
  *
  * One decision, `mayViewBuild`, over a build's effective preview access, which `effectivePreviewAccess` gives:
- * the first repository's preview_access, the one its preview names carry.
+ * the build's own choice (PATCH /builds/{id}), else its first repository's preview_access, the one its preview
+ * names carry (lib/builds/preview-access.ts).
  */
 export type PreviewAccess = RepositoryConfig["preview_access"];
 
 /** Whoever asks: a signed-in user, or null for a visitor without (valid) credentials. */
 export type BuildViewer = { id: number } | null;
 
-/** The facts a build's preview access is decided from: its repositories, with their positions. */
+/** The facts a build's preview access is decided from: its own choice, and its repositories with their positions. */
 export interface BuildAccessFacts {
+  previewAccess: string | null;
   repositories: { alias: string; position: number }[];
 }
 
 /** The preview access that rules a build. */
 export function effectivePreviewAccess(build: BuildAccessFacts): PreviewAccess {
-  return previewAccessOf(build.repositories.find((repository) => repository.position === 0)?.alias ?? null);
+  const first = build.repositories.find((repository) => repository.position === 0);
+  return previewAccessFor(build.previewAccess, first?.alias ?? null);
 }
 
 /** Whether this viewer may see anything of a build with this preview access. */

@@ -1,18 +1,20 @@
 import crypto from "node:crypto";
 import { findSessionUser } from "../auth/revocations";
-import { type GatewayConfig, getBuildsConfig, previewAccessOf, type RepositoryConfig } from "../builds/config";
+import { type GatewayConfig, getBuildsConfig, type RepositoryConfig } from "../builds/config";
+import { previewAccessFor } from "../builds/preview-access";
 import { getEnv } from "../server/env";
 import { gatewayCookieName } from "./nginx-config";
 import { findLiveShare } from "./shares";
 
 /**
  * Who may open a preview through the gateway. A repository's `preview_access` is `public` (anyone with the
- * address) or `users` (people signed in to the dashboard); a build's access is its first repository's, the one its
- * names carry. A private preview admits:
+ * address) or `users` (people signed in to the dashboard); a build's access is its own choice, else its first
+ * repository's, the one its names carry (lib/builds/preview-access.ts). A private preview admits:
  * - a visitor holding the gateway's cookie for that name: signed here, host-only, HttpOnly, Secure under https,
  *   SameSite=Lax. A signed-in user gets it through a ticket: the dashboard (where the session cookie lives) signs a
  *   ticket valid for a minute and for one name, hands it over a redirect to GET /__gateway/admit on the preview's
- *   name, which sets the cookie. A share link's holder gets it from GET /__gateway/share/<secret>. The cookie names
+ *   name, which sets the cookie. A share link's holder gets it from GET /__gateway/share/<secret>: a link that follows
+ *   a branch admits to whichever build of that branch its name leads to, one of a build to that build. The cookie names
  *   its grant (a user's session, a share) and is checked against the database at every lookup: signing out of the
  *   dashboard, deactivating the user or revoking the share ends it within the gateway's one-second cache.
  * - an automated test sending the repository's bypass secret in X-Preview-Bypass (compared in constant time).
@@ -41,13 +43,17 @@ function repositoryOf(alias: string): RepositoryConfig | undefined {
   return getBuildsConfig().repositories.find((candidate) => candidate.alias === alias);
 }
 
-/** Whether this visitor may open the preview of `buildId` (first repository `alias`) at the name `label`. */
-export async function checkAccess(
-  build: { buildId: string; alias: string | null },
-  label: string,
-  credentials: Credentials,
-): Promise<AccessCheck> {
-  if (previewAccessOf(build.alias) === "public") return { admitted: true, grant: "public" };
+/** The build a visitor asks for: its first repository at its ref, and its own choice of access (null: none). */
+export interface VisitedBuild {
+  buildId: string;
+  alias: string | null;
+  ref: string | null;
+  previewAccess: string | null;
+}
+
+/** Whether this visitor may open the preview of this build at the name `label`. */
+export async function checkAccess(build: VisitedBuild, label: string, credentials: Credentials): Promise<AccessCheck> {
+  if (previewAccessFor(build.previewAccess, build.alias) === "public") return { admitted: true, grant: "public" };
   const repository = build.alias === null ? undefined : repositoryOf(build.alias);
   const bypass = credentials.bypass;
   if (bypass) {
@@ -60,7 +66,7 @@ export async function checkAccess(
     };
   }
   const grant = credentials.cookie ? readPass(credentials.cookie, "cookie", label) : null;
-  if (grant && (await grantHolds(grant, build.buildId))) return { admitted: true, grant };
+  if (grant && (await grantHolds(grant, build))) return { admitted: true, grant };
   return {
     admitted: false,
     badCookie: Boolean(credentials.cookie),
@@ -68,8 +74,20 @@ export async function checkAccess(
   };
 }
 
-async function grantHolds(grant: Grant, buildId: string): Promise<boolean> {
-  if (grant.kind === "share") return (await findLiveShare(grant.shareId))?.buildId === buildId;
+/** Whether the gateway's cookie for the name `label` shows a user signed in to the dashboard (not a share's holder). */
+export async function visitorIsSignedIn(label: string, credentials: Credentials): Promise<boolean> {
+  const grant = credentials.cookie ? readPass(credentials.cookie, "cookie", label) : null;
+  if (grant?.kind !== "user") return false;
+  const { revoked, user } = await findSessionUser(grant.sid, grant.userId);
+  return !revoked && user !== null && user.isActive;
+}
+
+async function grantHolds(grant: Grant, build: VisitedBuild): Promise<boolean> {
+  if (grant.kind === "share") {
+    const share = await findLiveShare(grant.shareId);
+    if (share?.scope === "branch") return share.alias === build.alias && share.ref === build.ref;
+    return share?.buildId === build.buildId;
+  }
   const { revoked, user } = await findSessionUser(grant.sid, grant.userId);
   return !revoked && user !== null && user.isActive;
 }

@@ -15,7 +15,7 @@ import {
 import { say } from "./messages";
 import { gatewayPage, pageLocale } from "./pages";
 import type { Verdict } from "./resolve";
-import { findShareBySecret } from "./shares";
+import { findShareBySecret, shareOpensAt } from "./shares";
 
 /**
  * The round trip that admits a signed-in user to a private preview, and the share link's admission
@@ -66,6 +66,15 @@ export function admissionAnswer(
   );
 }
 
+/** Where a visitor of a name no preview has signs in and comes back to it, or null where there is no way to. */
+export function signInToSeeUrl(host: string): string | null {
+  const gateway = getBuildsConfig().gateway;
+  const dashboard = dashboardUrl();
+  const read = gateway ? readHost(gateway, host) : null;
+  if (!dashboard || (read?.kind !== "build" && read?.kind !== "ref")) return null;
+  return `${dashboard}/gateway/ticket?${new URLSearchParams({ name: read.label, to: "/" })}`;
+}
+
 /** Step 2, on the dashboard: a ticket for the signed-in user, or the way to sign in first. */
 export async function ticketRedirect(request: Request, name: string, to: string | undefined): Promise<Response> {
   const gateway = gatewayOrThrow();
@@ -104,12 +113,15 @@ export function admitWithTicket(request: Request, ticket: string | undefined, to
   return redirect(safeReturnPath(to, origin), { "Set-Cookie": cookie });
 }
 
-/** A share link opened: the gateway's cookie for the build's name, naming the share, until the share expires. */
+/**
+ * A share link opened: the gateway's cookie for the name it was made for (the build's, or its branch's), naming
+ * the share, until the share expires.
+ */
 export async function admitWithShare(request: Request, secret: string): Promise<Response> {
   const gateway = gatewayOrThrow();
-  const { label, buildId } = labelOf(request, gateway);
+  const { label } = labelOf(request, gateway);
   const share = await findShareBySecret(secret);
-  if (!share || share.buildId !== buildId)
+  if (!share || !(await shareOpensAt(share, label)))
     return gatewayPage({ status: 404, ...say("badShare") }, pageLocale(request), NO_REFERRER);
   const seconds = Math.min(USER_COOKIE_SECONDS, Math.floor((share.expiresAt.getTime() - Date.now()) / 1000));
   const pass = signPass("cookie", label, { kind: "share", shareId: share.id }, Math.floor(Date.now() / 1000) + seconds);

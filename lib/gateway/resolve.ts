@@ -1,6 +1,6 @@
 import net from "node:net";
 import { type GatewayConfig, getBuildsConfig } from "../builds/config";
-import { aliasPart, readHost, refLabel } from "../builds/preview-names";
+import { aliasPart, branchLabel, readHost, refLabel } from "../builds/preview-names";
 import { ENDED_STATUSES } from "../builds/repository";
 import type { BuildStatus } from "../builds/status";
 import { queryAll } from "../db/hot-sql";
@@ -52,16 +52,18 @@ interface BuildRow {
   runtimeHandle: string | null;
   host: string | null;
   previewAddress: string | null;
-  /** The build's first repository, whose preview_access the build's preview has. */
+  /** The build's first repository and its ref: the build's preview has its preview_access, unless chosen. */
   alias: string | null;
-  ref?: string;
+  ref: string | null;
+  /** The build's own choice of preview access (lib/builds/preview-access.ts); null: its repository's. */
+  previewAccess: string | null;
 }
 
-const BUILD_BY_ID = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress",
-  (SELECT r."alias" FROM "BuildRepository" r WHERE r."buildId" = b."id" AND r."position" = 0) AS "alias"
-  FROM "Build" b LEFT JOIN "Instance" i ON i."name" = b."host" WHERE b."id" = ?`;
+const BUILD_BY_ID = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", b."previewAccess", i."previewAddress", r."alias", r."ref"
+  FROM "Build" b LEFT JOIN "Instance" i ON i."name" = b."host"
+  LEFT JOIN "BuildRepository" r ON r."buildId" = b."id" AND r."position" = 0 WHERE b."id" = ?`;
 // A name leads to the newest of its builds; builds are purged retention_days after they end, so the list is short.
-const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", i."previewAddress", r."alias", r."ref"
+const BUILDS_BY_FIRST_REPOSITORY = `SELECT b."id", b."status", b."port", b."runtimeHandle", b."host", b."previewAccess", i."previewAddress", r."alias", r."ref"
   FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId" LEFT JOIN "Instance" i ON i."name" = b."host"
   WHERE r."alias" = ? AND r."position" = 0 ORDER BY b."seq" DESC LIMIT 500`;
 
@@ -83,7 +85,8 @@ export async function resolveHost(
   const found = await findBuild(host, gateway);
   if (!("row" in found)) return found;
   const verdict = verdictOf(found.row);
-  const access = await checkAccess({ buildId: found.row.id, alias: found.row.alias }, found.label, credentials);
+  const { id, alias, ref, previewAccess } = found.row;
+  const access = await checkAccess({ buildId: id, alias, ref, previewAccess }, found.label, credentials);
   if (access.admitted) return verdict;
   return {
     status: 401,
@@ -116,20 +119,38 @@ async function findBuild(
       const bundle = config.bundles.find((candidate) => aliasPart(candidate.name) === request.aliasLabel);
       if (!repository && !bundle) return { status: 404, ...noPreview(gateway, request.label) };
       const rows = repository
-        ? (await queryAll<BuildRow>(BUILDS_BY_FIRST_REPOSITORY, [repository.alias])).filter(
-            (row) => refLabel(repository.alias, row.ref!) === request.label,
+        ? namedBy(
+            repository.alias,
+            request.label,
+            await queryAll<BuildRow>(BUILDS_BY_FIRST_REPOSITORY, [repository.alias]),
           )
-        : (await queryAll<BuildRow>(BUILDS_OF_BUNDLE, [bundle!.name])).filter(
-            (row) => row.ref != null && refLabel(bundle!.name, row.ref) === request.label,
+        : namedBy(
+            bundle!.name,
+            request.label,
+            (await queryAll<BuildRow>(BUILDS_OF_BUNDLE, [bundle!.name])).filter((row) => row.ref != null),
           );
       // The newest build that serves its preview; else the newest live one (being built, asleep); else the newest.
-      const chosen =
-        rows.find((row) => verdictOf(row).status === 200) ??
-        rows.find((row) => !ENDED_STATUSES.includes(row.status) && row.status !== "destroying") ??
-        rows[0];
+      const chosen = rows.find((row) => verdictOf(row).status === 200) ?? rows.find(isLive) ?? rows[0];
       return chosen ? { row: chosen, label: request.label } : { status: 404, ...noPreview(gateway, request.label) };
     }
   }
+}
+
+/**
+ * The builds among a repository's (newest first) that a ref name leads to: those of the ref whose hashed label it
+ * is, which always holds, else of the one ref whose readable label it is (lib/builds/preview-names.ts).
+ */
+function namedBy(alias: string, label: string, rows: BuildRow[]): BuildRow[] {
+  const hashed = rows.filter((row) => refLabel(alias, row.ref!) === label);
+  if (hashed.length > 0) return hashed;
+  const live = liveRefsOf(rows);
+  return rows.filter((row) => branchLabel(alias, row.ref!, live) === label);
+}
+
+const isLive = (row: BuildRow) => !ENDED_STATUSES.includes(row.status) && row.status !== "destroying";
+
+function liveRefsOf(rows: BuildRow[]): Set<string> {
+  return new Set(rows.filter(isLive).map((row) => row.ref!));
 }
 
 /** The visitor's credentials as the gateway passes them to the app (nginx-config.ts). */

@@ -32,8 +32,23 @@ export const shareSecretParamsSchema = z.object({
     .describe("The share link's secret: the last segment of the `url` POST /builds/{build_id}/share answered"),
 });
 
+export const SHARE_SCOPES = ["branch", "build"] as const;
+export type ShareScope = (typeof SHARE_SCOPES)[number];
+
+const shareScope = z
+  .enum(SHARE_SCOPES, { error: 'must be "branch" or "build"' })
+  .describe(
+    "branch: the link opens the newest live build of the build's first repository at its ref, at the branch's name, across pushes and rebuilds; build: it opens this build only, at its own name",
+  );
+
 export const createShareSchema = z
   .strictObject({
+    scope: shareScope
+      .optional()
+      .describe(
+        "What the link opens: branch (the default for a build of a branch) follows the branch's newest live build; build (the default for a build of a commit) stays on this build",
+      )
+      .meta({ example: "branch" }),
     expires_in_seconds: z
       .number()
       .int("must be a whole number of seconds")
@@ -53,7 +68,8 @@ export const shareIdParamsSchema = z.object({
 export const shareSchema = z
   .object({
     id: z.string(),
-    build_id: z.string(),
+    build_id: z.string().describe("The build the link was made from"),
+    scope: shareScope,
     created_at: z.string().describe("ISO 8601"),
     expires_at: z.string().describe("ISO 8601"),
     created_by: z.string().describe("Who made the link (a display name)"),

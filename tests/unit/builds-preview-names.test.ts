@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
   aliasPart,
+  branchLabel,
   dashboardUnderPreviewDomain,
   nameUrl,
   previewNamesOf,
+  readableLabel,
   readHost,
   refLabel,
   shortHash,
 } from "@/lib/builds/preview-names";
+import { editDistance } from "@/lib/gateway/live-names";
 
 const gateway = { domain: "preview.example.com", scheme: "http" as const, port: 80 };
 const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -127,6 +130,53 @@ describe("readHost", () => {
       "",
     ])
       expect(readHost(gateway, host), JSON.stringify(host)).toMatchObject({ kind: "invalid" });
+  });
+});
+
+describe("a branch's readable name", () => {
+  it("is its text made a DNS label, as people guess it", () => {
+    expect(readableLabel("shop", "feature/price-list")).toBe("feature-price-list--shop");
+    expect(readableLabel("shop", "Feature/Price_List")).toBe("feature-price-list--shop");
+    expect(readableLabel("shop", "/odd//name/")).toBe("odd-name--shop");
+    expect(readableLabel("shop", "main")).toBe("main--shop");
+    const long = readableLabel("shop", `feature/${"x".repeat(80)}`)!;
+    expect(long.length).toBeLessThanOrEqual(63);
+    expect(long).toMatch(DNS_LABEL);
+  });
+
+  it("is none for a pull request, or a text that would read as a pull request's or a hashed part", () => {
+    expect(readableLabel("shop", "refs/pull/12/head")).toBeNull();
+    expect(readableLabel("shop", "PR/12")).toBeNull();
+    expect(readableLabel("shop", "fix/2abcde")).toBeNull();
+    expect(readableLabel("shop", "///")).toBeNull();
+    expect(readableLabel("shop", "XN")).toBeNull();
+  });
+
+  it("is shown unless another live branch of the repository makes the same, when both keep their hashed names", () => {
+    expect(branchLabel("shop", "feature/price-list", ["feature/price-list", "main"])).toBe("feature-price-list--shop");
+    expect(branchLabel("shop", "feature/x", ["feature/x", "feature_x"])).toBe(refLabel("shop", "feature/x"));
+    expect(branchLabel("shop", "feature_x", ["feature/x", "feature_x"])).toBe(refLabel("shop", "feature_x"));
+    // A branch whose text is the label as it stands keeps it; the other gets its hashed name.
+    expect(branchLabel("shop", "feature-x", ["feature/x", "feature-x"])).toBe("feature-x--shop");
+    expect(branchLabel("shop", "feature/x", ["feature/x", "feature-x"])).toBe(refLabel("shop", "feature/x"));
+    expect(refLabel("shop", "feature/x")).not.toBe("feature-x--shop");
+    expect(branchLabel("shop", "refs/pull/7/head", [])).toBe("pr-7--shop");
+  });
+
+  it("is one of a build's names when it is free", () => {
+    const names = previewNamesOf(gateway, { id: "0123456789abcdef", repositories: [{ alias: "shop", ref: "a/b" }] }, [
+      "a/b",
+    ]);
+    expect(names[1]).toMatchObject({ kind: "branch", name: "a-b--shop.preview.example.com" });
+  });
+});
+
+describe("editDistance", () => {
+  it("counts the insertions, deletions and substitutions between two names", () => {
+    expect(editDistance("feature-price-list", "feature-price-list")).toBe(0);
+    expect(editDistance("feature-price-lst", "feature-price-list")).toBe(1);
+    expect(editDistance("main", "feature-x")).toBeGreaterThan(editDistance("feature", "feature-x"));
+    expect(editDistance("", "abc")).toBe(3);
   });
 });
 

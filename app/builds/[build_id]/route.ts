@@ -1,9 +1,10 @@
-import { viewerOf } from "@/lib/auth/guard";
+import { requireUser, viewerOf } from "@/lib/auth/guard";
 import { destroyBuild, destroyBuildOfLostHost } from "@/lib/builds/actions/destroy";
-import { buildIdParamsSchema } from "@/lib/builds/schemas";
+import { setPreviewAccess } from "@/lib/builds/actions/set-preview-access";
+import { buildIdParamsSchema, updateBuildSchema } from "@/lib/builds/schemas";
 import { getBuild } from "@/lib/builds/service";
 import { prefersHtml } from "@/lib/http/negotiate";
-import { parseParams } from "@/lib/http/request";
+import { parseJson, parseParams } from "@/lib/http/request";
 import { consoleWithBuild, json, route } from "@/lib/http/route";
 import { forwardToBuildHost, requireCaller } from "@/lib/topology";
 
@@ -85,4 +86,46 @@ export const DELETE = route<Context>(async (request, { params }) => {
     whenHostLost: async (host) => json(await destroyBuildOfLostHost(build_id, caller.user, host.name), { status: 202 }),
   });
   return forwarded ?? json(await destroyBuild(build_id, caller.user));
+});
+
+/**
+ * @swagger
+ * /builds/{build_id}:
+ *   patch:
+ *     tags: [Builds]
+ *     summary: Open a build's preview to anyone, or keep it to signed-in users
+ *     description: >
+ *       Sets who opens the build's preview through the gateway: `public`, anyone with its address; `users`,
+ *       people signed in to the dashboard and holders of a share link. The gateway applies it within a second.
+ *       The choice becomes its branch's: the next builds of the build's first repository at the same ref,
+ *       automatic ones included, start with it. Without a choice a build has its first repository's
+ *       preview_access. 409 without a gateway. Allowed for the build's creator or an admin (an automatic build:
+ *       admins only).
+ *     security: [{ bearerAuth: [] }]
+ *     parameters:
+ *       - $ref: "#/components/parameters/BuildIdParams.build_id"
+ *     requestBody:
+ *       required: true
+ *       content:
+ *         application/json:
+ *           schema: { $ref: "#/components/schemas/UpdateBuild" }
+ *     responses:
+ *       200:
+ *         description: The build with its new preview_access
+ *         content:
+ *           application/json:
+ *             schema: { $ref: "#/components/schemas/Build" }
+ *       400: { $ref: "#/components/responses/BadRequest" }
+ *       401: { $ref: "#/components/responses/Unauthorized" }
+ *       403: { $ref: "#/components/responses/Forbidden" }
+ *       404: { $ref: "#/components/responses/NotFound" }
+ *       409: { $ref: "#/components/responses/Conflict" }
+ *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
+ */
+export const PATCH = route<Context>(async (request, { params }) => {
+  const user = await requireUser(request);
+  const { build_id } = parseParams(await params, buildIdParamsSchema);
+  const { preview_access } = await parseJson(request, updateBuildSchema);
+  return json(await setPreviewAccess(user, build_id, preview_access));
 });

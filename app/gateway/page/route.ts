@@ -1,6 +1,7 @@
-import { admissionAnswer } from "@/lib/gateway/admission";
+import { admissionAnswer, signInToSeeUrl } from "@/lib/gateway/admission";
 import { bypassGuessesRetryAfter, GUESSES_A_MINUTE } from "@/lib/gateway/bypass-guesses";
 import { gatewayClient } from "@/lib/gateway/gateway-client";
+import { liveNamesNear } from "@/lib/gateway/live-names";
 import { say } from "@/lib/gateway/messages";
 import { gatewayPage, type PageVerdict, pageLocale } from "@/lib/gateway/pages";
 import { credentialsOf, resolveHost, type Verdict } from "@/lib/gateway/resolve";
@@ -18,7 +19,9 @@ export const dynamic = "force-dynamic";
  *     summary: The gateway's page for a preview name it does not proxy
  *     description: >
  *       What the gateway shows, under the preview's own name (its Host), when GET /gateway/resolve said not to
- *       proxy: a small HTML page for a browser, a problem otherwise. 404 no preview has the name; 410 its build
+ *       proxy: a small HTML page for a browser, a problem otherwise. 404 no preview has the name: it lists the
+ *       live names of the repository the name asks for, nearest first (public previews to anyone, private ones
+ *       to a visitor signed in through the gateway, whom the page offers to sign in otherwise); 410 its build
  *       expired, failed or was destroyed (with a link to the build's page on the dashboard); 503 with Retry-After
  *       while it is built; for a sleeping build, the visit wakes it (a page that reloads until the preview
  *       answers, 503 with Retry-After), unless the visitor's address has woken gateway.wakes_per_hour previews
@@ -57,6 +60,11 @@ export const GET = route(async (request) => {
   const verdict = await resolveHost(request.headers.get("host") ?? "", credentials);
   if (verdict.status === 401) return admissionAnswer(verdict, locale, request.headers.get("x-gateway-uri"));
   if (verdict.status === 503 && verdict.asleep) return gatewayPage(await visitAsleep(verdict, request), locale);
+  if (verdict.status === 404) {
+    const host = request.headers.get("host") ?? "";
+    const liveNames = await liveNamesNear(host, credentials);
+    return gatewayPage({ ...verdict, liveNames, signInUrl: liveNames.signedIn ? null : signInToSeeUrl(host) }, locale);
+  }
   if (verdict.status !== 200) return gatewayPage(verdict, locale);
   // A name that leads to a running build: its preview did not answer the gateway, or it started meanwhile.
   if (new URL(request.url).searchParams.has("unreachable"))
