@@ -10,6 +10,7 @@ import { useFormat } from "@/components/ui/use-format";
 import { ApiError, normalizeFieldPath, sendJson } from "@/lib/swr/fetcher";
 import type { AppConfig, AppConfigRepository, Build } from "@/lib/swr/types";
 import { useAppConfig } from "@/lib/swr/use-app-config";
+import { useRepositoryBranches } from "@/lib/swr/use-repository-branches";
 
 interface RepositoryRow {
   /** Stable across edits so React keeps each row's inputs. */
@@ -66,6 +67,9 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
   const offered = chosen.map((repo) => ({ repo, modules: repo.modules.filter((m, i, all) => all.indexOf(m) === i) }));
   const offeredNames = new Set(offered.flatMap((group) => group.modules));
   const selected = modules.filter((m) => offeredNames.has(m));
+  // "Select all" takes every module offered, up to the bound a build may have; again, it clears them.
+  const allSelected = offeredNames.size > 0 && selected.length >= Math.min(offeredNames.size, config.max_modules);
+  const toggleAll = () => setModules(allSelected ? [] : [...offeredNames].slice(0, config.max_modules));
 
   function updateRow(key: number, patch: Partial<RepositoryRow>) {
     setRows((current) =>
@@ -172,15 +176,13 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
                 hint={refLocked ? t("refLocked") : repo && !repo.ready ? t("notReady") : undefined}
               >
                 {(control) => (
-                  <input
-                    {...control}
-                    className={`${inputClass} font-mono`}
+                  <RefInput
+                    control={control}
+                    alias={repo?.ready && !refLocked ? row.repository : null}
+                    listId={`branches-${row.key}`}
                     value={row.ref}
                     readOnly={refLocked}
-                    aria-readonly={refLocked || undefined}
-                    spellCheck={false}
-                    autoCapitalize="off"
-                    onChange={(e) => updateRow(row.key, { ref: e.target.value })}
+                    onChange={(ref) => updateRow(row.key, { ref })}
                   />
                 )}
               </Field>
@@ -206,11 +208,18 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
       </fieldset>
 
       <fieldset aria-describedby={modulesError ? "modules-error" : undefined}>
-        <legend className="mb-2 text-sm font-semibold">
-          {t("modules")}{" "}
-          <span className="font-normal text-slate-600 dark:text-slate-400">
-            {t("modulesCount", { selected: selected.length, max: config.max_modules })}
+        <legend className="mb-2 flex w-full flex-wrap items-center gap-2 text-sm font-semibold">
+          <span>
+            {t("modules")}{" "}
+            <span className="font-normal text-slate-600 dark:text-slate-400">
+              {t("modulesCount", { selected: selected.length, max: config.max_modules })}
+            </span>
           </span>
+          {offeredNames.size > 0 && (
+            <Button size="sm" variant="ghost" onClick={toggleAll}>
+              {allSelected ? t("selectNone") : t("selectAll")}
+            </Button>
+          )}
         </legend>
         <div className="flex max-h-56 flex-col gap-3 overflow-y-auto rounded-md border border-slate-200 p-3 dark:border-slate-700">
           {offered.map(({ repo, modules: names }) => (
@@ -286,6 +295,53 @@ function LoadedNewBuildForm({ config, onCreated, onCancel }: NewBuildFormProps &
         </Button>
       </div>
     </form>
+  );
+}
+
+/**
+ * A ref typed freely, with the repository's branches (its mirror's, GET /builds/repositories/{alias}/branches)
+ * offered as it is typed: the browser's own list under the field, which filters by what is typed and leaves any
+ * tag or commit id free to enter. `alias` null: nothing offered (the ref is locked or the repository not ready).
+ */
+function RefInput({
+  control,
+  alias,
+  listId,
+  value,
+  readOnly,
+  onChange,
+}: {
+  control: React.InputHTMLAttributes<HTMLInputElement>;
+  alias: string | null;
+  listId: string;
+  value: string;
+  readOnly: boolean;
+  onChange: (ref: string) => void;
+}) {
+  const { data } = useRepositoryBranches(alias);
+  const branches = alias ? (data?.branches ?? []) : [];
+  return (
+    <>
+      <input
+        {...control}
+        className={`${inputClass} font-mono`}
+        value={value}
+        readOnly={readOnly}
+        aria-readonly={readOnly || undefined}
+        spellCheck={false}
+        autoCapitalize="off"
+        autoComplete="off"
+        list={branches.length > 0 ? listId : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      />
+      {branches.length > 0 && (
+        <datalist id={listId} data-testid="branch-options">
+          {branches.map((branch) => (
+            <option key={branch.name} value={branch.name} />
+          ))}
+        </datalist>
+      )}
+    </>
   );
 }
 

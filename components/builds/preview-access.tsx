@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useState } from "react";
+import { useSWRConfig } from "swr";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -11,6 +12,7 @@ import { ApiError, sendJson } from "@/lib/swr/fetcher";
 import type { Build } from "@/lib/swr/types";
 import { buildKey } from "@/lib/swr/use-build";
 import { type PreviewShare, useBuildShares } from "@/lib/swr/use-build-shares";
+import { isBuildsKey } from "@/lib/swr/use-builds";
 
 const EXPIRIES = [
   { key: "hour", seconds: 3600 },
@@ -21,13 +23,16 @@ const EXPIRIES = [
 const LIVE = ["queued", "checking_out", "installing", "testing", "starting", "running", "sleeping"];
 
 /**
- * Who opens the preview through the gateway (its first repository's preview_access), and, for the build's creator
- * or an admin, its share links: made with an expiry, listed with theirs, revoked. A new link's URL is shown once
- * (only a hash of its secret is kept), with a copy button.
+ * Who opens the preview through the gateway (the build's own choice, else its first repository's preview_access),
+ * and, for the build's creator or an admin, the switch between public and signed-in users (its branch's next builds
+ * keep the choice) and its share links: made with an expiry and what they open (the branch's newest build, or this
+ * build), listed with theirs, revoked. A new link's URL is shown once (only a hash of its secret is kept), with a
+ * copy button.
  */
 export function PreviewAccess({ build }: { build: Build }) {
   const t = useTranslations("builds.access");
   if (!build.preview_access) return null;
+  const canChange = build.viewer_can_change === true;
   return (
     <div className="flex flex-col gap-3 text-sm" data-testid="preview-access">
       <div className="flex flex-col gap-1">
@@ -48,17 +53,56 @@ export function PreviewAccess({ build }: { build: Build }) {
             {t(build.preview_access === "users" ? "usersHint" : "publicHint")}
           </span>
         </p>
+        {canChange && <AccessSwitch build={build} />}
       </div>
-      {build.viewer_can_change === true && LIVE.includes(build.status) && <ShareLinks buildId={build.build_id} />}
+      {canChange && LIVE.includes(build.status) && <ShareLinks build={build} />}
     </div>
   );
 }
 
-function ShareLinks({ buildId }: { buildId: string }) {
+/** The owner's (or an admin's) switch: PATCH /builds/{id} with the other access. */
+function AccessSwitch({ build }: { build: Build }) {
+  const t = useTranslations("builds.access");
+  const { mutate } = useSWRConfig();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const other = build.preview_access === "users" ? "public" : "users";
+
+  async function switchAccess() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { data } = await sendJson<Build>(buildKey(build.build_id), "PATCH", { preview_access: other });
+      await mutate(buildKey(build.build_id), (current?: Build) => ({ ...current, ...data }), { revalidate: true });
+      void mutate(isBuildsKey);
+    } catch (e) {
+      setError(t("failed", { error: e instanceof ApiError ? e.message : String(e) }));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="flex flex-col gap-1">
+      <div className="flex flex-wrap items-center gap-2">
+        <Button size="sm" busy={busy} onClick={() => void switchAccess()} data-testid="preview-access-switch">
+          {t(other === "users" ? "makeUsers" : "makePublic")}
+        </Button>
+        <span className="text-xs text-slate-600 dark:text-slate-400">{t("branchKeeps")}</span>
+      </div>
+      {error && <Alert tone="error">{error}</Alert>}
+    </div>
+  );
+}
+
+function ShareLinks({ build }: { build: Build }) {
+  const buildId = build.build_id;
   const t = useTranslations("builds.shares");
   const format = useFormat();
   const { data, error: loadError, mutate } = useBuildShares(buildId);
   const [seconds, setSeconds] = useState<number>(86_400);
+  const followsBranch = build.preview_names?.some((name) => name.kind !== "build") ?? false;
+  const [scope, setScope] = useState<"branch" | "build">(followsBranch ? "branch" : "build");
   const [created, setCreated] = useState<string>();
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
@@ -80,6 +124,7 @@ function ShareLinks({ buildId }: { buildId: string }) {
     run("create", async () => {
       const { data: share } = await sendJson<PreviewShare & { url: string }>(`${buildKey(buildId)}/share`, "POST", {
         expires_in_seconds: seconds,
+        scope,
       });
       setCreated(share.url);
     });
@@ -109,6 +154,19 @@ function ShareLinks({ buildId }: { buildId: string }) {
             ))}
           </select>
         </label>
+        {followsBranch && (
+          <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+            {t("scope")}
+            <select
+              className={`${inputClass} h-8 w-56`}
+              value={scope}
+              onChange={(event) => setScope(event.target.value === "build" ? "build" : "branch")}
+            >
+              <option value="branch">{t("scopeBranch")}</option>
+              <option value="build">{t("scopeBuild")}</option>
+            </select>
+          </label>
+        )}
         <Button size="sm" variant="primary" busy={busy === "create"} onClick={() => void create()}>
           {t("create")}
         </Button>
@@ -136,6 +194,7 @@ function ShareLinks({ buildId }: { buildId: string }) {
             const when = format.utcDateTime(share.expires_at);
             return (
               <li key={share.id} className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                <span>{t(share.scope === "branch" ? "opensBranch" : "opensBuild")}</span>
                 <span>{t("expires", { when })}</span>
                 <span className="text-slate-600 dark:text-slate-400">{t("by", { name: share.created_by })}</span>
                 <Button

@@ -8,8 +8,9 @@ const KINDS = ["build", "branch", "pull_request"] as const;
 
 /**
  * The names the preview is reached at behind the gateway: the build's own, and its branch's or pull request's,
- * which reviewers bookmark since it follows rebuilds and pushes. Shown whatever the build's status: the
- * branch's name leads to a newer build once this one is gone.
+ * which reviewers bookmark since it follows rebuilds and pushes; each as the full URL a visitor types, the
+ * gateway's port included. Shown whatever the build's status: the branch's name leads to a newer build once this
+ * one is gone.
  */
 export function PreviewNames({ build }: { build: Build }) {
   const t = useTranslations("builds.previewNames");
@@ -32,7 +33,7 @@ export function PreviewNames({ build }: { build: Build }) {
               rel="noopener noreferrer"
               className="min-w-0 font-mono break-all text-indigo-700 underline-offset-2 hover:underline dark:text-indigo-300"
             >
-              {name.name}
+              {name.url}
             </a>
             <CopyButton text={name.url} label={t(name.kind === "build" ? "copyBuild" : "copyStable")} />
           </li>

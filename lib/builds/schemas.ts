@@ -316,6 +316,35 @@ export const hookParamsSchema = z.object({
   alias: z.string().describe("The alias of a repository of the builds configuration").meta({ example: "demo" }),
 });
 
+export const BRANCH_LIST_MAX = 500;
+
+export const branchQuerySchema = z.object({
+  q: z
+    .string()
+    .max(255)
+    .optional()
+    .describe("Only branches whose name holds this text (any case)")
+    .meta({ example: "feature/" }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(BRANCH_LIST_MAX)
+    .default(100)
+    .describe(`At most this many branches (1-${BRANCH_LIST_MAX})`),
+});
+
+export const branchListSchema = z
+  .object({
+    repository: z.string(),
+    default_ref: z.string(),
+    branches: z
+      .array(z.object({ name: z.string(), commit_sha: z.string() }))
+      .describe("The default ref's branch first, then those whose name starts with `q`, then the others, by name"),
+    truncated: z.boolean().describe("Whether more branches matched than `limit`"),
+  })
+  .meta({ id: "BranchList" });
+
 export const hookResultSchema = z
   .object({
     result: z

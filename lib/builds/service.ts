@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { badRequest } from "../http/problem";
+import { badRequest, notFound, serviceUnavailable } from "../http/problem";
 import { getBuildsConfig } from "./config";
 import { listForgeReports } from "./forge/reports";
-import { isRepositoryReady, modulesAtDefaultRef } from "./git/mirrors";
+import { isRepositoryReady, listBranchHeads, modulesAtDefaultRef, syncMirror } from "./git/mirrors";
 import { type Actor, canActOnBuild } from "./permissions";
 import {
   type BuildRecord,
@@ -17,6 +17,7 @@ import { configuredDriver } from "./runtime/drivers";
 import {
   type AppConfigView,
   type BuildView,
+  type branchQuerySchema,
   type listBuildsQuerySchema,
   MAX_MODULES,
   MAX_REPOSITORIES,
@@ -101,6 +102,32 @@ export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>, 
   return {
     builds: page.map((build) => toBuildSummary(build, queued.indexOf(build.seq) + 1 || null, liveRefs)),
     next_cursor: records.length > query.limit ? page[page.length - 1].id : null,
+  };
+}
+
+/**
+ * GET /builds/repositories/{alias}/branches: the repository's branches as its mirror has them, fetched first (as
+ * POST /builds would), so a branch pushed a moment ago is offered; the last fetched ones when the repository cannot
+ * be reached now. What the build form offers as the ref is typed.
+ */
+export async function listRepositoryBranches(alias: string, query: z.output<typeof branchQuerySchema>) {
+  const config = getBuildsConfig();
+  const repository = config.repositories.find((candidate) => candidate.alias === alias);
+  if (!repository)
+    throw notFound(`No repository is named ${JSON.stringify(alias.slice(0, 80))} in the builds configuration.`);
+  await syncMirror(config, repository);
+  const branches = await listBranchHeads(config, alias);
+  if (!branches) throw serviceUnavailable(`The repository "${alias}" is not ready: its mirror could not be read.`, 30);
+  const text = query.q?.toLowerCase() ?? "";
+  const rank = (name: string) => (name === repository.default_ref ? 0 : name.toLowerCase().startsWith(text) ? 1 : 2);
+  const matching = branches
+    .filter((branch) => branch.name.toLowerCase().includes(text))
+    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+  return {
+    repository: alias,
+    default_ref: repository.default_ref,
+    branches: matching.slice(0, query.limit).map((branch) => ({ name: branch.name, commit_sha: branch.commitSha })),
+    truncated: matching.length > query.limit,
   };
 }
 

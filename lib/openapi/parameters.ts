@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  branchQuerySchema,
   buildIdParamsSchema,
   buildLogQuerySchema,
   buildLogStreamQuerySchema,
@@ -38,6 +39,7 @@ export const PARAMETER_SCHEMAS: Record<string, { in: "query" | "path"; schema: z
   RawBuildLogQuery: { in: "query", schema: rawBuildLogQuerySchema },
   BuildIdParams: { in: "path", schema: buildIdParamsSchema },
   HookParams: { in: "path", schema: hookParamsSchema },
+  BranchQuery: { in: "query", schema: branchQuerySchema },
   UserIdParams: { in: "path", schema: userIdParamsSchema },
   ShareIdParams: { in: "path", schema: shareIdParamsSchema },
   ShareSecretParams: { in: "path", schema: shareSecretParamsSchema },

@@ -5,6 +5,8 @@ import { buildKey } from "./use-build";
 export interface PreviewShare {
   id: string;
   build_id: string;
+  /** branch: opens the branch's newest live build; build: this build only. */
+  scope: "branch" | "build";
   created_at: string;
   expires_at: string;
   created_by: string;

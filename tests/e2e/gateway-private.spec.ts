@@ -14,7 +14,8 @@ import { chromiumArgs, chromiumExecutable } from "./browser";
  * A private preview (`preview_access: users`) in Chromium: a visitor who is not signed in is sent to the
  * dashboard's sign-in and, once signed in, back to the page of the preview they asked for; the dashboard's
  * session cookie stays on the dashboard's host, the gateway's own cookie on the preview's name. Then the build's
- * panel: its access, and share links made, listed and revoked.
+ * panel: its names as full URLs, its access switched by its owner, and share links made, listed and revoked; and
+ * the New build form offering the repository's branches and every module at once.
  *
  * An app of its own with a gateway (the run's app has none), as tests/e2e/gateway-sessions.spec.ts runs one; the
  * dashboard is at 127.0.0.1, the previews at *.preview.localhost, which Chromium maps to 127.0.0.1.
@@ -54,6 +55,7 @@ test.beforeAll(async () => {
   git("init", "--quiet", "-b", "main");
   git("add", ".");
   git("commit", "--quiet", "-m", "alpha");
+  git("branch", "feature/price-list");
   gatewayPort = await freePort();
   const appPort = await freePort();
   baseUrl = `http://127.0.0.1:${appPort}`;
@@ -221,9 +223,12 @@ test("the build's panel shows its access and makes, lists and revokes share link
     await expect(drawer.getByTestId("preview-access")).toContainText("Signed-in users");
     const shares = drawer.getByTestId("share-links");
     await shares.getByLabel("Expires after").selectOption({ label: "1 hour" });
+    // A link follows the branch unless asked to stay on the build.
+    await expect(shares.getByLabel("Opens")).toHaveValue("branch");
     await shares.getByRole("button", { name: "Create link" }).click();
     const link = shares.getByTestId("new-share-link");
-    await expect(link).toContainText(`http://${buildId}.${DOMAIN}:${gatewayPort}/__gateway/share/`);
+    await expect(link).toContainText(`http://main--demo.${DOMAIN}:${gatewayPort}/__gateway/share/`);
+    await expect(shares.getByRole("listitem")).toContainText("The branch's newest build.");
     await expect(link.getByRole("button", { name: "Copy link" })).toBeVisible();
     await expect(shares.getByRole("listitem")).toHaveCount(1);
     await expect(shares.getByRole("listitem")).toContainText("Expires");
@@ -232,6 +237,76 @@ test("the build's panel shows its access and makes, lists and revokes share link
     await shares.getByRole("button", { name: /^Revoke the link/ }).click();
     await expect(shares.getByText("No live share links.")).toBeVisible();
   }
+});
+
+test("the build's owner opens its preview to anyone and closes it again; its names are full URLs", async ({
+  page,
+  browser,
+}, testInfo) => {
+  await page.goto(`${baseUrl}/?sign-in=/gateway/ticket?name=${buildId}`);
+  await signInOnDashboard(page);
+  await page.waitForURL(new RegExp(`^http://${buildId}\\.`));
+  await page.goto(`${baseUrl}/builds/${buildId}`);
+  const drawer = page.getByRole("dialog", { name: `Build ${buildId.slice(0, 8)}` });
+  const names = drawer.getByTestId("preview-names");
+  await expect(names.getByRole("link", { name: `http://${buildId}.${DOMAIN}:${gatewayPort}/` })).toBeVisible();
+  await expect(names.getByRole("link", { name: `http://main--demo.${DOMAIN}:${gatewayPort}/` })).toBeVisible();
+
+  const access = drawer.getByTestId("preview-access");
+  await access.getByRole("button", { name: "Open to anyone" }).click();
+  await expect(access).toContainText("Public");
+  await expect(access).toContainText("The branch's next builds keep this choice.");
+  await access.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: testInfo.outputPath("access-public-1440-light.png") });
+  // A stranger's browser now opens the preview at the branch's name, with no stop at the dashboard.
+  const stranger = await browser.newContext();
+  const visit = await stranger.newPage();
+  const branchUrl = `http://main--demo.${DOMAIN}:${gatewayPort}/web/login`;
+  await expect(async () => {
+    await visit.goto(branchUrl);
+    await expect(visit).toHaveURL(branchUrl, { timeout: 500 });
+  }).toPass({ timeout: 10_000 });
+  await expect(visit.getByRole("heading", { name: `Log in to build ${buildId}` })).toBeVisible();
+
+  await access.getByRole("button", { name: "Keep to signed-in users" }).click();
+  await expect(access).toContainText("Signed-in users");
+  await expect(async () => {
+    await visit.goto(branchUrl);
+    await expect(visit).toHaveURL(new RegExp(`^${baseUrl}/\\?sign-in=`), { timeout: 500 });
+  }).toPass({ timeout: 10_000 });
+  await stranger.close();
+});
+
+test("New build offers the repository's branches as the ref is typed, and all its modules at once", async ({
+  page,
+}, testInfo) => {
+  await page.goto(`${baseUrl}/?sign-in=/`);
+  await signInOnDashboard(page);
+  await page.getByRole("button", { name: "New build" }).click();
+  const dialog = page.getByRole("dialog", { name: "New build" });
+  const ref = dialog.getByLabel("Ref 1", { exact: true });
+  await expect(ref).toHaveValue("main");
+  const options = dialog.getByTestId("branch-options").locator("option");
+  await expect(options).toHaveCount(2);
+  expect(await options.evaluateAll((all) => all.map((option) => (option as HTMLOptionElement).value))).toEqual([
+    "main",
+    "feature/price-list",
+  ]);
+  expect(await ref.getAttribute("list")).toBe(await dialog.getByTestId("branch-options").getAttribute("id"));
+  // Any text is still taken: a tag or a commit id is typed freely.
+  await ref.fill("feature/");
+  await expect(ref).toHaveValue("feature/");
+  await ref.fill("feature/price-list");
+
+  const alpha = dialog.getByRole("checkbox", { name: "alpha", exact: true });
+  await expect(alpha).not.toBeChecked();
+  await dialog.getByRole("button", { name: "Select all" }).click();
+  await expect(alpha).toBeChecked();
+  await expect(dialog.getByText("(1 of at most")).toBeVisible();
+  await page.screenshot({ path: testInfo.outputPath("new-build-branches-1440-light.png") });
+  await dialog.getByRole("button", { name: "Clear" }).click();
+  await expect(alpha).not.toBeChecked();
+  await dialog.getByRole("button", { name: "Cancel" }).click();
 });
 
 test("the builds list can be grouped by branch and pull request", async ({ page }, testInfo) => {

@@ -222,6 +222,15 @@ export async function listBranches(config: BuildsConfig, alias: string): Promise
   return [...((await refTableOf(config, alias))?.heads.keys() ?? [])];
 }
 
+/** The mirror's branches and the commit each points at, by name; null when the mirror cannot be read. */
+export async function listBranchHeads(
+  config: BuildsConfig,
+  alias: string,
+): Promise<{ name: string; commitSha: string }[] | null> {
+  const table = await refTableOf(config, alias);
+  return table && [...table.heads].map(([name, commitSha]) => ({ name, commitSha }));
+}
+
 async function refTableOf(config: BuildsConfig, alias: string): Promise<RefTable | null> {
   const state = mirrorState(alias);
   state.refTable ??= readRefTable(config, alias).catch((error: unknown) => {
