@@ -110,6 +110,9 @@ export async function listBuilds(query: z.output<typeof listBuildsQuerySchema>, 
  * POST /builds would), so a branch pushed a moment ago is offered; the last fetched ones when the repository cannot
  * be reached now. What the build form offers as the ref is typed.
  */
+// As git lists them: by code point, not by a locale's collation, which would put `feature_x` before `feature/x`.
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 export async function listRepositoryBranches(alias: string, query: z.output<typeof branchQuerySchema>) {
   const config = getBuildsConfig();
   const repository = config.repositories.find((candidate) => candidate.alias === alias);
@@ -122,7 +125,7 @@ export async function listRepositoryBranches(alias: string, query: z.output<type
   const rank = (name: string) => (name === repository.default_ref ? 0 : name.toLowerCase().startsWith(text) ? 1 : 2);
   const matching = branches
     .filter((branch) => branch.name.toLowerCase().includes(text))
-    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+    .sort((a, b) => rank(a.name) - rank(b.name) || byCodePoint(a.name, b.name));
   return {
     repository: alias,
     default_ref: repository.default_ref,

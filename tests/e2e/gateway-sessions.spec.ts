@@ -177,11 +177,12 @@ test("a build's drawer lists its preview names with their links", async ({ page 
     await page.goto(`${baseUrl}/builds/${id}`);
     const drawer = page.getByRole("dialog", { name: `Build ${id.slice(0, 8)}` });
     const names = drawer.getByTestId("preview-names");
-    await expect(names.getByRole("link", { name: `${id}.${DOMAIN}` })).toHaveAttribute(
+    // Each name as the full URL a visitor types, the gateway's port included.
+    await expect(names.getByRole("link", { name: `http://${id}.${DOMAIN}:${gatewayPort}/` })).toHaveAttribute(
       "href",
       `http://${id}.${DOMAIN}:${gatewayPort}/`,
     );
-    await expect(names.getByRole("link", { name: `main--demo.${DOMAIN}` })).toHaveAttribute(
+    await expect(names.getByRole("link", { name: `http://main--demo.${DOMAIN}:${gatewayPort}/` })).toHaveAttribute(
       "href",
       `http://main--demo.${DOMAIN}:${gatewayPort}/`,
     );

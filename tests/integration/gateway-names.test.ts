@@ -286,3 +286,48 @@ describe("POST /builds/{build_id}/share", () => {
     expect([400, 422]).toContain(bad.status);
   });
 });
+
+describe("GET /builds/repositories/{alias}/branches", () => {
+  const branches = (query = "", authorization = owner.authorization) =>
+    builds.app.fetch(`/builds/repositories/shop/branches${query}`, { headers: authorization });
+
+  it("lists the repository's branches from its mirror, fetched first: the default ref, then by name", async () => {
+    pushCommit(remote, "feature/just-pushed", "a branch pushed a moment ago");
+    const response = await branches();
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { default_ref: string; branches: { name: string; commit_sha: string }[] };
+    expect(body.default_ref).toBe("main");
+    expect(body.branches.map((branch) => branch.name)).toEqual([
+      "main",
+      "feature/just-pushed",
+      "feature/price-list",
+      "feature/x",
+      "feature_x",
+    ]);
+    const pushed = body.branches.find((branch) => branch.name === "feature/just-pushed")!;
+    expect(pushed.commit_sha).toBe(git(remote.work, "rev-parse", "feature/just-pushed"));
+  });
+
+  it("narrows to the names holding `q`, those starting with it first, and to `limit`", async () => {
+    const body = await (await branches("?q=X")).json();
+    expect(body.branches.map((branch: { name: string }) => branch.name)).toEqual(["feature/x", "feature_x"]);
+    const limited = await (await branches("?q=feature&limit=2")).json();
+    expect(limited.branches.map((branch: { name: string }) => branch.name)).toEqual([
+      "feature/just-pushed",
+      "feature/price-list",
+    ]);
+    expect(limited.truncated).toBe(true);
+  });
+
+  it("is for signed-in users; 404 for an unknown repository; bad limits are named", async () => {
+    expect((await branches("", {})).status).toBe(401);
+    const unknown = await builds.app.fetch("/builds/repositories/nosuch/branches", { headers: owner.authorization });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-type")).toContain("application/problem+json");
+    for (const limit of ["0", "501", "x"]) {
+      const bad = await branches(`?limit=${limit}`);
+      expect([400, 422], limit).toContain(bad.status);
+      expect(JSON.stringify(await bad.json())).toContain("limit");
+    }
+  });
+});
