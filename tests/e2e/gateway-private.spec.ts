@@ -280,8 +280,10 @@ test("the build's owner opens its preview to anyone and closes it again; its nam
 test("New build offers the repository's branches as the ref is typed, and all its modules at once", async ({
   page,
 }, testInfo) => {
-  await page.goto(`${baseUrl}/?sign-in=/`);
+  await page.goto(`${baseUrl}/?sign-in=/gateway/ticket?name=${buildId}`);
   await signInOnDashboard(page);
+  await page.waitForURL(new RegExp(`^http://${buildId}\\.`));
+  await page.goto(`${baseUrl}/`);
   await page.getByRole("button", { name: "New build" }).click();
   const dialog = page.getByRole("dialog", { name: "New build" });
   const ref = dialog.getByLabel("Ref 1", { exact: true });
