@@ -118,8 +118,8 @@ const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
 export async function listLiveFirstRefs(alias?: string): Promise<Map<string, string[]>> {
   const rows = await queryAll<{ alias: string; ref: string }>(
     `SELECT DISTINCT r."alias", r."ref" FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId"
-     WHERE r."position" = 0 AND b."status" IN (${LIVE_SQL}) AND (? IS NULL OR r."alias" = ?)`,
-    [alias ?? null, alias ?? null],
+     WHERE r."position" = 0 AND b."status" IN (${LIVE_SQL})${alias === undefined ? "" : ` AND r."alias" = ?`}`,
+    alias === undefined ? [] : [alias],
   );
   const refs = new Map<string, string[]>();
   for (const row of rows) refs.set(row.alias, [...(refs.get(row.alias) ?? []), row.ref]);

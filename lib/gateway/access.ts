@@ -77,7 +77,10 @@ export async function checkAccess(build: VisitedBuild, label: string, credential
 /** Whether the gateway's cookie for the name `label` shows a user signed in to the dashboard (not a share's holder). */
 export async function visitorIsSignedIn(label: string, credentials: Credentials): Promise<boolean> {
   const grant = credentials.cookie ? readPass(credentials.cookie, "cookie", label) : null;
-  if (grant?.kind !== "user") return false;
+  return grant?.kind === "user" && (await sessionHolds(grant));
+}
+
+async function sessionHolds(grant: Grant & { kind: "user" }): Promise<boolean> {
   const { revoked, user } = await findSessionUser(grant.sid, grant.userId);
   return !revoked && user !== null && user.isActive;
 }
@@ -88,8 +91,7 @@ async function grantHolds(grant: Grant, build: VisitedBuild): Promise<boolean> {
     if (share?.scope === "branch") return share.alias === build.alias && share.ref === build.ref;
     return share?.buildId === build.buildId;
   }
-  const { revoked, user } = await findSessionUser(grant.sid, grant.userId);
-  return !revoked && user !== null && user.isActive;
+  return sessionHolds(grant);
 }
 
 function sameSecret(given: string, expected: string): boolean {
