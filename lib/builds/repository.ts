@@ -111,18 +111,33 @@ export const LIVE_BUILD_STATUSES: readonly BuildStatus[] = [
 ];
 const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
 
+export interface LiveFirstRepository {
+  alias: string;
+  ref: string;
+  /** Its build's own choice of preview access; null: the repository's. */
+  previewAccess: string | null;
+}
+
 /**
- * The refs of the live builds' first repositories, by alias (of one repository, or of all): what a branch's
- * readable name may clash with (lib/builds/preview-names.ts branchLabel).
+ * The first repository of every live build, newest build first: what the names of the previews are made of
+ * (lib/builds/preview-names.ts branchLabel). Read from the live builds (the status index), never from a
+ * repository's every build: a repository keeps thousands within retention_days, of which a few dozen live.
  */
-export async function listLiveFirstRefs(alias?: string): Promise<Map<string, string[]>> {
-  const rows = await queryAll<{ alias: string; ref: string }>(
-    `SELECT DISTINCT r."alias", r."ref" FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId"
-     WHERE r."position" = 0 AND b."status" IN (${LIVE_SQL})${alias === undefined ? "" : ` AND r."alias" = ?`}`,
-    alias === undefined ? [] : [alias],
+export async function listLiveFirstRepositories(): Promise<LiveFirstRepository[]> {
+  return queryAll<LiveFirstRepository>(
+    `SELECT r."alias", r."ref", b."previewAccess" FROM "Build" b
+     JOIN "BuildRepository" r ON r."buildId" = b."id" AND r."position" = 0
+     WHERE b."status" IN (${LIVE_SQL}) ORDER BY b."seq" DESC`,
   );
+}
+
+/** The refs of the live builds' first repositories, by alias: what a branch's readable name may clash with. */
+export async function listLiveFirstRefs(): Promise<Map<string, string[]>> {
   const refs = new Map<string, string[]>();
-  for (const row of rows) refs.set(row.alias, [...(refs.get(row.alias) ?? []), row.ref]);
+  for (const { alias, ref } of await listLiveFirstRepositories()) {
+    const known = refs.get(alias) ?? [];
+    if (!known.includes(ref)) refs.set(alias, [...known, ref]);
+  }
   return refs;
 }
 

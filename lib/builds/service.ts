@@ -48,18 +48,13 @@ export async function presentBuild(build: BuildRecord, viewer?: Actor | null): P
       .map((r) => r.alias),
   );
   const reports = build.repositories.some((r) => forges.has(r.alias)) ? await listForgeReports(build.id) : [];
-  const first = build.repositories[0];
-  const view = toBuildView(build, position, reports, first ? await liveRefsFor(first.alias) : new Map());
+  const view = toBuildView(build, position, reports, await liveRefsFor());
   return viewer === undefined ? view : { ...view, viewer_can_change: viewer !== null && canActOnBuild(viewer, build) };
 }
 
-/**
- * The live refs a branch's readable name must not clash with (of one repository, or all): asked only with a
- * gateway, the only place builds have names.
- */
-async function liveRefsFor(alias?: string): Promise<Map<string, string[]>> {
-  if (!getBuildsConfig().gateway) return new Map();
-  return listLiveFirstRefs(alias);
+/** The live refs a branch's readable name must not clash with: asked only with a gateway, where builds have names. */
+async function liveRefsFor(): Promise<Map<string, string[]>> {
+  return getBuildsConfig().gateway ? listLiveFirstRefs() : new Map();
 }
 
 export async function requireBuild(buildId: string): Promise<BuildRecord> {

@@ -1,8 +1,7 @@
 import { type GatewayConfig, getBuildsConfig } from "../builds/config";
 import { previewAccessFor } from "../builds/preview-access";
 import { aliasPart, branchLabel, nameUrl, readHost } from "../builds/preview-names";
-import { LIVE_BUILD_STATUSES } from "../builds/repository";
-import { queryAll } from "../db/hot-sql";
+import { listLiveFirstRepositories } from "../builds/repository";
 import { type Credentials, visitorIsSignedIn } from "./access";
 
 /**
@@ -25,9 +24,6 @@ export interface LiveNames {
 
 /** At most this many names: a hint, not a directory. */
 const MAX_NAMES = 12;
-const LIVE_SQL = LIVE_BUILD_STATUSES.map((status) => `'${status}'`).join(", ");
-const LIVE_BUILDS_OF_REPOSITORY = `SELECT r."ref", b."previewAccess" FROM "BuildRepository" r JOIN "Build" b ON b."id" = r."buildId"
-  WHERE r."alias" = ? AND r."position" = 0 AND b."status" IN (${LIVE_SQL}) ORDER BY b."seq" DESC LIMIT 500`;
 
 export async function liveNamesNear(
   host: string,
@@ -42,11 +38,10 @@ export async function liveNamesNear(
   const aliasLabel = label.includes("--") ? label.slice(label.lastIndexOf("--") + 2) : null;
   const repositories = getBuildsConfig().repositories;
   const named = repositories.filter((repository) => aliasPart(repository.alias) === aliasLabel);
+  const live = await listLiveFirstRepositories();
   const labels: string[] = [];
   for (const repository of named.length > 0 ? named : repositories) {
-    const rows = await queryAll<{ ref: string; previewAccess: string | null }>(LIVE_BUILDS_OF_REPOSITORY, [
-      repository.alias,
-    ]);
+    const rows = live.filter((row) => row.alias === repository.alias);
     const liveRefs = new Set(rows.map((row) => row.ref));
     // The newest live build of each ref is the one its name leads to, and whose access counts.
     const newest = new Map<string, string | null>();

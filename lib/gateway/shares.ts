@@ -61,7 +61,7 @@ export async function createShare(
   if (scope === "branch" && !first) throw conflict(`Build ${buildId} has no repository: it has no branch to follow.`);
   const label =
     scope === "branch"
-      ? branchLabel(first.alias, first.ref, (await listLiveFirstRefs(first.alias)).get(first.alias) ?? [])
+      ? branchLabel(first.alias, first.ref, (await listLiveFirstRefs()).get(first.alias) ?? [])
       : buildId;
   const secret = crypto.randomBytes(32).toString("base64url");
   const row = await getDb().previewShare.create({
@@ -93,7 +93,7 @@ export async function shareOpensAt(
 ): Promise<boolean> {
   if (share.scope !== "branch" || share.alias === null || share.ref === null) return label === share.buildId;
   if (label === refLabel(share.alias, share.ref)) return true;
-  const live = (await listLiveFirstRefs(share.alias)).get(share.alias) ?? [];
+  const live = (await listLiveFirstRefs()).get(share.alias) ?? [];
   return label === branchLabel(share.alias, share.ref, live);
 }
 
