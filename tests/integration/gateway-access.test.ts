@@ -504,7 +504,8 @@ describe("what the gateway's nginx writes, and as whom it runs", () => {
       headers: builds.authorization,
     });
     const shareUrl = new URL(((await created.json()) as { url: string }).url);
-    expect((await through(privateHost, shareUrl.pathname, BROWSER)).status).toBe(303);
+    // At the name the link is made for: the branch's, by default.
+    expect((await through(shareUrl.host, shareUrl.pathname, BROWSER)).status).toBe(303);
     expect((await through(publicHost, "/web/reset_password?token=a-preview-token")).status).toBe(200);
     // nginx writes its log a buffer at a time, at most a second late.
     await sleep(1_500);
