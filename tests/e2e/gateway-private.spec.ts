@@ -283,7 +283,7 @@ test("New build offers the repository's branches as the ref is typed, and all it
   await page.goto(`${baseUrl}/?sign-in=/gateway/ticket?name=${buildId}`);
   await signInOnDashboard(page);
   await page.waitForURL(new RegExp(`^http://${buildId}\\.`));
-  await page.goto(`${baseUrl}/`);
+  await page.goto(`${baseUrl}/builds`);
   await page.getByRole("button", { name: "New build" }).click();
   const dialog = page.getByRole("dialog", { name: "New build" });
   const ref = dialog.getByLabel("Ref 1", { exact: true });
