@@ -121,7 +121,6 @@ export const DELETE = route<Context>(async (request, { params }) => {
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
  *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const PATCH = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);

@@ -34,7 +34,6 @@ type Context = { params: Promise<{ alias: string }> };
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       404: { $ref: "#/components/responses/NotFound" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  *       503: { $ref: "#/components/responses/ServiceUnavailable" }
  */
 export const GET = route<Context>(async (request, { params }) => {
