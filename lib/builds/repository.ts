@@ -156,7 +156,10 @@ export async function findBuild(id: string): Promise<BuildRecord | null> {
   return readBuildWithDetails<BuildRecord>(id);
 }
 
-/** Newest first; `firstRepositoryIn`, when given, keeps the builds whose first repository is one of those. */
+/**
+ * Newest first. `firstRepositoryIn`, when given (for a viewer who may see public builds only), keeps the builds
+ * whose own preview access is public, and those without a choice whose first repository is one of those.
+ */
 export async function listBuildRecords(options: {
   status?: BuildStatus;
   limit: number;
@@ -167,10 +170,17 @@ export async function listBuildRecords(options: {
     where: {
       status: options.status,
       seq: options.beforeSeq === undefined ? undefined : { lt: options.beforeSeq },
-      repositories:
-        options.firstRepositoryIn === undefined
-          ? undefined
-          : { some: { position: 0, alias: { in: options.firstRepositoryIn } } },
+      ...(options.firstRepositoryIn === undefined
+        ? {}
+        : {
+            OR: [
+              { previewAccess: "public" },
+              {
+                previewAccess: null,
+                repositories: { some: { position: 0, alias: { in: options.firstRepositoryIn } } },
+              },
+            ],
+          }),
     },
     orderBy: { seq: "desc" },
     take: options.limit,

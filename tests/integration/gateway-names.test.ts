@@ -105,7 +105,8 @@ const branchName = (build: BuildJson) =>
 const labelOf = (name: string) => name.slice(0, -`.${DOMAIN}`.length);
 /** The hashed label lib/builds/preview-names.ts gives a branch that is not a label as it stands. */
 const hashedLabel = async (buildId: string) => {
-  const names = (await (await builds.get(`/builds/${buildId}`)).json()).preview_names as { name: string }[];
+  const names = (await (await builds.get(`/builds/${buildId}`, { headers: builds.authorization })).json())
+    .preview_names as { name: string }[];
   return labelOf(names[1].name);
 };
 const patch = (buildId: string, body: unknown, authorization: Record<string, string>) =>
@@ -170,7 +171,13 @@ describe("PATCH /builds/{build_id} with preview_access", () => {
     const response = await patch(priceList.build_id, { preview_access: "users" }, owner.authorization);
     expect(response.status).toBe(200);
     expect((await response.json()).preview_access).toBe("users");
-    expect((await (await builds.get(`/builds/${priceList.build_id}`)).json()).preview_access).toBe("users");
+    const signedIn = { headers: builds.authorization };
+    expect((await (await builds.get(`/builds/${priceList.build_id}`, signedIn)).json()).preview_access).toBe("users");
+    // A stranger no longer sees it in the API either: its JSON is a 404, and the list leaves it out.
+    expect((await builds.get(`/builds/${priceList.build_id}`)).status).toBe(404);
+    const listed = (await (await builds.get("/builds?limit=10")).json()).builds as BuildJson[];
+    expect(listed.map((build) => build.build_id)).not.toContain(priceList.build_id);
+    expect(listed.length).toBeGreaterThanOrEqual(2);
     await sleep(GATEWAY_CACHE_MS);
     for (const label of ["feature-price-list--shop", priceList.build_id, await hashedLabel(priceList.build_id)])
       expect((await through(label)).status, label).toBe(401);
@@ -216,7 +223,8 @@ describe("PATCH /builds/{build_id} with preview_access", () => {
       expect(bad.headers.get("content-type")).toContain("application/problem+json");
     }
     expect((await patch("0000000000000000", { preview_access: "users" }, owner.authorization)).status).toBe(404);
-    expect((await (await builds.get(`/builds/${priceList.build_id}`)).json()).preview_access).toBe("users");
+    const current = await builds.get(`/builds/${priceList.build_id}`, { headers: owner.authorization });
+    expect((await current.json()).preview_access).toBe("users");
   });
 });
 
