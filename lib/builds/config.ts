@@ -35,32 +35,63 @@ const uid = z
 
 // A command inside a Compose service: argv, never a shell string; ${NAME} are the build's values (see COMPOSE_VARIABLES).
 const composeCommandSchema = z.strictObject({
-  service: z.string().regex(COMPOSE_SERVICE_PATTERN, `must match ${COMPOSE_SERVICE_PATTERN}`),
-  // run: a one-off container (`compose run --rm`); exec: inside the service's running container.
-  mode: z.enum(["run", "exec"]).default("run"),
+  service: z
+    .string()
+    .regex(COMPOSE_SERVICE_PATTERN, `must match ${COMPOSE_SERVICE_PATTERN}`)
+    .describe("The Compose service the command runs in."),
+  mode: z
+    .enum(["run", "exec"])
+    .default("run")
+    .describe("run: in a one-off container (`compose run --rm`); exec: inside the service's running container."),
   command: z
     .array(z.string())
     .min(1, "must name the program to run")
     .superRefine((args, ctx) => {
       for (const problem of unknownVariables(args.join(" "))) ctx.addIssue({ code: "custom", message: problem });
-    }),
+    })
+    .describe(
+      "The program and its arguments (argv, never a shell string); ${NAME} are the build's values, such as ${DATABASE}, ${MODULES} and ${CONTAINER_ADDONS_PATH}.",
+    ),
 });
 
 const composeSchema = z.strictObject({
-  // Ordinary Compose YAML, relative to this file's folder; ${NAME} of COMPOSE_VARIABLES are filled in per build.
-  template: z.string().trim().min(1, "must be the path of a Compose file"),
-  // Which client runs Compose: detected (`docker compose`, else `docker-compose`) or chosen.
-  cli: z.enum(["auto", "docker compose", "docker-compose"]).default("auto"),
-  // Where the template mounts the build's sources folder (${SOURCES}); CONTAINER_ADDONS_PATH lies below it.
-  sources_mount: z.string().startsWith("/", "must be an absolute path inside the containers").default("/mnt/sources"),
-  // The database stage starts this service and waits until it is healthy; none: the stage is skipped.
-  database_service: z.string().regex(COMPOSE_SERVICE_PATTERN).optional(),
-  // The service that publishes the preview on ${PORT}: the runtime is alive while it runs.
-  web_service: z.string().regex(COMPOSE_SERVICE_PATTERN).default("web"),
-  install: composeCommandSchema.optional(),
-  test: composeCommandSchema.optional(),
-  // Seconds containers get to stop on `down` before they are killed.
-  stop_timeout_seconds: z.number().int().min(0).max(300).default(5),
+  template: z
+    .string()
+    .trim()
+    .min(1, "must be the path of a Compose file")
+    .describe(
+      "The Compose file of a build, relative to this file's folder: ordinary Compose YAML whose ${NAME} variables (BUILD_ID, PORT, SOURCES, DATABASE, ...) are filled in per build.",
+    ),
+  cli: z
+    .enum(["auto", "docker compose", "docker-compose"])
+    .default("auto")
+    .describe("Which client runs Compose: auto detects `docker compose` (v2), else `docker-compose` (v1)."),
+  sources_mount: z
+    .string()
+    .startsWith("/", "must be an absolute path inside the containers")
+    .default("/mnt/sources")
+    .describe(
+      "Where the template mounts the build's sources folder (${SOURCES}) inside the containers; CONTAINER_ADDONS_PATH lies below it.",
+    ),
+  database_service: z
+    .string()
+    .regex(COMPOSE_SERVICE_PATTERN)
+    .optional()
+    .describe("The service the database stage starts and waits for until it is healthy; unset: the stage is skipped."),
+  web_service: z
+    .string()
+    .regex(COMPOSE_SERVICE_PATTERN)
+    .default("web")
+    .describe("The service that publishes the preview on ${PORT}: the runtime is alive while it runs."),
+  install: composeCommandSchema.optional().describe("The install stage: a command in one of the template's services."),
+  test: composeCommandSchema.optional().describe("The test stage: a command whose non-zero exit fails the build."),
+  stop_timeout_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(5)
+    .describe("Seconds the containers get to stop on `down` before they are killed."),
 });
 
 // The git host the repository lives on: build statuses go to its commits, pull request events come
@@ -79,26 +110,53 @@ const DEFAULT_API_URLS: Record<ForgeKind, string | null> = {
 
 const forgeSchema = z
   .strictObject({
-    kind: z.enum(FORGE_KINDS, { error: 'must be "github", "gitlab" or "gitea" (Forgejo speaks Gitea\'s API)' }),
+    kind: z
+      .enum(FORGE_KINDS, { error: 'must be "github", "gitlab" or "gitea" (Forgejo speaks Gitea\'s API)' })
+      .describe("The git host's kind: github, gitlab, or gitea (Forgejo speaks Gitea's API)."),
     api_url: z
       .url({
         protocol: /^https?$/,
         error: "must be the http(s) address of the host's API, e.g. https://gitea.example.com/api/v1",
       })
-      .optional(),
-    // GitHub and Gitea: owner/name; GitLab: the project's numeric id or its path (group/name).
-    project: z.string().trim().min(1, "must name the project: owner/name, or GitLab's id or path").max(300),
+      .optional()
+      .describe(
+        "The host's API. Unset: https://api.github.com or https://gitlab.com/api/v4; required with gitea (e.g. https://gitea.example.com/api/v1).",
+      ),
+    project: z
+      .string()
+      .trim()
+      .min(1, "must name the project: owner/name, or GitLab's id or path")
+      .max(300)
+      .describe("GitHub and Gitea: owner/name; GitLab: the project's numeric id or its path (group/name)."),
     token_env: z
       .string()
-      .regex(ENV_NAME, "must be an environment variable name (the token itself never goes in this file)"),
-    context: z.string().trim().min(1).max(100).default("bcv-runbot/preview"),
-    // One comment on each pull request with its preview's link and state, edited in place.
-    comment: z.boolean().default(false),
-    // Pull requests from forks run anyone's code: built only when this is true.
-    build_forks: z.boolean().default(false),
-    // Each call to the host: how long it may take, and how often a timeout or a 5xx is tried again.
-    timeout_seconds: positiveSeconds.max(120).default(10),
-    retries: z.number().int().min(0).max(10).default(3),
+      .regex(ENV_NAME, "must be an environment variable name (the token itself never goes in this file)")
+      .describe(
+        "The environment variable holding the host's API token (the token itself never goes in this file); it must be set at start.",
+      ),
+    context: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .default("bcv-runbot/preview")
+      .describe("The name of the commit status the builds report."),
+    comment: z
+      .boolean()
+      .default(false)
+      .describe("One comment on each pull request with its preview's link and state, edited in place."),
+    build_forks: z
+      .boolean()
+      .default(false)
+      .describe("Build pull requests from forks too. They run anyone's code: only with trusted contributors."),
+    timeout_seconds: positiveSeconds.max(120).default(10).describe("How long one call to the host's API may take."),
+    retries: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(3)
+      .describe("How often a call that timed out or got a 5xx is tried again."),
   })
   .transform((forge, ctx) => {
     const apiUrl = forge.api_url ?? DEFAULT_API_URLS[forge.kind];
@@ -128,46 +186,84 @@ const gatewaySchema = z
       .string()
       .trim()
       .toLowerCase()
-      .regex(
-        DNS_NAME,
-        "must be a DNS name of two labels or more, such as preview.example.com (at most 189 characters)",
+      .regex(DNS_NAME, "must be a DNS name of two labels or more, such as preview.example.com (at most 189 characters)")
+      .describe(
+        "The wildcard domain of the previews: a build is <build_id>.<domain>, a branch's newest <branch>--<alias>.<domain>.",
       ),
-    scheme: z.enum(["http", "https"], { error: 'must be "http" or "https"' }).default("http"),
-    // The port people reach the gateway at; by default the scheme's (80 or 443), left out of the links.
-    port: z.number().int("must be an integer").min(1).max(65535).optional(),
-    // How many sleeping previews one client address may wake by visiting them, per hour (lib/gateway/wake-on-visit.ts).
-    wakes_per_hour: z.number().int("must be a whole number").min(0).max(1000).default(6),
+    scheme: z
+      .enum(["http", "https"], { error: 'must be "http" or "https"' })
+      .default("http")
+      .describe("The scheme of the previews' links: https when TLS ends in front of the gateway."),
+    port: z
+      .number()
+      .int("must be an integer")
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe("The port people reach the gateway at; unset: the scheme's (80 or 443), left out of the links."),
+    wakes_per_hour: z
+      .number()
+      .int("must be a whole number")
+      .min(0)
+      .max(1000)
+      .default(6)
+      .describe("How many sleeping previews one client address may wake per hour by visiting them."),
   })
   .transform((gateway) => ({ ...gateway, port: gateway.port ?? (gateway.scheme === "https" ? 443 : 80) }));
 
 export type GatewayConfig = z.output<typeof gatewaySchema>;
 
 const repositorySchema = z.strictObject({
-  alias: z.string().regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`),
-  url: z.string().trim().min(1, "must be a local path or a git URL"),
+  alias: z
+    .string()
+    .regex(REPOSITORY_ALIAS_PATTERN, `must match ${REPOSITORY_ALIAS_PATTERN}`)
+    .describe(
+      "The repository's name in requests (`repositories: [{alias, ref}]`), in its checkout's folder and in the gateway's branch names.",
+    ),
+  url: z
+    .string()
+    .trim()
+    .min(1, "must be a local path or a git URL")
+    .describe(
+      "Where it is cloned from: a URL git understands (https, ssh, file, user@host:path) or a local path, relative to this file's folder.",
+    ),
   default_ref: z
     .string()
     .default("main")
     .superRefine((ref, ctx) => {
       const problem = refProblem(ref);
       if (problem) ctx.addIssue({ code: "custom", message: problem });
-    }),
-  allow_request_ref: z.boolean().default(true),
-  priority: z.number().int("must be an integer").default(10),
+    })
+    .describe("The branch, tag or commit built when a request names no ref."),
+  allow_request_ref: z
+    .boolean()
+    .default(true)
+    .describe("Whether a request may name another ref than default_ref; false: only default_ref is built."),
+  priority: z
+    .number()
+    .int("must be an integer")
+    .default(10)
+    .describe(
+      "The order of the repositories in ADDONS_PATH (lowest first, then by alias); the first one's checkout is where the stage commands run.",
+    ),
   modules_path: z
     .string()
     .default(".")
-    .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes(".."), "must be a path inside the repository"),
+    .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes(".."), "must be a path inside the repository")
+    .describe("The folder inside the repository that holds the modules, one folder each; it goes into ADDONS_PATH."),
   module_manifest: z
     .string()
     .default("__manifest__.py")
-    .refine((name) => /^[^/\\]+$/.test(name) && name !== "." && name !== "..", "must be a file name"),
-  // Automatic builds: new heads of branches matching `branches` are built with `modules`.
+    .refine((name) => /^[^/\\]+$/.test(name) && name !== "." && name !== "..", "must be a file name")
+    .describe(
+      "The file that makes a folder of modules_path a module: a requested module without it is refused before anything runs.",
+    ),
   auto_build: z
     .strictObject({
       branches: z
         .array(z.string().trim().min(1, "must be a non-empty glob such as main or feature/*"))
-        .min(1, "must list at least one branch glob"),
+        .min(1, "must list at least one branch glob")
+        .describe("Globs of the branches followed: `*` stays within one path segment, `**` crosses them."),
       modules: z
         .union(
           [
@@ -178,24 +274,55 @@ const repositorySchema = z.strictObject({
           ],
           { error: 'must be "all" or a list of module names' },
         )
-        .default("all"),
-      ttl_seconds: wholeSeconds.optional(),
-      // Pull and merge requests are followed too: their head commit is built as a preview of the request.
-      pull_requests: z.boolean().default(true),
+        .default("all")
+        .describe('The modules an automatic build installs: "all" (every module of modules_path) or a list of names.'),
+      ttl_seconds: wholeSeconds
+        .optional()
+        .describe(
+          "The time to live of an automatic build, within ttl.min_seconds and ttl.max_seconds; unset: ttl.default_seconds.",
+        ),
+      pull_requests: z
+        .boolean()
+        .default(true)
+        .describe("Follow pull and merge requests too: their head commit is built as a preview of the request."),
     })
-    .optional(),
-  forge: forgeSchema.optional(),
-  // The secret webhooks are signed with: inline, or the name of an environment variable holding it.
-  webhook_secret: z.string().min(1, "must not be empty").optional(),
-  webhook_secret_env: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
-  // Fetch the mirror on this interval and build new heads of followed branches (hosts that cannot call us).
-  watch_interval_seconds: positiveSeconds.optional(),
-  // Who opens this repository's previews through the gateway (lib/gateway/access.ts): anyone who has the address,
-  // or only people signed in to the dashboard (and holders of a share link, and automated tests with the bypass).
-  preview_access: z.enum(["public", "users"], { error: 'must be "public" or "users"' }).default("public"),
-  // The environment variable holding the secret that automated tests send in X-Preview-Bypass to open a private
-  // preview without signing in.
-  preview_bypass_secret_env: z.string().regex(ENV_NAME, "must be an environment variable name").optional(),
+    .optional()
+    .describe(
+      "Automatic builds: a new head of a followed branch (by webhook or by polling) is built, and replaces that branch's previous build.",
+    ),
+  forge: forgeSchema
+    .optional()
+    .describe(
+      "The git host the repository lives on: build statuses go to its commits, pull request events come from it.",
+    ),
+  webhook_secret: z
+    .string()
+    .min(1, "must not be empty")
+    .optional()
+    .describe("The secret the git host signs its webhooks (POST /hooks/<alias>) with; unset: webhooks are refused."),
+  webhook_secret_env: z
+    .string()
+    .regex(ENV_NAME, "must be an environment variable name")
+    .optional()
+    .describe("Or the environment variable holding that secret (it must be set at start), not both."),
+  watch_interval_seconds: positiveSeconds
+    .optional()
+    .describe(
+      "Fetch the repository on this interval and build new heads of followed branches, for hosts that cannot call this service; needs auto_build.",
+    ),
+  preview_access: z
+    .enum(["public", "users"], { error: 'must be "public" or "users"' })
+    .default("public")
+    .describe(
+      "Who opens this repository's previews through the gateway: public, anyone who has the address; users, only people signed in (and holders of a share link, and tests with the bypass secret).",
+    ),
+  preview_bypass_secret_env: z
+    .string()
+    .regex(ENV_NAME, "must be an environment variable name")
+    .optional()
+    .describe(
+      "The environment variable holding the secret that automated tests send in X-Preview-Bypass to open a private preview without signing in.",
+    ),
 });
 
 const logPattern = z.string().superRefine((pattern, ctx) => {
@@ -250,26 +377,60 @@ const bundleSchema = z
   })
   .describe("Repositories built together, as Odoo's runbot builds odoo, enterprise and their addons");
 
-const configSchema = z
+export const configSchema = z
   .strictObject({
     // Outside the data folder: builds running as runtime.run_as_uids must enter the builds but not the data folder.
-    builds_root: z.string().min(1).default("./builds"),
-    // How many builds this instance runs at once; 0: none, an instance that only serves the API while others
-    // (sharing its PostgreSQL database) run the builds.
-    max_concurrent_builds: z.number().int("must be an integer").min(0, "must be at least 0").max(64).default(2),
-    max_queued_builds: z.number().int("must be an integer").min(0, "must be at least 0").default(50),
-    // At most this many previews run at once: past it, the one awake longest without a wake or an extension
-    // is put to sleep (lib/builds/runtime/sleep.ts). Unset: no limit.
-    max_awake_builds: z.number().int("must be an integer").min(1, "must be at least 1").optional(),
-    // A preview nobody started, woke or visited through the gateway for this long is put to sleep (each host's
-    // own, as max_awake_builds; a visit wakes it again). Unset: previews sleep only by hand or max_awake_builds.
-    sleep_after_idle_seconds: z.number().int("must be a whole number of seconds").min(2).optional(),
+    builds_root: z
+      .string()
+      .min(1)
+      .default("./builds")
+      .describe(
+        "Where the builds live, <builds_root>/<build_id>/{sources,logs,runtime}, relative to this file's folder; outside the data folder, which stages may not enter.",
+      ),
+    max_concurrent_builds: z
+      .number()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .max(64)
+      .default(2)
+      .describe(
+        "How many builds this instance runs at once; 0: none, an instance that only serves the API while others sharing its PostgreSQL database run the builds.",
+      ),
+    max_queued_builds: z
+      .number()
+      .int("must be an integer")
+      .min(0, "must be at least 0")
+      .default(50)
+      .describe("How many builds may wait in the queue; past it a new build is refused with 429."),
+    max_awake_builds: z
+      .number()
+      .int("must be an integer")
+      .min(1, "must be at least 1")
+      .optional()
+      .describe(
+        "At most this many previews of this host run at once: past it, the one awake longest without a wake or an extension is put to sleep. Unset: no limit.",
+      ),
+    sleep_after_idle_seconds: z
+      .number()
+      .int("must be a whole number of seconds")
+      .min(2)
+      .optional()
+      .describe(
+        "A preview nobody started, woke or visited through the gateway for this long is put to sleep (a visit wakes it again). Unset: previews sleep only by hand or past max_awake_builds.",
+      ),
     ttl: z
       .strictObject({
-        default_seconds: wholeSeconds.default(14400),
-        min_seconds: wholeSeconds.default(300),
-        max_seconds: wholeSeconds.default(604800),
-        choices: z.array(wholeSeconds).default([3600, 14400, 28800, 86400]),
+        default_seconds: wholeSeconds.default(14400).describe("A build's time to live when its request names none."),
+        min_seconds: wholeSeconds
+          .default(300)
+          .describe("The shortest time to live a request or an extension may ask for."),
+        max_seconds: wholeSeconds
+          .default(604800)
+          .describe("The longest time to live a request or an extension may ask for."),
+        choices: z
+          .array(wholeSeconds)
+          .default([3600, 14400, 28800, 86400])
+          .describe("The times to live the dashboard offers, each within min_seconds and max_seconds."),
       })
       .prefault({})
       .superRefine((ttl, ctx) => {
@@ -287,16 +448,18 @@ const configSchema = z
             });
           }
         });
-      }),
+      })
+      .describe("How long a build's preview lives before the reaper destroys it; its owner may extend it."),
     ports: z
-      .strictObject({ start: port.default(18000), end: port.default(19999) })
+      .strictObject({
+        start: port.default(18000).describe("The first port of the range."),
+        end: port.default(19999).describe("The last port of the range."),
+      })
       .prefault({})
-      .refine((ports) => ports.start <= ports.end, { path: ["end"], message: "must not be less than ports.start" }),
-    // Where a running build is reached; {build_id}, {port} and {host} are filled in. {host} is the host part of
-    // the name of the instance running it (INSTANCE_NAME without its ":port"), for several builder hosts:
-    // "http://{build_id}.{host}.preview.example.com:{port}/". Previews must live on other host names than the
-    // dashboard, or the dashboard's cookies reach them (cookies ignore ports): for example
-    // "http://{build_id}.preview.localhost:{port}/". The default, 127.0.0.1, is the demo's and is unsafe.
+      .refine((ports) => ports.start <= ports.end, { path: ["end"], message: "must not be less than ports.start" })
+      .describe("The ports this host's previews listen on, one per running build: as many previews as ports at most."),
+    // Previews must live on other host names than the dashboard, or the dashboard's cookies reach them (cookies
+    // ignore ports).
     preview_url: z
       .string()
       .default("http://127.0.0.1:{port}/")
@@ -307,62 +470,112 @@ const configSchema = z
         } catch {
           return false;
         }
-      }, "must be an http(s) URL template using {build_id}, {port} and {host}, e.g. http://{build_id}.preview.localhost:{port}/"),
-    // Each host's own, as ports are: the address its previews listen on and the gateway reaches them at. Loopback
-    // on one machine; with several, a private address of this host that the gateway's machine reaches.
+      }, "must be an http(s) URL template using {build_id}, {port} and {host}, e.g. http://{build_id}.preview.localhost:{port}/")
+      .describe(
+        "Where a running build is reached, {build_id}, {port} and {host} filled in ({host}: the instance's INSTANCE_NAME without its :port, for several builder hosts). Use other host names than the dashboard's, e.g. http://{build_id}.preview.localhost:{port}/: the default, 127.0.0.1, is the local demo's and unsafe.",
+      ),
     preview_address: z
       .string()
       .trim()
       .default("127.0.0.1")
-      .refine((address) => net.isIP(address) !== 0, "must be an IP address, such as 127.0.0.1 or 10.0.0.11"),
-    gateway: gatewaySchema.optional(),
-    stage_timeout_seconds: positiveSeconds.default(1800),
-    // What one stage (or a runtime) may write to its log; past it the log says so and the output is dropped.
-    stage_log_limit_mb: z.number().positive("must be a positive number of megabytes").max(100_000).default(50),
-    // How often the reaper looks for expired builds; small values are for tests.
-    reaper_interval_seconds: positiveSeconds.default(30),
+      .refine((address) => net.isIP(address) !== 0, "must be an IP address, such as 127.0.0.1 or 10.0.0.11")
+      .describe(
+        "The address this host's previews listen on and the gateway reaches them at: loopback on one machine; with several, a private address of this host that the gateway's machine reaches.",
+      ),
+    gateway: gatewaySchema
+      .optional()
+      .describe(
+        "The previews' front door (`npm run gateway`): every preview a name of its own under one wildcard domain. Unset: previews are reached at preview_url.",
+      ),
+    stage_timeout_seconds: positiveSeconds
+      .default(1800)
+      .describe("How long one stage may run before it is stopped and the build fails."),
+    stage_log_limit_mb: z
+      .number()
+      .positive("must be a positive number of megabytes")
+      .max(100_000)
+      .default(50)
+      .describe(
+        "What one stage (or a runtime) may write to its log; past it the log says so and the output is dropped.",
+      ),
+    reaper_interval_seconds: positiveSeconds
+      .default(30)
+      .describe("How often the reaper looks for expired builds; small values are for tests."),
     runtime: z
       .strictObject({
-        driver: z.enum(["process", "compose"], { error: 'must be "process" or "compose"' }).default("process"),
-        // The process driver's shell commands.
-        install: command,
-        test: command,
-        start: command,
-        compose: composeSchema.optional(),
-        // With the server root, each build of the process driver runs as a uid of its own from this range, leased
-        // while it has processes or files (lib/builds/runtime/run-as.ts). No user may have one: a build's processes are
-        // ended by uid. The default lies in a span no distribution or systemd hands out, as many as the ports.
+        driver: z
+          .enum(["process", "compose"], { error: 'must be "process" or "compose"' })
+          .default("process")
+          .describe(
+            "process: the shell commands below on this host (as a uid of each build's own when the server is root); compose: a Docker Compose project per build.",
+          ),
+        install: command.describe(
+          "The process driver's install stage: a shell command (/bin/sh -c) run in the build's first repository checkout, with BUILD_ID, PORT, PREVIEW_ADDRESS, MODULES, ADDONS_PATH, WORKSPACE and APP_DIR (the application's folder) set. Unset: skipped.",
+        ),
+        test: command.describe(
+          "The process driver's test stage, run as install is; a non-zero exit fails the build. Unset: skipped.",
+        ),
+        start: command.describe(
+          "The process driver's preview: a long-running shell command, run as install is, that serves on $PREVIEW_ADDRESS:$PORT.",
+        ),
+        compose: composeSchema.optional().describe("The compose driver's settings; required with driver compose."),
+        // The default lies in a span no distribution or systemd hands out, as many as the ports.
         run_as_uids: z
-          .strictObject({ start: uid.default(1_900_000_000), end: uid.default(1_900_001_999) })
+          .strictObject({
+            start: uid.default(1_900_000_000).describe("The first uid of the range."),
+            end: uid.default(1_900_001_999).describe("The last uid of the range."),
+          })
           .prefault({})
           .refine((range) => range.start <= range.end, {
             path: ["end"],
             message: "must not be less than run_as_uids.start",
-          }),
+          })
+          .describe(
+            "With the server root, each build of the process driver runs as a uid of its own from this range, leased while it has processes or files. No user may have one: a build's processes are ended by uid.",
+          ),
         // One user shared by every build would let builds reach each other's processes and files.
         run_as: z
           .never({
             error: "was replaced by run_as_uids: each build runs as a uid of its own from that range; remove run_as",
           })
-          .optional(),
+          .optional()
+          .describe("Not accepted any more: replaced by run_as_uids."),
         healthcheck: z
           .strictObject({
-            path: z.string().startsWith("/", "must start with /").default("/"),
-            timeout_seconds: positiveSeconds.default(120),
+            path: z
+              .string()
+              .startsWith("/", "must start with /")
+              .default("/")
+              .describe("The path asked for on the preview's port."),
+            timeout_seconds: positiveSeconds
+              .default(120)
+              .describe("How long the preview has to answer before the build fails."),
           })
-          .prefault({}),
+          .prefault({})
+          .describe("The last stage: the build runs once its preview answers HTTP below 500."),
       })
-      .prefault({}),
-    repositories: z.array(repositorySchema).default([]),
-    // Per-user bounds, so that one account cannot take every preview port or fill the queue.
-    // A user's live builds are those queued, in progress or running; queued ones count in both. Admins have
-    // their own bounds, none unless set; automatic builds belong to the service and count against neither.
+      .prefault({})
+      .describe("How the stages run and the preview is kept alive."),
+    repositories: z
+      .array(repositorySchema)
+      .default([])
+      .describe("The git repositories a build may check out, each under an alias."),
     limits: z
       .strictObject({
-        live_per_user: perUserLimit.default(5),
-        queued_per_user: perUserLimit.default(3),
-        admin_live_per_user: perUserLimit.nullable().default(null),
-        admin_queued_per_user: perUserLimit.nullable().default(null),
+        live_per_user: perUserLimit
+          .default(5)
+          .describe("A user's live builds at most: queued, in progress or running; past it, 429."),
+        queued_per_user: perUserLimit
+          .default(3)
+          .describe("Of those, how many may wait in the queue at once; past it, 429."),
+        admin_live_per_user: perUserLimit
+          .nullable()
+          .default(null)
+          .describe("An admin's live builds at most; null: no bound."),
+        admin_queued_per_user: perUserLimit
+          .nullable()
+          .default(null)
+          .describe("An admin's queued builds at most; null: no bound."),
       })
       .prefault({})
       .superRefine((limits, ctx) => {
@@ -384,9 +597,15 @@ const configSchema = z
             message: "must not be greater than limits.admin_live_per_user",
           });
         }
-      }),
-    // Builds that are over keep their rows and logs this long, then the reaper purges both. Fractions are for tests.
-    retention_days: z.number().positive("must be a positive number of days").default(14),
+      })
+      .describe(
+        "Per-user bounds, so that one account cannot take every preview port or fill the queue. Automatic builds belong to the service and count against none.",
+      ),
+    retention_days: z
+      .number()
+      .positive("must be a positive number of days")
+      .default(14)
+      .describe("Builds that are over keep their rows and logs this long, then the reaper purges both."),
     log_checks: logChecksSchema,
     keep_per_branch: z
       .number()

@@ -27,8 +27,11 @@ const timeZone = z.string().refine(
 /** An instance's name: what a host name and a port make, nothing a path or a URL would read differently. */
 export const INSTANCE_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._:-]{0,98}[A-Za-z0-9])?$/;
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+export const envSchema = z.object({
+  NODE_ENV: z
+    .enum(["development", "production", "test"])
+    .default("development")
+    .describe("Set by Next.js: production under `npm start`, development under `npm run dev`."),
   DATABASE_URL: z
     .string()
     .optional()
@@ -39,25 +42,37 @@ const envSchema = z.object({
         ctx.addIssue({ code: "custom", message: (error as Error).message });
         return z.NEVER;
       }
-    }),
-  // Where the server keeps its pid file (one server per data folder) and, on SQLite, its generated secret. By
-  // default the SQLite file's folder, or ./data on PostgreSQL.
-  DATA_DIR: z.string().min(1).optional(),
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
-  // This instance's name among those sharing one database: a build's `host`, the owner of its runtime. By default
-  // the machine's host name and PORT ("build-1:3000"), unique as long as two instances do not share both.
+    })
+    .describe(
+      "The database: a SQLite file (`file:./data/app.db` when unset; its folder is the data folder), or `postgresql://user:password@host:5432/db` for PostgreSQL 15+, which several instances may share.",
+    ),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Where the server keeps its pid file (one server per data folder) and, on SQLite, its generated secret. Unset: the SQLite file's folder, or ./data on PostgreSQL.",
+    ),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000).describe("The HTTP port."),
   INSTANCE_NAME: z
     .string()
     .regex(
       INSTANCE_NAME_PATTERN,
       "must be 1-100 letters, digits, dots, dashes, underscores or colons, such as build-1:3000",
     )
-    .optional(),
-  // An instance whose heartbeat is older than this is lost: another fails the builds it was running. Small
-  // values are for tests; an instance beats six times within it.
-  INSTANCE_LOST_AFTER_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
-  // Where the other instances reach this one (http://10.0.0.11:3000): they forward to it the requests about the
-  // builds it runs (their logs, cancel, DELETE...). An origin only: scheme, host and port. Unset: none can.
+    .optional()
+    .describe(
+      "This instance's name among those sharing one database: a build's `host` is the instance that claimed and runs it. Unset: the machine's host name and PORT (build-1:3000).",
+    ),
+  INSTANCE_LOST_AFTER_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(3)
+    .max(3600)
+    .default(30)
+    .describe(
+      "An instance whose heartbeat (six within this) is older is lost: another fails the builds it had in progress. Also the lease of the jobs that run once across the cluster. Small values are for tests.",
+    ),
   INSTANCE_URL: z
     .url({ protocol: /^https?$/ })
     .refine((value) => {
@@ -66,40 +81,84 @@ const envSchema = z.object({
       return !url.username && !url.password && !url.search && !url.hash && url.pathname === "/";
     }, "must be an origin only, such as http://10.0.0.11:3000 (no path, query or credentials)")
     .transform((value) => (URL.canParse(value) ? new URL(value).origin : value))
-    .optional(),
-  NEXTAUTH_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  NEXTAUTH_URL: z.url().optional(),
-  // The address people reach this app at, for links it sends elsewhere (a build's page in a commit status on
-  // the git host); NEXTAUTH_URL when unset. Without either, statuses carry no link.
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  ACCESS_TOKEN_EXPIRE_MINUTES: positiveInt(30),
-  // bcrypt's cost for new password hashes (lib/users/passwords.ts): each step doubles the CPU of a registration
-  // and a sign-in. Ten is the least OWASP advises; stored hashes keep the cost they were made with.
-  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(15).default(12),
-  RATES_TIMEZONE: timeZone.default("America/Caracas"),
-  BCV_URL: z.url().default("https://www.bcv.org.ve/"),
-  BCV_TIMEOUT_MS: positiveInt(10_000),
-  BCV_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
-  // The wait before the first retry of the central bank's page; each further retry waits twice as long.
-  BCV_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  // Hourly by default: the bank publishes once a business day, in the afternoon (Caracas time). 0 turns the
-  // schedule off: the rate is then fetched only through POST /rates/.
+    .optional()
+    .describe(
+      "Where the other instances reach this one, an origin only (http://10.0.0.11:3000): they forward to it the requests about the builds it runs (logs, cancel, sleep, wake, DELETE). Unset: none can.",
+    ),
+  NEXTAUTH_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters")
+    .optional()
+    .describe(
+      "Signs and encrypts tokens and sessions (32+ characters). Unset on SQLite: generated on first start and kept in the data folder; required on PostgreSQL, the same on every instance.",
+    ),
+  NEXTAUTH_URL: z
+    .url()
+    .optional()
+    .describe("The public URL of the application, when behind a proxy. Unset: taken from the request."),
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe(
+      "The address people reach the application at, for links it sends elsewhere (a build's page in a commit status). Unset: NEXTAUTH_URL; without either, statuses carry no link.",
+    ),
+  ACCESS_TOKEN_EXPIRE_MINUTES: positiveInt(30).describe("The lifetime of bearer tokens and browser sessions."),
+  PASSWORD_HASH_COST: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(15)
+    .default(12)
+    .describe(
+      "bcrypt's cost for new password hashes, 10 to 15: at 12 a registration or a sign-in costs about 300 ms of CPU, each step doubles or halves it. Stored hashes keep the cost they were made with.",
+    ),
+  RATES_TIMEZONE: timeZone.default("America/Caracas").describe('What "today" means for the rates: an IANA time zone.'),
+  BCV_URL: z
+    .url()
+    .default("https://www.bcv.org.ve/")
+    .describe(
+      "The central bank's page the rates are read from (a local stand-in for tests and offline work: `npm run bcv:serve`).",
+    ),
+  BCV_TIMEOUT_MS: positiveInt(10_000).describe("How long one attempt to read the bank's page may take."),
+  BCV_RETRIES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10)
+    .default(2)
+    .describe("Retries of a transient failure of the bank's page, with backoff."),
+  BCV_RETRY_DELAY_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1_000)
+    .describe("The wait before the first retry of the bank's page; each further retry waits twice as long."),
   RATES_FETCH_INTERVAL_SECONDS: z.coerce
     .number()
     .int()
     .min(0)
     .max(7 * 24 * 3600)
-    .default(3600),
-  // After a scheduled fetch fails, the next try comes this soon, then twice as late each time (30 s, 1 min,
-  // 2 min, ...), never later than the interval: a bank down at start is not left for a whole interval.
-  RATES_RETRY_BASE_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
-  // The bank's usual publication time (HH:MM in RATES_TIMEZONE): past it on a business day, the next business
-  // day's rate is due, and GET /rates/status says "stale" until it is stored.
+    .default(3600)
+    .describe(
+      "How often the rates are fetched and stored (the bank publishes once a business day, in the afternoon). 0 turns the schedule off: the rate is then fetched only through POST /rates/.",
+    ),
+  RATES_RETRY_BASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(30)
+    .describe(
+      "After a scheduled fetch fails, the next try comes this soon, then twice as late each time (30 s, 1 min, 2 min, ...), never later than RATES_FETCH_INTERVAL_SECONDS.",
+    ),
   RATES_STALE_AFTER: z
     .string()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, "must be a time of day HH:MM, such as 17:00")
-    .default("17:00"),
-  // Comma-separated YYYY-MM-DD weekdays on which the bank publishes nothing (holidays): not counted as missed.
+    .default("17:00")
+    .describe(
+      "The bank's usual publication time (HH:MM in RATES_TIMEZONE): past it on a business day, the next business day's rate is due, and GET /rates/status says stale until it is stored.",
+    ),
   RATES_HOLIDAYS: z
     .string()
     .default("")
@@ -113,39 +172,83 @@ const envSchema = z.object({
           ctx.addIssue({ code: "custom", message: `"${date}" is not a YYYY-MM-DD date` });
       }
       return new Set(dates);
-    }),
-  // Webhooks (POST /rates/webhooks). Comma-separated hosts deliveries may reach although they are loopback,
-  // private or link-local: IP addresses (matched as resolved) or names (matched as written). Empty: none.
-  WEBHOOK_ALLOWED_HOSTS: z.string().default(""),
-  // One attempt's limit, the wait before the first retry (x4 after each, at most 6 h), attempts in all, and how
-  // often the dispatcher looks for new value dates and due deliveries.
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
-  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(8),
-  WEBHOOK_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(2_000),
-  BUILDS_CONFIG: z.string().min(1).default("builds.config.yaml"),
-  // How long a git host's webhook body (POST /hooks/{alias}) may take to arrive before it is refused with 408,
-  // freeing its slot (lib/builds/auto/hook-intake.ts). GitHub itself gives up on a delivery after 10 s; a host's
-  // body arrives in well under a second.
-  HOOK_BODY_TIMEOUT_MS: z.coerce.number().int().min(1000).max(60_000).default(10_000),
-  // Open log streams (GET /builds/{id}/logs/stream) in all and per client address; past them a 503.
-  LOG_STREAMS_MAX: positiveInt(200),
-  LOG_STREAMS_PER_CLIENT: positiveInt(10),
-  // The largest request body a JSON or form endpoint reads (413 past it); the app's own bodies are a few KB.
+    })
+    .describe(
+      "Comma-separated YYYY-MM-DD weekdays on which the bank publishes nothing (holidays): not counted as missed.",
+    ),
+  WEBHOOK_ALLOWED_HOSTS: z
+    .string()
+    .default("")
+    .describe(
+      "Comma-separated hosts rate webhooks may reach although they are loopback, private or link-local: IP addresses (matched as resolved) or names (matched as written). Empty: none.",
+    ),
+  WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(120_000)
+    .default(10_000)
+    .describe("How long one delivery attempt of a rate webhook may take."),
+  WEBHOOK_RETRY_BASE_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .default(30_000)
+    .describe("The wait before a webhook delivery's first retry; four times as long after each, at most 6 h."),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(8)
+    .describe("Delivery attempts of one rate webhook event in all."),
+  WEBHOOK_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(600_000)
+    .default(2_000)
+    .describe("How often the webhook dispatcher looks for new value dates and due deliveries."),
+  BUILDS_CONFIG: z
+    .string()
+    .min(1)
+    .default("builds.config.yaml")
+    .describe("The build service's configuration file (docs/configuration.md, builds.config.yaml)."),
+  HOOK_BODY_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(60_000)
+    .default(10_000)
+    .describe(
+      "How long a git host's webhook body (POST /hooks/<alias>) may take to arrive; past it a 408, and its slot (8 bodies at once) is free again.",
+    ),
+  LOG_STREAMS_MAX: positiveInt(200).describe(
+    "Log streams (GET /builds/<id>/logs/stream) open at once in all; past it a 503 with Retry-After.",
+  ),
+  LOG_STREAMS_PER_CLIENT: positiveInt(10).describe(
+    "Log streams open at once per client address; past it a 503 with Retry-After.",
+  ),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()
     .min(1024)
     .max(64 * 1024 * 1024)
-    .default(256 * 1024),
-  // How long decoding one uploaded workbook may take on its worker thread before it is stopped and refused
-  // (lib/rates/workbook.ts); the bank's largest file takes well under a second.
-  WORKBOOK_READ_TIMEOUT_MS: positiveInt(20_000),
-  // Uploaded workbooks that may wait for a decoding thread (two decode at once); past them an upload is refused
-  // with 503 until one is done (lib/rates/workbook.ts).
-  WORKBOOK_MAX_WAITING_READS: z.coerce.number().int().min(0).max(1000).default(8),
-  // Comma-separated emails that are admins whatever their stored role, with REGISTRATION=closed only: with open
-  // registration anyone could register a listed address first (lib/users/roles.ts).
+    .default(256 * 1024)
+    .describe("The largest JSON or form request body read (413 past it); the application's own bodies are a few KB."),
+  WORKBOOK_READ_TIMEOUT_MS: positiveInt(20_000).describe(
+    "How long decoding one uploaded workbook may take before it is stopped and refused (422); the bank's largest takes well under a second.",
+  ),
+  WORKBOOK_MAX_WAITING_READS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(8)
+    .describe(
+      "Uploaded workbooks that may wait for one of the two decoding threads; one more is answered 503 with Retry-After.",
+    ),
   ADMIN_EMAILS: z
     .string()
     .default("")
@@ -157,10 +260,14 @@ const envSchema = z.object({
             .map((email) => email.trim().toLowerCase())
             .filter(Boolean),
         ),
+    )
+    .describe(
+      "Comma-separated emails that are admins whatever their stored role, honored only with REGISTRATION=closed (with open registration anyone could register a listed address first; ignored, with a warning at start).",
     ),
-  // closed: only a signed-in admin may create users (POST /users/); the very first user can always register.
-  REGISTRATION: z.enum(["open", "closed"]).default("open"),
-  // Comma-separated IP addresses of reverse proxies whose X-Forwarded-For is believed (lib/http/client-address.ts).
+  REGISTRATION: z
+    .enum(["open", "closed"])
+    .default("open")
+    .describe("closed: only a signed-in admin creates users (POST /users/); the very first user can always register."),
   TRUSTED_PROXIES: z
     .string()
     .default("")
@@ -173,26 +280,65 @@ const envSchema = z.object({
         if (net.isIP(address) === 0) ctx.addIssue({ code: "custom", message: `"${address}" is not an IP address` });
       }
       return new Set(addresses.map(normalizeAddress));
-    }),
-  // The max-age of the public rate reads: how long a browser or the HTTP cache in front (deploy/nginx/) may
-  // serve a rate without asking again, so the bound on how late a new rate shows through them.
-  RATES_CACHE_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-  // A history export (format=csv|ndjson) whose reader takes nothing for this long is cut off (lib/rates/export.ts).
-  RATES_EXPORT_IDLE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
-  // At most this many history exports stream at once; one more is answered 503 with Retry-After (lib/rates/export.ts).
-  RATES_EXPORT_MAX_STREAMS: z.coerce.number().int().min(1).max(10_000).default(8),
-  // Scheduled backups of the SQLite database (lib/backups): into this folder, every BACKUP_INTERVAL_HOURS (fractions
-  // allowed), the newest BACKUP_KEEP kept. Unset: none (`npm run backup -- FILE` still makes one by hand).
-  BACKUP_DIR: z.string().min(1).optional(),
-  // At most 24 days: the longest delay a Node timer takes.
+    })
+    .describe(
+      "Comma-separated IP addresses of reverse proxies whose X-Forwarded-For is believed, and their X-Forwarded-Proto: https (answers then carry Strict-Transport-Security).",
+    ),
+  RATES_CACHE_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .default(60)
+    .describe(
+      "The max-age of the public rate reads: how long a browser or the HTTP cache in front (deploy/nginx/) may serve a rate without asking again, so how late a new rate may show through them.",
+    ),
+  RATES_EXPORT_IDLE_SECONDS: z.coerce
+    .number()
+    .min(1)
+    .max(3600)
+    .default(60)
+    .describe(
+      "A history export (CSV, NDJSON) whose reader takes nothing for this long is cut off: a stalled reader holds neither the export nor its database reads.",
+    ),
+  RATES_EXPORT_MAX_STREAMS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(8)
+    .describe(
+      "At most this many history exports stream at once in one server; one more is answered 503 with Retry-After (the JSON history is not limited).",
+    ),
+  BACKUP_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "SQLite: back the database up into this folder on a schedule (app-<UTC time>.db and its secret beside it). Unset: no scheduled backups (`npm run backup -- FILE` still makes one by hand).",
+    ),
   BACKUP_INTERVAL_HOURS: z.coerce
     .number()
     .positive()
     .max(24 * 24)
-    .default(24),
-  BACKUP_KEEP: z.coerce.number().int().min(1).max(1000).default(7),
-  // The bearer token a Prometheus scraper sends to GET /metrics; unset, /metrics answers 404.
-  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    .default(24)
+    .describe(
+      "How often the scheduled backup runs (fractions allowed; at most 576, the longest delay a Node timer takes), the first an interval after the start.",
+    ),
+  BACKUP_KEEP: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(7)
+    .describe("How many scheduled backups are kept; older ones are removed."),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, "must be at least 16 characters")
+    .optional()
+    .describe(
+      "The bearer token a Prometheus scraper sends to GET /metrics (16+ characters). Unset: /metrics answers 404.",
+    ),
 });
 
 export type Env = Omit<z.infer<typeof envSchema>, "DATA_DIR" | "INSTANCE_NAME"> & {

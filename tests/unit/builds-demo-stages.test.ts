@@ -13,10 +13,13 @@ afterAll(() => fs.rmSync(workspace, { recursive: true, force: true }));
 
 describe("the shipped demo's install stage", () => {
   it("prints its lines over a few seconds, not all at once at the end", async () => {
+    // In a checkout that is not this repository: the scripts are found through APP_DIR.
+    const checkout = fs.mkdtempSync(path.join(workspace, "checkout-"));
     const child = spawn("/bin/sh", ["-c", shipped.runtime.install as string], {
-      cwd: projectRoot,
+      cwd: checkout,
       env: {
         ...process.env,
+        APP_DIR: projectRoot,
         BUILD_ID: "demo-stage-test",
         MODULES: "hello,inventory,sales",
         ADDONS_PATH: path.join(projectRoot, "examples", "modules"),

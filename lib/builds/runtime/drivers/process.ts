@@ -31,6 +31,9 @@ function stageEnv(build: BuildContext): Record<string, string> {
     MODULES: build.modules.join(","),
     ADDONS_PATH: build.repositories.map((r) => path.join(r.checkout, r.modulesPath)).join(":"),
     WORKSPACE: build.paths.root,
+    // The application's folder (where the server runs), so that shared stage scripts, such as the demo's
+    // examples/runtime, are found whatever repository is checked out.
+    APP_DIR: process.cwd(),
   };
 }
 
