@@ -1,7 +1,7 @@
 /**
  * `npm run backup -- FILE`: a consistent copy of the SQLite database while the server runs and takes writes, and
  * the server's generated secret beside it (FILE.nextauth-secret), both mode 0600 (lib/backups/sqlite-backup.ts).
- * On PostgreSQL, pg_dump (README).
+ * On PostgreSQL, pg_dump (docs/operations.md).
  */
 import { backUpSqlite } from "../lib/backups/sqlite-backup";
 import { sqliteFileOf } from "../lib/db/database-url";
@@ -15,7 +15,7 @@ if (!target || process.argv.length > 3) {
 const env = getEnv();
 const databaseFile = sqliteFileOf(env.DATABASE_URL);
 if (databaseFile === null) {
-  console.error("DATABASE_URL is PostgreSQL: back it up with pg_dump (see the README's Backups).");
+  console.error("DATABASE_URL is PostgreSQL: back it up with pg_dump (see docs/operations.md, Backups).");
   process.exit(1);
 }
 try {

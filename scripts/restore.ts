@@ -1,7 +1,7 @@
 /**
  * `npm run restore -- FILE`: puts a backup made by `npm run backup` in place of the SQLite database, the server
  * stopped; the database it replaces is kept beside it (lib/backups/sqlite-backup.ts). `npm start` then migrates
- * an older schema and its recovery fails the builds whose runtime it cannot find. On PostgreSQL, pg_restore (README).
+ * an older schema and its recovery fails the builds whose runtime it cannot find. On PostgreSQL, pg_restore (docs/operations.md).
  */
 import { RestoreRefused, restoreSqlite } from "../lib/backups/sqlite-backup";
 import { sqliteFileOf } from "../lib/db/database-url";
@@ -16,7 +16,7 @@ if (!backup || process.argv.length > 3) {
 const env = getEnv();
 const databaseFile = sqliteFileOf(env.DATABASE_URL);
 if (databaseFile === null) {
-  console.error("DATABASE_URL is PostgreSQL: restore it with pg_restore (see the README's Backups).");
+  console.error("DATABASE_URL is PostgreSQL: restore it with pg_restore (see docs/operations.md, Backups).");
   process.exit(1);
 }
 try {

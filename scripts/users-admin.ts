@@ -1,7 +1,7 @@
 /**
  * `npm run users:admin -- EMAIL` makes an existing user an admin; `npm run users:admin -- --revoke EMAIL` makes
  * them a plain user again. Run on the server against the configured database (DATABASE_URL): granting admin is
- * something only the operator can do, never a self-registration (README, Security). The first user registered
+ * something only the operator can do, never a self-registration (docs/security.md). The first user registered
  * is an admin already. Exits 1 when no user has the email.
  */
 import { getDb } from "../lib/db";

@@ -9,7 +9,7 @@ import { backUpSqlite, secretFileOf } from "./sqlite-backup";
  * Scheduled backups (BACKUP_DIR, every BACKUP_INTERVAL_HOURS, the newest BACKUP_KEEP kept): a backup of the SQLite
  * database into BACKUP_DIR as `app-<UTC time>.db`, its secret beside it, the oldest beyond the count removed.
  * The first one an interval after the start, so that a server restarting in a loop does not fill the folder. On
- * PostgreSQL the database's own tools back it up (README), and BACKUP_DIR is refused with a warning.
+ * PostgreSQL the database's own tools back it up (docs/operations.md), and BACKUP_DIR is refused with a warning.
  */
 const BACKUP_NAME = /^app-\d{8}T\d{9}Z\.db$/;
 
@@ -26,7 +26,7 @@ function startScheduledBackups(): void {
   if (env.BACKUP_DIR === undefined) return;
   const target = backupTarget();
   if (target === null) {
-    console.warn("backups: BACKUP_DIR is ignored on PostgreSQL; back it up with pg_dump (README).");
+    console.warn("backups: BACKUP_DIR is ignored on PostgreSQL; back it up with pg_dump (docs/operations.md).");
     return;
   }
   fs.mkdirSync(target.folder, { recursive: true, mode: 0o700 });

@@ -11,7 +11,7 @@ import { listMigrations } from "../db/postgresql-migrations";
  * whenever another connection writes and may never finish under steady writes. Beside it goes what a restore
  * needs besides the rows: the generated secret (NEXTAUTH_SECRET's file), without which every token and session
  * of the backup would be refused. Both are mode 0600, as the data folder's own files. On PostgreSQL, pg_dump and
- * pg_restore do all this (README).
+ * pg_restore do all this (docs/operations.md).
  */
 export const SECRET_FILE = "nextauth-secret";
 

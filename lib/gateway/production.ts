@@ -6,8 +6,8 @@ import { gatewayCookieName, renderGatewayConfig } from "./nginx-config";
  * to this text.
  */
 export const PRODUCTION_HEADER = `# The previews' gateway for production: nginx (Debian's 1.22) in front of every preview of every builder host.
-# Written by \`npm run gateway -- --print-production-config\` (lib/gateway/production.ts); README, "Previews behind
-# one front door", says how it works.
+# Written by \`npm run gateway -- --print-production-config\` (lib/gateway/production.ts); docs/gateway.md says
+# how it works.
 #
 #   sudo cp deploy/nginx/previews.conf /etc/nginx/sites-available/previews
 #   sudo ln -s ../sites-available/previews /etc/nginx/sites-enabled/

@@ -9,7 +9,7 @@ export const RATE_SOURCE = { name: "Banco Central de Venezuela", url: "https://w
 
 /**
  * The bank's terms of use: its figures may be used without profit with the source cited; any other use needs
- * its written consent. The badge, the embedded card and the README link them; whether a use needs that
+ * its written consent. The badge, the embedded card and docs/rates.md link them; whether a use needs that
  * consent is the operator's to decide.
  */
 export const RATE_SOURCE_TERMS_URL = "https://www.bcv.org.ve/terminos-condiciones";

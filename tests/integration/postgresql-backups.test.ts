@@ -8,7 +8,7 @@ import { dropTestDatabase, emptyTestDatabase } from "../support/postgresql";
 import { registerAndGetToken } from "../support/users";
 
 /**
- * PostgreSQL only (project integration-postgresql): the README's backup recipe, its very lines. pg_dump while the
+ * PostgreSQL only (project integration-postgresql): docs/operations.md's backup recipe, its very lines. pg_dump while the
  * server runs, pg_restore into an empty database, and a server started on it serves what the first one held:
  * the same users, the same tokens.
  */
@@ -31,15 +31,15 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** The commands of the README's PostgreSQL recipe: the fenced block after its marker. */
+/** The commands of docs/operations.md's PostgreSQL recipe: the fenced block after its marker. */
 function recipe(): string[] {
-  const readme = fs.readFileSync(path.join(projectRoot, "README.md"), "utf8");
+  const readme = fs.readFileSync(path.join(projectRoot, "docs", "operations.md"), "utf8");
   const block = /<!-- postgresql-backup-recipe -->\n```sh\n([\s\S]*?)```/.exec(readme);
-  if (!block) throw new Error("the README has no PostgreSQL backup recipe");
+  if (!block) throw new Error("docs/operations.md has no PostgreSQL backup recipe");
   return block[1].split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#"));
 }
 
-describe("the README's PostgreSQL backup recipe", () => {
+describe("the PostgreSQL backup recipe of docs/operations.md", () => {
   it("pg_dump while the server runs, pg_restore into an empty database: a server on it serves the same users and tokens", {
     timeout: 90_000,
   }, async () => {

@@ -17,7 +17,7 @@ import { spawnDetached } from "./spawner";
  * - its files can be removed with its own identity, which cannot delete anything it could not anyway.
  * The uids need no entry in /etc/passwd; the range must be used by nothing else on the machine, since its
  * processes are ended by uid. A server that is not root cannot switch users: stages then run as its own user
- * and can read what it can, which is why the README calls `process` a driver for trusted repositories only.
+ * and can read what it can, which is why docs/builds.md calls `process` a driver for trusted repositories only.
  *
  * Leases are files, <builds_root>/.build-users/<build_id> holding the uid, in a folder only root can enter:
  * they survive restarts (a running preview keeps its uid), and no build, not even a container of the compose
