@@ -416,7 +416,7 @@ export const configSchema = z
       .min(2)
       .optional()
       .describe(
-        "A preview nobody started, woke or visited through the gateway for this long is put to sleep (a visit wakes it again). Unset: previews sleep only by hand or past max_awake_builds.",
+        "A preview nobody started, woke or visited through the gateway for this long is put to sleep (a visit wakes it again); each host's own, as max_awake_builds. Unset: previews sleep only by hand or past max_awake_builds.",
       ),
     ttl: z
       .strictObject({
@@ -472,7 +472,7 @@ export const configSchema = z
         }
       }, "must be an http(s) URL template using {build_id}, {port} and {host}, e.g. http://{build_id}.preview.localhost:{port}/")
       .describe(
-        "Where a running build is reached, {build_id}, {port} and {host} filled in ({host}: the instance's INSTANCE_NAME without its :port, for several builder hosts). Use other host names than the dashboard's, e.g. http://{build_id}.preview.localhost:{port}/: the default, 127.0.0.1, is the local demo's and unsafe.",
+        "Where a running build is reached, {build_id}, {port} and {host} filled in ({host}: the instance's INSTANCE_NAME without its :port, for several builder hosts: http://{build_id}.{host}.preview.example.com:{port}/). Use other host names than the dashboard's, e.g. http://{build_id}.preview.localhost:{port}/: the default, 127.0.0.1, is the local demo's and unsafe.",
       ),
     preview_address: z
       .string()
@@ -567,7 +567,7 @@ export const configSchema = z
           .describe("A user's live builds at most: queued, in progress or running; past it, 429."),
         queued_per_user: perUserLimit
           .default(3)
-          .describe("Of those, how many may wait in the queue at once; past it, 429."),
+          .describe("Of those, how many may wait in the queue at once (queued builds count in both); past it, 429."),
         admin_live_per_user: perUserLimit
           .nullable()
           .default(null)
@@ -605,7 +605,9 @@ export const configSchema = z
       .number()
       .positive("must be a positive number of days")
       .default(14)
-      .describe("Builds that are over keep their rows and logs this long, then the reaper purges both."),
+      .describe(
+        "Builds that are over keep their rows and logs this long, then the reaper purges both. Fractions are for tests.",
+      ),
     log_checks: logChecksSchema,
     keep_per_branch: z
       .number()

@@ -62,7 +62,7 @@ export const envSchema = z.object({
     )
     .optional()
     .describe(
-      "This instance's name among those sharing one database: a build's `host` is the instance that claimed and runs it. Unset: the machine's host name and PORT (build-1:3000).",
+      "This instance's name among those sharing one database: a build's `host` is the instance that claimed and runs it. Unset: the machine's host name and PORT (build-1:3000), unique as long as two instances do not share both.",
     ),
   INSTANCE_LOST_AFTER_SECONDS: z.coerce
     .number()
@@ -110,7 +110,7 @@ export const envSchema = z.object({
     .max(15)
     .default(12)
     .describe(
-      "bcrypt's cost for new password hashes, 10 to 15: at 12 a registration or a sign-in costs about 300 ms of CPU, each step doubles or halves it. Stored hashes keep the cost they were made with.",
+      "bcrypt's cost for new password hashes, 10 to 15: at 12 a registration or a sign-in costs about 300 ms of CPU, each step doubles or halves it. Ten is the least OWASP advises; stored hashes keep the cost they were made with.",
     ),
   RATES_TIMEZONE: timeZone.default("America/Caracas").describe('What "today" means for the rates: an IANA time zone.'),
   BCV_URL: z
@@ -150,7 +150,7 @@ export const envSchema = z.object({
     .max(3600)
     .default(30)
     .describe(
-      "After a scheduled fetch fails, the next try comes this soon, then twice as late each time (30 s, 1 min, 2 min, ...), never later than RATES_FETCH_INTERVAL_SECONDS.",
+      "After a scheduled fetch fails, the next try comes this soon, then twice as late each time (30 s, 1 min, 2 min, ...), never later than RATES_FETCH_INTERVAL_SECONDS: a bank down at start is not left for a whole interval.",
     ),
   RATES_STALE_AFTER: z
     .string()
@@ -222,7 +222,7 @@ export const envSchema = z.object({
     .max(60_000)
     .default(10_000)
     .describe(
-      "How long a git host's webhook body (POST /hooks/<alias>) may take to arrive; past it a 408, and its slot (8 bodies at once) is free again.",
+      "How long a git host's webhook body (POST /hooks/<alias>) may take to arrive; past it a 408, and its slot (8 bodies at once) is free again. GitHub itself gives up on a delivery after 10 s; a host's body arrives in well under a second.",
     ),
   LOG_STREAMS_MAX: positiveInt(200).describe(
     "Log streams (GET /builds/<id>/logs/stream) open at once in all; past it a 503 with Retry-After.",
