@@ -314,7 +314,7 @@ const repositorySchema = z.strictObject({
     .enum(["public", "users"], { error: 'must be "public" or "users"' })
     .default("public")
     .describe(
-      "Who opens this repository's previews through the gateway: public, anyone who has the address; users, only people signed in (and holders of a share link, and tests with the bypass secret).",
+      "Who opens this repository's previews through the gateway: public, anyone who has the address; users, only people signed in (and holders of a share link, and tests with the bypass secret), who alone also see its builds and logs in the API.",
     ),
   preview_bypass_secret_env: z
     .string()
