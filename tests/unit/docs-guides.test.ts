@@ -62,8 +62,6 @@ describe("the links of the README and the guides", () => {
       if (/^[a-z]+:/.test(target)) continue;
       const [linked, anchor] = target.split("#");
       const resolved = linked ? path.join(path.dirname(file), linked) : file;
-      // The screenshots are made by the end-to-end suite's pages, not kept beside this test.
-      if (resolved.startsWith(path.join("docs", "images"))) continue;
       if (!fs.existsSync(path.join(projectRoot, resolved))) broken.push(`${target}: no such file`);
       else if (anchor && resolved.endsWith(".md") && !anchorsOf(resolved).has(anchor)) {
         broken.push(`${target}: no such heading`);
