@@ -54,6 +54,41 @@ const composeCommandSchema = z.strictObject({
     ),
 });
 
+// A Compose one must be of mode run (checked below): the entry's folder is mounted into a one-off container.
+const cacheCommand = z.union([z.string().trim().min(1, "must be a non-empty shell command"), composeCommandSchema], {
+  error: "must be a shell command (driver process) or { service, command } (driver compose)",
+});
+
+/**
+ * An install saved once and restored by later builds of the same modules (lib/builds/install-cache): the entries
+ * live per builder host under builds_root, keyed by what the install reads.
+ */
+const installCacheSchema = z.strictObject({
+  save: cacheCommand.describe(
+    "Runs after a successful install that no entry held yet, with CACHE_DIR set to a fresh folder it fills (the database dump, the filestore); the server then seals it read-only. A shell command for the process driver, a Compose service command for compose.",
+  ),
+  restore: cacheCommand.describe(
+    "Runs instead of the install when an entry of the build's key exists, with CACHE_DIR set to that entry's folder (read-only). If it fails, the build falls back to a full install.",
+  ),
+  max_entries: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .default(5)
+    .describe("How many entries each builder host keeps; past it the least recently used goes."),
+  max_age_days: z
+    .number()
+    .positive("must be a positive number of days")
+    .default(30)
+    .describe("An entry not restored nor saved for this many days is removed."),
+  key_extra: z
+    .string()
+    .default("")
+    .describe(
+      'Text added to every key, for what changes an install that the modules\' files do not show (e.g. "demo=false"); change it to start afresh.',
+    ),
+});
+
 const composeSchema = z.strictObject({
   template: z
     .string()
@@ -540,6 +575,11 @@ export const configSchema = z
           })
           .optional()
           .describe("Not accepted any more: replaced by run_as_uids."),
+        install_cache: installCacheSchema
+          .optional()
+          .describe(
+            "Keeps installs to restore them: a build whose modules, their files and the commands match an entry restores it instead of installing. Unset: every build installs.",
+          ),
         healthcheck: z
           .strictObject({
             path: z
@@ -630,6 +670,27 @@ export const configSchema = z
         path: ["runtime", "compose"],
         message: "is required with driver compose (at least its template)",
       });
+    }
+    const cache = config.runtime.install_cache;
+    for (const key of ["save", "restore"] as const) {
+      if (!cache) break;
+      const shell = typeof cache[key] === "string";
+      if (!shell && (cache[key] as { mode: string }).mode !== "run") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["runtime", "install_cache", key, "mode"],
+          message: 'must be "run": the entry\'s folder is mounted into a one-off container',
+        });
+      }
+      if (shell !== (config.runtime.driver === "process")) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["runtime", "install_cache", key],
+          message: shell
+            ? "must be { service, command } with driver compose"
+            : "must be a shell command with driver process",
+        });
+      }
     }
     const seen = new Set<string>();
     config.repositories.forEach((repository, index) => {

@@ -408,7 +408,7 @@ export async function updateBuildRuntime(
 }
 
 /** The columns updateStage may set: the SQL names come from here, never from a caller. */
-const STAGE_COLUMNS = ["status", "startedAt", "finishedAt", "exitCode", "handle", "logFile"] as const;
+const STAGE_COLUMNS = ["status", "startedAt", "finishedAt", "exitCode", "handle", "logFile", "cached"] as const;
 
 export async function updateStage(
   buildId: string,
@@ -420,6 +420,7 @@ export async function updateStage(
     exitCode?: number | null;
     handle?: string | null;
     logFile?: string;
+    cached?: boolean;
   },
   /** Only while the build has this status (a compare-and-set on the build): false when it moved on. */
   whileBuildIs?: BuildStatus,

@@ -46,6 +46,11 @@ export const buildStageSchema = z
     finished_at: timestamp.nullable(),
     duration_ms: z.number().int().nullable(),
     exit_code: z.number().int().nullable(),
+    cached: z
+      .boolean()
+      .describe(
+        "True when the stage restored an entry of the install cache instead of doing its work (runtime.install_cache: the install stage)",
+      ),
     log_growing: z
       .boolean()
       .describe(

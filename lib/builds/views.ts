@@ -89,6 +89,7 @@ export function toBuildView(
       finished_at: iso(stage.finishedAt),
       duration_ms: stage.startedAt && stage.finishedAt ? stage.finishedAt.getTime() - stage.startedAt.getTime() : null,
       exit_code: stage.exitCode,
+      cached: stage.cached,
       log_growing: isStageLogGrowing(build.status as BuildStatus, stage.name, stage.status as StageStatus),
     })),
   };

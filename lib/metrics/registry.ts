@@ -14,6 +14,7 @@ export interface InstanceMetrics {
   httpDuration: Histogram<"route" | "method" | "status">;
   stageDuration: Histogram<"stage" | "status">;
   webhookDeliveries: Counter<"outcome">;
+  installCacheLookups: Counter<"outcome">;
 }
 
 const globalForMetrics = processWide<{ instanceMetrics?: InstanceMetrics }>("instanceMetrics", () => ({}));
@@ -52,6 +53,12 @@ function createMetrics(): InstanceMetrics {
     webhookDeliveries: new Counter({
       name: "webhook_delivery_attempts_total",
       help: "Webhook delivery attempts this instance made, by outcome: delivered, retry (failed, tried again later), failed (given up).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    installCacheLookups: new Counter({
+      name: "build_install_cache_lookups_total",
+      help: "Install stages that looked in this host's install cache, by outcome: hit (restored), miss (installed; a failed restore counts here too).",
       labelNames: ["outcome"],
       registers,
     }),

@@ -212,7 +212,7 @@ export type BuildJson = {
   failure_stage: string | null;
   failure_message: string | null;
   queue_position: number | null;
-  stages: { name: string; status: string; exit_code: number | null; duration_ms: number | null }[];
+  stages: { name: string; status: string; exit_code: number | null; duration_ms: number | null; cached?: boolean }[];
   [key: string]: unknown;
 };
 

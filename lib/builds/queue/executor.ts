@@ -403,7 +403,9 @@ async function runStages(build: BuildRecord, signal: AbortSignal): Promise<void>
       alias: r.alias,
       checkout: r.checkout,
       modulesPath: r.configured.modules_path,
+      commitSha: r.commitSha,
     })),
+    installCache: build.installCache,
   };
   const timeoutMs = config.stage_timeout_seconds * 1000;
 
@@ -544,6 +546,7 @@ async function runStage(
     finishedAt,
     exitCode: "exitCode" in result ? result.exitCode : null,
     handle: null,
+    ...(result.status === "succeeded" && result.cached ? { cached: true } : {}),
   });
   if (!recorded) throw new Interrupted();
   if (result.status === "canceled") throw new Interrupted();

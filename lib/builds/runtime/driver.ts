@@ -21,8 +21,10 @@ export interface BuildContext {
   modules: string[];
   config: BuildsConfig;
   paths: WorkspacePaths;
-  /** The checkouts in ADDONS_PATH order (priority, then alias). */
-  repositories: { alias: string; checkout: string; modulesPath: string }[];
+  /** The checkouts in ADDONS_PATH order (priority, then alias); commitSha where the stage may need it. */
+  repositories: { alias: string; checkout: string; modulesPath: string; commitSha?: string }[];
+  /** False when the build asked for a fresh install: the install cache is not restored from (default true). */
+  installCache?: boolean;
 }
 
 export interface StageControl {
@@ -53,7 +55,8 @@ export type RunOutcome =
   | { kind: "timed_out" };
 
 export type StageResult =
-  | { status: "succeeded"; exitCode: number | null }
+  // cached: the install stage restored an entry of the install cache instead of installing (lib/builds/install-cache).
+  | { status: "succeeded"; exitCode: number | null; cached?: boolean }
   | { status: "skipped" }
   | { status: "canceled" }
   | { status: "failed"; exitCode: number | null; message: string };

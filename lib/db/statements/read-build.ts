@@ -22,6 +22,9 @@ export function readBuildWithDetails<T>(id: string): Promise<T | null> {
 /** The columns Prisma reads as Dates (SQLite keeps them as text). */
 const BUILD_DATES = ["createdAt", "startedAt", "finishedAt", "expiresAt", "endedAt", "awakeSince"] as const;
 const STAGE_DATES = ["startedAt", "finishedAt"] as const;
+/** And as booleans (SQLite keeps them as 0 and 1). */
+const BUILD_BOOLEANS = ["installCache"] as const;
+const STAGE_BOOLEANS = ["cached"] as const;
 
 async function readOnPostgresql<T>(id: string): Promise<T | null> {
   const row = await queryOne<
@@ -48,7 +51,11 @@ function* readOnSqlite<T>(id: string) {
   if (!build) return null;
   const repositories = yield* all(`SELECT * FROM "BuildRepository" WHERE "buildId" = ? ORDER BY "position"`, [id]);
   const stages = (yield* all(`SELECT * FROM "BuildStage" WHERE "buildId" = ? ORDER BY "position"`, [id])).map((stage) =>
-    asPrismaRow<Record<string, unknown>>(stage, { dates: STAGE_DATES }),
+    asPrismaRow<Record<string, unknown>>(stage, { dates: STAGE_DATES, booleans: STAGE_BOOLEANS }),
   );
-  return { ...asPrismaRow<Record<string, unknown>>(build, { dates: BUILD_DATES }), repositories, stages } as T;
+  return {
+    ...asPrismaRow<Record<string, unknown>>(build, { dates: BUILD_DATES, booleans: BUILD_BOOLEANS }),
+    repositories,
+    stages,
+  } as T;
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { buildProcessBaseEnv } from "../../../server/env";
 import { processWide } from "../../../server/process-wide";
 import type { BuildsConfig } from "../../config";
+import { type CacheCommand, installWithCache } from "../../install-cache/install-with-cache";
 import { logStamp } from "../../logs/log-time";
 import {
   type BuildContext,
@@ -354,6 +355,42 @@ async function runServiceCommand(
   );
 }
 
+/** Where a save or restore container sees the entry's folder (CACHE_DIR). */
+const CONTAINER_CACHE_DIR = "/install-cache";
+
+/**
+ * A save or restore of the install cache: a one-off container of the service with the entry's folder mounted at
+ * CACHE_DIR, read-only for a restore.
+ */
+async function runCacheCommand(
+  build: BuildContext,
+  control: StageControl,
+  step: CacheCommand,
+  cacheDir: string,
+  access: "read" | "write",
+): Promise<StageResult> {
+  if (typeof step === "string") throw new Error("a compose install cache command must be { service, command }");
+  const args = substituteArguments(step.command, variablesOf(build));
+  const mount = `${cacheDir}:${CONTAINER_CACHE_DIR}${access === "read" ? ":ro" : ""}`;
+  const outcome = await runCompose(build, control, [
+    "run",
+    "--rm",
+    "-T",
+    "-v",
+    mount,
+    "-e",
+    `CACHE_DIR=${CONTAINER_CACHE_DIR}`,
+    step.service,
+    ...args,
+  ]);
+  return stageOutcome(
+    build,
+    "install",
+    outcome,
+    `The install cache's ${access === "read" ? "restore" : "save"} command`,
+  );
+}
+
 async function liveness(config: BuildsConfig, buildId: string): Promise<Liveness> {
   const compose = composeConfig(config);
   try {
@@ -426,6 +463,13 @@ export const composeDriver: RuntimeDriver = {
           return result;
         }
         case "install":
+          return await installWithCache(build, control, {
+            install: () => runServiceCommand(build, control, stage),
+            run: (command, cacheDir, access) => runCacheCommand(build, control, command, cacheDir, access),
+            writer: "containers",
+            // `compose run --rm`: the container that wrote the folder is gone when the command returns.
+            endWriters: async () => undefined,
+          });
         case "test":
           return await runServiceCommand(build, control, stage);
         case "start": {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { buildProcessBaseEnv } from "../../../server/env";
+import { installWithCache } from "../../install-cache/install-with-cache";
 import { type BuildContext, describeOutcome, type RuntimeDriver, timeoutMessage } from "../driver";
 import { waitUntilHealthy } from "../healthcheck";
 import { encodeProcessHandle, isBuildProcessGroupAlive, stopBuildProcessGroup } from "../process-handles";
@@ -78,14 +79,35 @@ export const processDriver: RuntimeDriver = {
             return { status: "failed", exitCode: null, message: handedOver.error };
           }
         }
+        const runCommand = async (command: string, what: string, env: Record<string, string> = {}) => {
+          const options = spawnOptions(command);
+          const outcome = await runToCompletion(
+            { ...options, env: { ...options.env, ...env } },
+            {
+              signal: control.signal,
+              timeoutMs: control.timeoutMs,
+              onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)),
+            },
+          );
+          return describeOutcome(outcome, what, timeoutMessage(config, stage));
+        };
         const command = config.runtime[stage];
-        if (!command) return { status: "skipped" };
-        const outcome = await runToCompletion(spawnOptions(command), {
-          signal: control.signal,
-          timeoutMs: control.timeoutMs,
-          onStarted: (pgid) => control.recordHandle(encodeProcessHandle(pgid)),
+        const runStageCommand = async () =>
+          command ? runCommand(command, `The ${stage} command`) : ({ status: "skipped" } as const);
+        if (stage === "test") return runStageCommand();
+        return installWithCache(build, control, {
+          install: runStageCommand,
+          run: (cacheCommand, cacheDir, access) =>
+            runCommand(String(cacheCommand), `The install cache's ${access === "read" ? "restore" : "save"} command`, {
+              CACHE_DIR: cacheDir,
+            }),
+          writer: buildUser(config, build.buildId),
+          // What the save left running as the build's uid could still write the folder the server seals next.
+          endWriters: async () => {
+            const user = buildUser(config, build.buildId);
+            if (user) await endProcessesOfUser(user.uid);
+          },
         });
-        return describeOutcome(outcome, `The ${stage} command`, timeoutMessage(config, stage));
       }
       case "start": {
         if (!config.runtime.start) return { status: "skipped" };
