@@ -407,6 +407,11 @@ export async function updateBuildRuntime(
   if (Object.keys(values).length > 0) await updateRows("Build", values, `"id" = ?`, [id]);
 }
 
+/** A build that asked for a fresh install: its install stage does not restore from the install cache. */
+export async function disableInstallCache(id: string): Promise<void> {
+  await updateRows("Build", { installCache: false }, `"id" = ?`, [id]);
+}
+
 /** The columns updateStage may set: the SQL names come from here, never from a caller. */
 const STAGE_COLUMNS = ["status", "startedAt", "finishedAt", "exitCode", "handle", "logFile", "cached"] as const;
 

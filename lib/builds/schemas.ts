@@ -304,6 +304,17 @@ export const updateBuildSchema = z
   })
   .meta({ id: "UpdateBuild" });
 
+export const rebuildBuildSchema = z
+  .strictObject({
+    install_cache: z
+      .boolean()
+      .default(true)
+      .describe(
+        "false: install afresh instead of restoring from the install cache (runtime.install_cache); the fresh install then replaces its key's entry",
+      ),
+  })
+  .meta({ id: "RebuildBuild" });
+
 export const extendBuildSchema = z
   .strictObject({
     ttl_seconds: z

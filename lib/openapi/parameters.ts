@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { installCacheKeyParamsSchema } from "../builds/install-cache/schemas";
 import {
   branchQuerySchema,
   buildIdParamsSchema,
@@ -38,6 +39,7 @@ export const PARAMETER_SCHEMAS: Record<string, { in: "query" | "path"; schema: z
   BuildLogStreamQuery: { in: "query", schema: buildLogStreamQuerySchema },
   RawBuildLogQuery: { in: "query", schema: rawBuildLogQuerySchema },
   BuildIdParams: { in: "path", schema: buildIdParamsSchema },
+  InstallCacheKeyParams: { in: "path", schema: installCacheKeyParamsSchema },
   HookParams: { in: "path", schema: hookParamsSchema },
   BranchQuery: { in: "query", schema: branchQuerySchema },
   UserIdParams: { in: "path", schema: userIdParamsSchema },

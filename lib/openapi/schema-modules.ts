@@ -7,5 +7,6 @@ import "../users/schemas";
 import "../rates/schemas";
 import "../rates/webhooks/schemas";
 import "../builds/schemas";
+import "../builds/install-cache/schemas";
 import "../gateway/schemas";
 import "../health/schemas";

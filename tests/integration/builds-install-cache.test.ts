@@ -10,6 +10,7 @@ import {
   startBuildsApp,
   tearDownBuilds,
 } from "../support/builds";
+import { registerAndGetToken } from "../support/users";
 
 /**
  * runtime.install_cache with the process driver and a real git repository: the install writes a "database" file
@@ -17,6 +18,7 @@ import {
  * entry, which it must not be able to). Control files of the test make an install, a save or a restore fail.
  */
 const asRoot = process.getuid?.() === 0;
+const METRICS_TOKEN = "metrics-token-for-the-install-cache-0123456789";
 
 let builds: BuildsApp;
 let controls: string;
@@ -104,7 +106,7 @@ repositories:
     JSON.stringify({ name: "m_two", depends: ["m_one"] }),
   );
   git(fixture.repository, "commit", "--quiet", "-am", "m_two depends on m_one");
-  builds = await startBuildsApp(fixture);
+  builds = await startBuildsApp(fixture, { METRICS_TOKEN });
 });
 afterAll(() => tearDownBuilds(builds));
 beforeEach(() => {
@@ -293,5 +295,110 @@ describe("runtime.install_cache (process driver)", { timeout: 120_000 }, () => {
     expect(installStage(again).cached).toBe(true);
     expect(await installLog(again.build_id)).toContain(`evicted entry ${old.key}`);
     expect(entries().map((entry) => entry.modules.join(","))).toEqual(["base_mod,extra_mod"]);
+  });
+});
+
+describe("the install cache's operators", { timeout: 120_000 }, () => {
+  let user: Record<string, string>;
+  beforeAll(async () => {
+    user = (await registerAndGetToken(builds.app)).authorization;
+  });
+  const admin = () => builds.authorization;
+  const listCache = (headers: Record<string, string>) => builds.app.fetch("/builds/cache", { headers });
+  const dropEntry = (key: string, headers: Record<string, string>) =>
+    builds.app.fetch(`/builds/cache/${key}`, { method: "DELETE", headers });
+  const rebuild = (buildId: string, body?: string) =>
+    builds.app.fetch(`/builds/${buildId}/rebuild`, {
+      method: "POST",
+      headers: { ...admin(), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+      body,
+    });
+
+  it("GET /builds/cache lists this host's entries to admins only", async () => {
+    expect((await listCache({})).status).toBe(401);
+    const forbidden = await listCache(user);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.headers.get("content-type")).toContain("application/problem+json");
+    const response = await listCache(admin());
+    expect(response.status).toBe(200);
+    const listed = (await response.json()) as {
+      host: string;
+      max_entries: number;
+      max_age_days: number;
+      entries: Record<string, unknown>[];
+    };
+    expect(listed).toMatchObject({ max_entries: 2, max_age_days: 30 });
+    expect(typeof listed.host).toBe("string");
+    const onDisk = entries().sort((a, b) => b.lastUsedAt.localeCompare(a.lastUsedAt));
+    expect(listed.entries).toEqual(
+      onDisk.map((entry) => ({
+        key: entry.key,
+        modules: entry.modules,
+        commits: entry.commits.map((c) => ({ repository: c.alias, commit_sha: c.commit })),
+        size_bytes: entry.sizeBytes,
+        saved_by: entry.savedBy,
+        saved_at: entry.savedAt,
+        last_used_at: entry.lastUsedAt,
+        hits: entry.hits,
+      })),
+    );
+    expect(listed.entries.length).toBeGreaterThan(0);
+    expect(listed.entries[0].size_bytes).toBeGreaterThan(0);
+  });
+
+  it("counts hits and misses in /metrics", async () => {
+    const text = await (
+      await builds.app.fetch("/metrics", { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
+    const count = (outcome: string) =>
+      Number(
+        new RegExp(`^build_install_cache_lookups_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, "m").exec(
+          text,
+        )?.[1],
+      );
+    // So far in this file: hits of the first, second, third and eviction tests; misses of every install.
+    expect(count("hit")).toBeGreaterThanOrEqual(6);
+    expect(count("miss")).toBeGreaterThanOrEqual(8);
+  });
+
+  it("POST /builds/{id}/rebuild with install_cache false installs afresh and replaces the entry", async () => {
+    const original = await build(["m_three", "m_one"]);
+    const keyOfBuild = keyIn(await installLog(original.build_id))!;
+    const restored = await rebuild(original.build_id);
+    expect(restored.status).toBe(202);
+    const restoredBuild = await builds.waitForStatus(((await restored.json()) as BuildJson).build_id, ["running"]);
+    expect(installStage(restoredBuild).cached).toBe(true);
+
+    expect((await rebuild(original.build_id, JSON.stringify({ install_cache: "no" }))).status).toBe(422);
+    expect((await rebuild(original.build_id, JSON.stringify({ install_cache: false, extra: 1 }))).status).toBe(422);
+    const fresh = await rebuild(original.build_id, JSON.stringify({ install_cache: false }));
+    expect(fresh.status).toBe(202);
+    const freshBuild = await builds.waitForStatus(((await fresh.json()) as BuildJson).build_id, ["running"]);
+    expect(installStage(freshBuild).cached).toBe(false);
+    const log = await installLog(freshBuild.build_id);
+    expect(log).toContain("not used: this build asked for a fresh install");
+    expect(log).toContain("install m_three m_one for build");
+    expect(entries().find((entry) => entry.key === keyOfBuild)).toMatchObject({
+      savedBy: freshBuild.build_id,
+      hits: 0,
+    });
+  });
+
+  it("DELETE /builds/cache/{key} drops an entry for admins; the next build of its key installs", async () => {
+    const [entry] = entryOf(["m_one", "m_three"]);
+    expect((await dropEntry(entry.key, {})).status).toBe(401);
+    expect((await dropEntry(entry.key, user)).status).toBe(403);
+    const malformed = await dropEntry("not-a-key", admin());
+    expect(malformed.status).toBe(422);
+    expect(((await malformed.json()) as { errors: { field: string }[] }).errors[0].field).toBe("path.key");
+    expect((await dropEntry("0".repeat(64), admin())).status).toBe(404);
+    expect((await dropEntry(entry.key, admin())).status).toBe(204);
+    expect(fs.existsSync(path.join(entriesFolder, entry.key))).toBe(false);
+    const listed = (await (await listCache(admin())).json()) as { entries: { key: string }[] };
+    expect(listed.entries.map((e) => e.key)).not.toContain(entry.key);
+    expect((await dropEntry(entry.key, admin())).status).toBe(404);
+    const next = await build(["m_one", "m_three"]);
+    expect(installStage(next).cached).toBe(false);
+    expect(await installLog(next.build_id)).toContain("miss: no entry of this key on this host");
   });
 });

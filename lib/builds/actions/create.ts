@@ -8,7 +8,7 @@ import { isRepositoryReady, listModules, resolveRef, syncMirror } from "../git/m
 import { assertUnderUserLimits, limitsFor } from "../limits";
 import { MODULE_NAME_PATTERN, REPOSITORY_ALIAS_PATTERN, refProblem } from "../names";
 import { enqueueBuild } from "../queue/executor";
-import { countQueuedBuilds, insertQueuedBuild } from "../repository";
+import { countQueuedBuilds, disableInstallCache, insertQueuedBuild } from "../repository";
 import { configuredDriver } from "../runtime/drivers";
 import { type BuildTrigger, type BuildView, createBuildSchema, MAX_MODULES, MAX_REPOSITORIES } from "../schemas";
 import { presentBuild } from "../service";
@@ -50,6 +50,8 @@ export async function createBuild(
     trigger?: Extract<BuildTrigger, "manual" | "rebuild">;
     /** When the server received the request (performance.now()): refs are resolved as they were then, or newer. */
     receivedAt?: number;
+    /** False: the install stage installs afresh rather than restoring from the install cache. */
+    installCache?: boolean;
   } = {},
 ): Promise<BuildView> {
   const { trigger = "manual", receivedAt = performance.now() } = options;
@@ -155,6 +157,8 @@ export async function createBuild(
     await assertUnderUserLimits(user, limits);
     throw queueFull();
   }
+  // Before the build is announced: the executor reads it when it claims the build.
+  if (options.installCache === false) await disableInstallCache(build.id);
   enqueueBuild(build.id);
   return presentBuild(build, user);
 }

@@ -1,8 +1,8 @@
 import { requireUser } from "@/lib/auth/guard";
 import { rebuildBuild } from "@/lib/builds/actions/rebuild";
-import { buildIdParamsSchema } from "@/lib/builds/schemas";
+import { buildIdParamsSchema, rebuildBuildSchema } from "@/lib/builds/schemas";
 import { requestReceivedAt } from "@/lib/http/client-address";
-import { parseParams } from "@/lib/http/request";
+import { parseJson, parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -18,9 +18,16 @@ type Context = { params: Promise<{ build_id: string }> };
  *       bounds); every ref is resolved again, so a branch gets its newest commit. Any signed-in user may rebuild
  *       any build; the new build is theirs (trigger `rebuild`). The same rules as POST /builds apply (400 when a
  *       ref no longer exists or a module is gone, 429 at a per-user build limit, 503 when the queue is full).
+ *       The body is optional: `{"install_cache": false}` asks for a fresh install instead of a restore from the
+ *       install cache (runtime.install_cache), whose entry the fresh install then replaces.
  *     security: [{ bearerAuth: [] }]
  *     parameters:
  *       - $ref: "#/components/parameters/BuildIdParams.build_id"
+ *     requestBody:
+ *       required: false
+ *       content:
+ *         application/json:
+ *           schema: { $ref: "#/components/schemas/RebuildBuild" }
  *     responses:
  *       202:
  *         description: The new, queued build
@@ -32,6 +39,8 @@ type Context = { params: Promise<{ build_id: string }> };
  *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       404: { $ref: "#/components/responses/NotFound" }
+ *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
+ *       422: { $ref: "#/components/responses/ValidationError" }
  *       429:
  *         description: The user is at a per-user build limit (as for POST /builds)
  *         headers:
@@ -44,6 +53,12 @@ type Context = { params: Promise<{ build_id: string }> };
 export const POST = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  const build = await rebuildBuild(user, build_id, requestReceivedAt(request.headers));
+  // The body is optional: a rebuild without one restores from the install cache as any build does.
+  const hasBody = request.headers.has("content-type") || Number(request.headers.get("content-length") ?? 0) > 0;
+  const { install_cache } = hasBody ? await parseJson(request, rebuildBuildSchema) : rebuildBuildSchema.parse({});
+  const build = await rebuildBuild(user, build_id, {
+    installCache: install_cache,
+    receivedAt: requestReceivedAt(request.headers),
+  });
   return json(build, { status: 202, headers: { Location: `/builds/${build.build_id}` } });
 });
