@@ -2,7 +2,7 @@ import { requireUser } from "@/lib/auth/guard";
 import { rebuildBuild } from "@/lib/builds/actions/rebuild";
 import { buildIdParamsSchema, rebuildBuildSchema } from "@/lib/builds/schemas";
 import { requestReceivedAt } from "@/lib/http/client-address";
-import { parseJson, parseParams } from "@/lib/http/request";
+import { parseOptionalJson, parseParams } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
 
 type Context = { params: Promise<{ build_id: string }> };
@@ -53,9 +53,8 @@ type Context = { params: Promise<{ build_id: string }> };
 export const POST = route<Context>(async (request, { params }) => {
   const user = await requireUser(request);
   const { build_id } = parseParams(await params, buildIdParamsSchema);
-  // The body is optional: a rebuild without one restores from the install cache as any build does.
-  const hasBody = request.headers.has("content-type") || Number(request.headers.get("content-length") ?? 0) > 0;
-  const { install_cache } = hasBody ? await parseJson(request, rebuildBuildSchema) : rebuildBuildSchema.parse({});
+  // A rebuild without a body restores from the install cache as any build does.
+  const { install_cache } = await parseOptionalJson(request, rebuildBuildSchema);
   const build = await rebuildBuild(user, build_id, {
     installCache: install_cache,
     receivedAt: requestReceivedAt(request.headers),
