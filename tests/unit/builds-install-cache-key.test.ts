@@ -115,6 +115,19 @@ describe("the install cache's key", () => {
     expect((await keyOf(checkouts, ["blog"])).key).not.toBe(linked);
   });
 
+  it("does not walk a module that is a link, wherever it points", async () => {
+    const checkouts = makeCheckouts("linked-module");
+    const elsewhere = path.join(checkouts.root, "elsewhere");
+    fs.mkdirSync(elsewhere);
+    fs.writeFileSync(path.join(elsewhere, "manifest.json"), JSON.stringify({ name: "outside", depends: ["base"] }));
+    fs.symlinkSync(elsewhere, path.join(checkouts.custom, "addons", "outside"));
+    const key = await keyOf(checkouts, ["outside"]);
+    // Counted by name only, as a module of the image would be: neither its files nor its depends are read.
+    expect(key.modules).toEqual(["outside"]);
+    fs.writeFileSync(path.join(elsewhere, "secret.txt"), "changed");
+    expect((await keyOf(checkouts, ["outside"])).key).toBe(key.key);
+  });
+
   it("changes with the install, save and restore commands and key_extra", async () => {
     const checkouts = makeCheckouts("commands");
     const base = (await keyOf(checkouts, ["shop"])).key;

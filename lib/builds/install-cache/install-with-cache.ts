@@ -64,6 +64,7 @@ export async function installWithCache(
       }
       instanceMetrics().installCacheLookups.inc({ outcome: "miss" });
       const installed = await runner.install();
+      if (installed.status === "skipped") return installed;
       if (installed.status !== "succeeded") {
         log("the install did not succeed: nothing is saved");
         return installed;

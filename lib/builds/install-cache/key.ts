@@ -81,6 +81,8 @@ function findModule(
       "__manifest__.py";
     const folder = path.join(repository.checkout, repository.modulesPath, name);
     const manifest = path.join(folder, manifestFile);
+    // A module that is a link is not walked: the server would read, as itself, wherever the build's code points it.
+    if (!fs.lstatSync(folder, { throwIfNoEntry: false })?.isDirectory()) continue;
     if (fs.lstatSync(manifest, { throwIfNoEntry: false })?.isFile()) return { folder, manifest };
   }
   return null;
