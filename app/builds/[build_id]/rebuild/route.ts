@@ -40,7 +40,6 @@ type Context = { params: Promise<{ build_id: string }> };
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       415: { $ref: "#/components/responses/UnsupportedMediaType" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  *       429:
  *         description: The user is at a per-user build limit (as for POST /builds)
  *         headers:

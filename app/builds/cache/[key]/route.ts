@@ -20,11 +20,11 @@ type Context = { params: Promise<{ key: string }> };
  *       - $ref: "#/components/parameters/InstallCacheKeyParams.key"
  *     responses:
  *       204: { description: The entry was removed }
+ *       400: { $ref: "#/components/responses/BadRequest" }
  *       401: { $ref: "#/components/responses/Unauthorized" }
  *       403: { $ref: "#/components/responses/Forbidden" }
  *       404: { $ref: "#/components/responses/NotFound" }
  *       409: { $ref: "#/components/responses/Conflict" }
- *       422: { $ref: "#/components/responses/ValidationError" }
  */
 export const DELETE = route<Context>(async (request, { params }) => {
   await requireAdmin(request);
