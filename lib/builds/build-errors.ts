@@ -1,9 +1,10 @@
 import type { z } from "zod";
 import { getDb } from "../db";
-import { type BuildsConfig, getBuildsConfig, previewAccessOf } from "./config";
+import { type BuildsConfig, getBuildsConfig } from "./config";
 import { cleanErrorText, fingerprintOf, type LogCheckResult } from "./logs/log-checks";
 import { workspacePaths } from "./runtime/workspace";
 import type { BuildErrorListView, listBuildErrorsQuerySchema } from "./schemas";
+import { type BuildAccessFacts, effectivePreviewAccess } from "./visibility";
 
 /**
  * Build errors across builds: what the log checks found in each stage is added to its build's counts, and each
@@ -44,10 +45,10 @@ const BUILDS_LINKED = 10;
 
 /**
  * A build's errors are shown to the people who may open its preview: a build whose preview is for signed-in
- * users only (preview_access: users) is private.
+ * users only (its own choice, else its first repository's preview_access: users) is private.
  */
-function isPrivateBuild(build: { repositories: { alias: string }[] }): boolean {
-  return previewAccessOf(build.repositories[0]?.alias ?? null) === "users";
+function isPrivateBuild(build: BuildAccessFacts): boolean {
+  return effectivePreviewAccess(build) === "users";
 }
 
 /**
@@ -66,7 +67,14 @@ export async function listBuildErrors(
   const rows = await getDb().buildLogError.findMany({
     orderBy: { id: "desc" },
     take: ERRORS_READ,
-    include: { build: { select: { repositories: { select: { alias: true }, orderBy: { position: "asc" } } } } },
+    include: {
+      build: {
+        select: {
+          previewAccess: true,
+          repositories: { select: { alias: true, position: true }, orderBy: { position: "asc" } },
+        },
+      },
+    },
   });
   const defaultRefs = new Set(getBuildsConfig().repositories.map((repository) => repository.default_ref));
   const groups = new Map<
