@@ -3,6 +3,7 @@ import path from "node:path";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import * as installCacheSchemas from "@/lib/builds/install-cache/schemas";
 import * as buildSchemas from "@/lib/builds/schemas";
 import { BUILD_STATUSES } from "@/lib/builds/status";
 import * as gatewaySchemas from "@/lib/gateway/schemas";
@@ -71,7 +72,9 @@ function enumValues(field: z.ZodType): unknown[] | undefined {
 
 /** The schemas the modules export, by the name a route imports them with. */
 const exportedSchemas = new Map<string, unknown>(
-  [buildSchemas, gatewaySchemas, rateSchemas, webhookSchemas, userSchemas].flatMap((module) => Object.entries(module)),
+  [buildSchemas, installCacheSchemas, gatewaySchemas, rateSchemas, webhookSchemas, userSchemas].flatMap((module) =>
+    Object.entries(module),
+  ),
 );
 
 /** Each API route file, its OpenAPI path, and per method the schemas its handler passes to parseQuery/parseKnownQuery/parseParams. */
