@@ -63,14 +63,14 @@ const inForceParameterSchema = z
 
 /** GET /rates/: the newest rate, or with in_force=true today's; `currency` is `currencies` with one code. */
 export const latestRateQuerySchema = rateCurrenciesQuerySchema.extend({
+  // No example: Swagger UI fills each parameter's example in, and this one beside `currencies`' is a 400.
   currency: z
     .string()
     .optional()
     .describe(
       "One currency to include, as the badge, the embed card and the dashboard's address name it: the same as " +
         "`currencies` with one code. Not with `currencies`.",
-    )
-    .meta({ example: "EUR" }),
+    ),
   in_force: inForceParameterSchema,
 });
 
