@@ -219,7 +219,7 @@ export async function resolveBranch(config: BuildsConfig, alias: string, branch:
 
 /** The branches of the mirror, as its last sync saw them (empty when it cannot be read). */
 export async function listBranches(config: BuildsConfig, alias: string): Promise<string[]> {
-  return [...((await refTableOf(config, alias))?.heads.keys() ?? [])];
+  return (await listBranchHeads(config, alias))?.map((branch) => branch.name) ?? [];
 }
 
 /** The mirror's branches and the commit each points at, by name; null when the mirror cannot be read. */
