@@ -59,11 +59,14 @@ test.describe("The badge and the card on a shop's site", { tag: "@rates" }, () =
     );
     const copied: string[] = [];
     for (const [index, kind] of ["Insignia", "Tarjeta"].entries()) {
-      await snippets.getByRole("button", { name: "Copiar el código" }).nth(index).click();
-      // The copy is written asynchronously: read until this snippet is there.
-      await expect
-        .poll(() => page.evaluate(() => navigator.clipboard.readText()), { message: kind })
-        .toContain(`${new URL(page.url()).origin}/${kind === "Insignia" ? "rates/badge.svg" : "embed"}?`);
+      // The page came by a full load: a click before React has hydrated the button does nothing, so click again
+      // until this snippet is on the clipboard (written asynchronously).
+      await expect(async () => {
+        await snippets.getByRole("button", { name: "Copiar el código" }).nth(index).click();
+        await expect
+          .poll(() => page.evaluate(() => navigator.clipboard.readText()), { message: kind, timeout: 2_000 })
+          .toContain(`${new URL(page.url()).origin}/${kind === "Insignia" ? "rates/badge.svg" : "embed"}?`);
+      }).toPass();
       copied.push(await page.evaluate(() => navigator.clipboard.readText()));
     }
     expect(copied[1]).toContain("/embed?currency=NIO&lang=es");

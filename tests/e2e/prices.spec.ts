@@ -108,6 +108,7 @@ test.describe("The price list", { tag: "@rates" }, () => {
     // As text, to paste in a chat.
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     await list.getByRole("button", { name: "Copiar como texto" }).click();
+    await expect(list.getByRole("button", { name: "Copiado" })).toBeVisible();
     const text = await page.evaluate(() => navigator.clipboard.readText());
     expect(text.split("\n")).toEqual([
       "Bodega La Esquina",
