@@ -250,7 +250,9 @@ async function destroyBuild(baseUrl: string, build: { buildId: string; authoriza
   });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    const { status } = (await (await fetch(`${baseUrl}/builds/${build.buildId}`)).json()) as { status: string };
+    const { status } = (await (
+      await fetch(`${baseUrl}/builds/${build.buildId}`, { headers: { Authorization: build.authorization } })
+    ).json()) as { status: string };
     if (status === "destroyed") return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -264,9 +266,11 @@ async function shareCookie(
   gatewayPort: number,
   host: string,
 ): Promise<string> {
+  // On the build's own name, which the bench asks for (a branch's build shares its branch's name by default).
   const shared = await fetch(`${baseUrl}/builds/${build.buildId}/share`, {
     method: "POST",
-    headers: { Authorization: build.authorization },
+    headers: { Authorization: build.authorization, "Content-Type": "application/json" },
+    body: JSON.stringify({ scope: "build" }),
   });
   if (shared.status !== 201) throw new Error(`POST /builds/{id}/share answered ${shared.status}`);
   const { url } = (await shared.json()) as { url: string };
@@ -299,7 +303,10 @@ async function runOneBuild(baseUrl: string, repository = "demo"): Promise<{ buil
   const { build_id } = (await created.json()) as { build_id: string };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const build = (await (await fetch(`${baseUrl}/builds/${build_id}`)).json()) as {
+    // As its owner: a private preview's build is hidden from anyone else.
+    const build = (await (
+      await fetch(`${baseUrl}/builds/${build_id}`, { headers: { Authorization: `Bearer ${access_token}` } })
+    ).json()) as {
       status: string;
       failure_message: string | null;
     };
