@@ -47,6 +47,15 @@ export function LatestRateCard() {
     body = <PanelError error={latest.error} onRetry={() => void latest.mutate()} className="h-[13rem]" />;
   } else if (latest.data === undefined) {
     body = <PanelLoading label={t("loading")} className="h-[13rem]" />;
+  } else if (latest.data === null && next.data) {
+    // Only a rate published ahead is stored (a first fetch in the evening): no rate is in force yet, and the card
+    // says which one comes, rather than that nothing is stored.
+    body = (
+      <PanelEmpty className="h-32">
+        <p>{t("onlyNext")}</p>
+        <NextRate rate={next.data} />
+      </PanelEmpty>
+    );
   } else if (latest.data === null) {
     body = (
       <PanelEmpty className="h-32">
@@ -103,15 +112,7 @@ export function LatestRateCard() {
               <span className="text-slate-600 dark:text-slate-400">{t("noEarlier")}</span>
             )}
           </p>
-          {next.data && next.data.date > rate.date && (
-            <p className="mt-1 text-sm tabular-nums text-slate-700 dark:text-slate-300" data-testid="next-rate">
-              {t.rich("next", {
-                rate: withCurrency(format.rate(next.data.dollar), "VES"),
-                day: format.weekday(next.data.date),
-                time: (chunks) => <time dateTime={next.data?.date}>{chunks}</time>,
-              })}
-            </p>
-          )}
+          {next.data && next.data.date > rate.date && <NextRate rate={next.data} />}
           <LastUpdated at={status.data?.last_success?.at} loading={status.data === undefined && !status.error} />
         </div>
       </div>
@@ -141,6 +142,21 @@ export function LatestRateCard() {
         </div>
       )}
     </Panel>
+  );
+}
+
+/** The rate published ahead of its value date, with the day it comes into force. */
+function NextRate({ rate }: { rate: { date: string; dollar: number } }) {
+  const t = useTranslations("latestRate");
+  const format = useFormat();
+  return (
+    <p className="mt-1 text-sm tabular-nums text-slate-700 dark:text-slate-300" data-testid="next-rate">
+      {t.rich("next", {
+        rate: withCurrency(format.rate(rate.dollar), "VES"),
+        day: format.weekday(rate.date),
+        time: (chunks) => <time dateTime={rate.date}>{chunks}</time>,
+      })}
+    </p>
   );
 }
 
