@@ -6,7 +6,7 @@ import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Field, inputClass } from "@/components/ui/field";
-import { withCurrency } from "@/components/ui/format";
+import { BOLIVAR_SYMBOL, withCurrency } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
@@ -198,6 +198,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const amountBox = (side: Side) => (
     <AmountBox
       label={t("amountIn", { currency: currencyOf(side) })}
+      currency={currencyOf(side)}
       value={shownIn(side)}
       onChange={(text) => type(side, text)}
       // What was typed before the page ran has been waited on long enough.
@@ -270,6 +271,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
 /** One currency's amount: typed into, or showing what the other box's amount comes to. */
 function AmountBox({
   label,
+  currency,
   value,
   onChange,
   onTypedEarly,
@@ -278,6 +280,7 @@ function AmountBox({
   busy,
 }: {
   label: string;
+  currency: string;
   value: string;
   onChange: (text: string) => void;
   onTypedEarly: (text: string) => void;
@@ -293,18 +296,28 @@ function AmountBox({
       <label htmlFor={id} className="sr-only">
         {label}
       </label>
-      <input
-        ref={input}
-        id={id}
-        className={`${inputClass} h-11 text-lg! font-semibold tabular-nums`}
-        inputMode="decimal"
-        autoComplete="off"
-        value={value}
-        aria-invalid={Boolean(error)}
-        aria-describedby={[hintId, error ? `${id}-error` : null].filter(Boolean).join(" ")}
-        aria-busy={busy || undefined}
-        onChange={(event) => onChange(event.target.value)}
-      />
+      {/* The currency before the number, as the rest of the page writes amounts ("Bs. 23.601,01"). */}
+      <div className="relative">
+        <span
+          aria-hidden
+          className="pointer-events-none absolute inset-y-0 left-3 flex items-center text-sm font-medium text-slate-500 dark:text-slate-400"
+          data-testid="amount-currency"
+        >
+          {currency === "VES" ? BOLIVAR_SYMBOL : currency}
+        </span>
+        <input
+          ref={input}
+          id={id}
+          className={`${inputClass} h-11 pl-12! text-lg! font-semibold tabular-nums`}
+          inputMode="decimal"
+          autoComplete="off"
+          value={value}
+          aria-invalid={Boolean(error)}
+          aria-describedby={[hintId, error ? `${id}-error` : null].filter(Boolean).join(" ")}
+          aria-busy={busy || undefined}
+          onChange={(event) => onChange(event.target.value)}
+        />
+      </div>
       {error && (
         <p id={`${id}-error`} className="text-sm text-red-700 dark:text-red-300">
           {error}
