@@ -120,6 +120,17 @@ describe("the bank's afternoon publication of tomorrow's rate", () => {
       `No rate of USD is in force yet: its first value date is ${tomorrow}, after today (${today}).`,
     );
   });
+
+  it("a first fetch in the evening, which stores only the next rate: the home page's card shows it as such", async () => {
+    await publish("236,45870000", tomorrow);
+    const html = await (await app.fetch("/", { headers: { "Accept-Language": "es-VE" } })).text();
+    const start = html.indexOf('id="latest-rate"');
+    const card = html.slice(start, html.indexOf("</section>", start));
+    const text = card.replace(/<!--.*?-->/g, "").replace(/<[^>]+>/g, "");
+    expect(text).toContain("Aún no hay una tasa vigente hoy: el Banco Central ya publicó la próxima.");
+    expect(text).toContain(`Próxima tasa: Bs. 236,4587, vigente desde el ${weekdayEs(tomorrow)}`);
+    expect(text).not.toContain("Aún no hay tasas guardadas");
+  });
 });
 
 describe("weekends and holidays", () => {
