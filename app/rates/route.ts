@@ -2,6 +2,7 @@ import { requireUser } from "@/lib/auth/guard";
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseKnownQuery } from "@/lib/http/request";
 import { json, route } from "@/lib/http/route";
+import { withDecimals } from "@/lib/rates/decimal-text";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { latestRateQuerySchema } from "@/lib/rates/schemas";
 import { fetchAndStoreRate, getLatestRate } from "@/lib/rates/service";
@@ -26,6 +27,7 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       - $ref: "#/components/parameters/LatestRateQuery.currency"
  *       - $ref: "#/components/parameters/LatestRateQuery.include"
  *       - $ref: "#/components/parameters/LatestRateQuery.in_force"
+ *       - $ref: "#/components/parameters/LatestRateQuery.decimals"
  *     responses:
  *       200:
  *         description: The newest rate
@@ -71,7 +73,12 @@ import { RATE_SOURCE_HEADERS } from "@/lib/rates/source";
  *       504: { $ref: "#/components/responses/GatewayTimeout" }
  */
 export const GET = withCors(
-  route((request) => serveRateRead(request, () => getLatestRate(parseKnownQuery(request, latestRateQuerySchema)))),
+  route((request) =>
+    serveRateRead(request, async () => {
+      const query = parseKnownQuery(request, latestRateQuerySchema);
+      return withDecimals(await getLatestRate(query), query.decimals);
+    }),
+  ),
 );
 
 export const POST = withCors(

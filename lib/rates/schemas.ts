@@ -39,9 +39,21 @@ const includeParameterSchema = z
   )
   .meta({ example: "change" });
 
+const decimalsParameterSchema = z
+  .enum(["number", "string"], { error: 'must be "number" or "string"' })
+  .optional()
+  .describe(
+    '"string" writes every decimal value (`dollar`, `rates`, `previous`, `change`, `change_percent`) as decimal ' +
+      'text, "236.4587", as GET /convert writes amounts: exact in any client, where a JSON number is read as ' +
+      'binary floating point. Without it (or "number") they are JSON numbers: deprecated, and to be replaced by ' +
+      "text as the default in the API's next major version. JSON answers only: the files write values as stored.",
+  )
+  .meta({ example: "string" });
+
 export const rateCurrenciesQuerySchema = z.object({
   currencies: currenciesParameterSchema,
   include: includeParameterSchema,
+  decimals: decimalsParameterSchema,
 });
 
 /** The rule every read of "today's rate" follows, told once in the API's descriptions. */
@@ -119,6 +131,7 @@ export const rateByDateQuerySchema = rateCurrenciesQuerySchema.extend({
 export const rateHistoryQuerySchema = z.object({
   currencies: currenciesParameterSchema,
   include: includeParameterSchema,
+  decimals: decimalsParameterSchema,
   start_date: isoDateSchema
     .optional()
     .describe(`First date of the range, YYYY-MM-DD; default end_date - ${DEFAULT_HISTORY_SPAN_DAYS} days`)
@@ -176,13 +189,18 @@ export const rateImportFormSchema = z
   })
   .meta({ id: "RateImportForm" });
 
+/**
+ * A decimal value of a rate read: a number in the code, documented as the API writes it, a JSON number or, with
+ * decimals=string, decimal text (lib/rates/decimal-text.ts). `pattern` holds for text only and a numeric bound
+ * for numbers only, so the one schema is exact for both.
+ */
+const rateDecimal = (number: z.ZodNumber) => number.meta({ type: ["number", "string"], pattern: "^-?\\d+(\\.\\d+)?$" });
+
 const changeFields = {
-  change: z
-    .number()
+  change: rateDecimal(z.number())
     .nullable()
     .describe("Bolivares per unit gained since the previous value date (negative when it fell): exact, every digit"),
-  change_percent: z
-    .number()
+  change_percent: rateDecimal(z.number())
     .nullable()
     .describe("The change as a percentage of the previous rate, rounded to 4 decimals (half away from zero)"),
 };
@@ -190,14 +208,16 @@ const changeFields = {
 export const currencyChangeSchema = z
   .object({
     previous_date: isoDateSchema.nullable().describe("The currency's previous value date; null for its first"),
-    previous: z.number().positive().nullable().describe("Bolivares per unit on previous_date"),
+    previous: rateDecimal(z.number().positive()).nullable().describe("Bolivares per unit on previous_date"),
     ...changeFields,
   })
   .meta({ id: "CurrencyChange" });
 
 export const rateSchema = z
   .object({
-    dollar: z.number().positive().describe("Bolivares per US dollar, every decimal the central bank published"),
+    dollar: rateDecimal(z.number().positive()).describe(
+      "Bolivares per US dollar, every decimal the central bank published; decimal text with decimals=string",
+    ),
     date: isoDateSchema.describe(
       "The value date (Fecha Valor), YYYY-MM-DD; with in_force=true the date asked, and value_date the value date",
     ),
@@ -222,7 +242,7 @@ export const rateSchema = z
       )
       .meta({ example: "2026-12-01T21:04:11.482Z" }),
     rates: z
-      .record(z.string(), z.number().positive())
+      .record(z.string(), rateDecimal(z.number().positive()))
       .optional()
       .describe(
         "Only when `currencies` is asked: bolivares per unit of each asked currency that has a rate on this " +
@@ -230,7 +250,7 @@ export const rateSchema = z
       )
       .meta({ example: { USD: 197.2456, EUR: 228.09086692, CNY: 27.65836079 } }),
     previous: z
-      .object({ date: isoDateSchema, dollar: z.number().positive() })
+      .object({ date: isoDateSchema, dollar: rateDecimal(z.number().positive()) })
       .nullable()
       .optional()
       .describe("Only with include=change: the dollar's previous value date and rate; null for the first stored"),

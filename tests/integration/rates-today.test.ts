@@ -166,9 +166,9 @@ describe("the API says what it takes", () => {
   });
 
   it.each([
-    ["/rates/?currencie=EUR", "currencie", "currencies, include, currency, in_force"],
-    [`/rates/${today}?format=csv`, "format", "currencies, include, in_force"],
-    ["/rates/history?end=2026-12-01", "end", "currencies, include, start_date, end_date, format"],
+    ["/rates/?currencie=EUR", "currencie", "currencies, include, decimals, currency, in_force"],
+    [`/rates/${today}?format=csv`, "format", "currencies, include, decimals, in_force"],
+    ["/rates/history?end=2026-12-01", "end", "currencies, include, decimals, start_date, end_date, format"],
     ["/rates/badge.svg?currencies=EUR", "currencies", "currency, lang"],
     ["/embed?dark=1", "dark", "currency, lang, theme"],
     ["/convert?amount=1&from=USD&to=VES&fecha=2026-12-01", "fecha", "amount, from, to, date"],
@@ -198,6 +198,36 @@ describe("the API says what it takes", () => {
       expect(status, path).toBe(400);
       expect(body.title).toBe("Bad Request");
     }
+  });
+
+  it("decimals=string writes every decimal value as decimal text; numbers stay the default", async () => {
+    const yesterday = shiftDate(today, -1);
+    await publish("200,00000000", yesterday);
+    await publish("236,01010000", today);
+    const text = await json(`/rates/${today}?decimals=string&include=change`);
+    expect(text.body).toMatchObject({
+      dollar: "236.0101",
+      previous: { date: yesterday, dollar: "200" },
+      change: "36.0101",
+      change_percent: expect.stringMatching(/^18\.005\d?$/),
+      in_force: true,
+    });
+    expect((await json("/rates/?decimals=string")).body.dollar).toBe("236.0101");
+    const history = await json(
+      `/rates/history?decimals=string&currencies=EUR&start_date=${yesterday}&end_date=${today}`,
+    );
+    expect(history.body.rates.map((rate: { dollar: unknown }) => rate.dollar)).toEqual(["236.0101", "200"]);
+    for (const rate of history.body.rates) {
+      expect(Object.keys(rate.rates)).toEqual(["EUR"]);
+      expect(typeof rate.rates.EUR).toBe("string");
+    }
+
+    for (const path of [`/rates/${today}?decimals=number`, `/rates/${today}`]) {
+      expect((await json(path)).body.dollar, path).toBe(236.0101);
+    }
+    const wrong = await json("/rates/?decimals=float");
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors).toEqual([{ field: "query.decimals", message: 'must be "number" or "string"' }]);
   });
 
   it("the badge's error names its own parameter, currency", async () => {

@@ -1,6 +1,7 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseKnownQuery, parseParams } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
+import { withDecimals } from "@/lib/rates/decimal-text";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateByDateQuerySchema, rateDateParamsSchema } from "@/lib/rates/schemas";
 import { getRateByDate } from "@/lib/rates/service";
@@ -20,6 +21,7 @@ import { getRateByDate } from "@/lib/rates/service";
  *       - $ref: "#/components/parameters/RateByDateQuery.currencies"
  *       - $ref: "#/components/parameters/RateByDateQuery.include"
  *       - $ref: "#/components/parameters/RateByDateQuery.in_force"
+ *       - $ref: "#/components/parameters/RateByDateQuery.decimals"
  *     responses:
  *       200:
  *         description: The rate of that date
@@ -37,12 +39,13 @@ import { getRateByDate } from "@/lib/rates/service";
  */
 export const GET = withCors(
   route<{ params: Promise<{ date: string }> }>((request, { params }) =>
-    serveRateRead(request, async () =>
-      getRateByDate(
-        parseParams(await params, rateDateParamsSchema).date,
-        parseKnownQuery(request, rateByDateQuerySchema),
-      ),
-    ),
+    serveRateRead(request, async () => {
+      const query = parseKnownQuery(request, rateByDateQuerySchema);
+      return withDecimals(
+        await getRateByDate(parseParams(await params, rateDateParamsSchema).date, query),
+        query.decimals,
+      );
+    }),
   ),
 );
 

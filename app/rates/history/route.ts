@@ -1,6 +1,7 @@
 import { corsPreflight, withCors } from "@/lib/http/cors";
 import { parseKnownQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
+import { withDecimals } from "@/lib/rates/decimal-text";
 import { exportLanguage, exportRateHistory, requestedExportFormat } from "@/lib/rates/export";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateHistoryQuerySchema } from "@/lib/rates/schemas";
@@ -23,6 +24,7 @@ import { getRateHistory } from "@/lib/rates/service";
  *       - $ref: "#/components/parameters/RateHistoryQuery.currencies"
  *       - $ref: "#/components/parameters/RateHistoryQuery.include"
  *       - $ref: "#/components/parameters/RateHistoryQuery.format"
+ *       - $ref: "#/components/parameters/RateHistoryQuery.decimals"
  *     responses:
  *       200:
  *         description: The range used and its rates
@@ -65,10 +67,17 @@ export const GET = withCors(
     const format = requestedExportFormat(request);
     if (format)
       return exportRateHistory(parseKnownQuery(request, rateHistoryQuerySchema), format, exportLanguage(request));
-    return serveRateRead(request, () => getRateHistory(parseKnownQuery(request, rateHistoryQuerySchema)), {
-      perDay: true,
-      headers: { Vary: "Accept" },
-    });
+    return serveRateRead(
+      request,
+      async () => {
+        const query = parseKnownQuery(request, rateHistoryQuerySchema);
+        return withDecimals(await getRateHistory(query), query.decimals);
+      },
+      {
+        perDay: true,
+        headers: { Vary: "Accept" },
+      },
+    );
   }),
 );
 
