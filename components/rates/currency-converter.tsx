@@ -14,7 +14,7 @@ import { DEFAULT_CONVERSION } from "@/lib/swr/rate-keys";
 import type { Rate } from "@/lib/swr/types";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
-import { useNextRate } from "@/lib/swr/use-latest-rate";
+import { useNextRate, useRateInForce } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import {
   type AmountLanguage,
@@ -142,13 +142,19 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   const negative = amount?.startsWith("-") ?? false;
   const source = currencyOf(settled.side);
   const target = currencyOf(otherSide(settled.side));
-  // Without a date, the rates in force today in Caracas (not a rate the bank published ahead for tomorrow).
-  const conversion = useConversion(
-    amount === undefined || negative ? null : { amount, from: source, to: target, date: date || todayInCaracas() },
-  );
   // Beside today's answer, the next rate of the currency against the bolívar once the bank has published it.
   const foreign = [from, to].filter((code) => code !== BOLIVAR.code);
   const next = useNextRate(foreign.length === 1 && !date ? foreign[0] : "USD");
+  // Nothing in force yet today, only a rate published ahead (a first fetch in the evening): without a chosen
+  // date the converter answers at that next rate, and says from when it is in force.
+  const inForce = useRateInForce(foreign.length === 1 ? foreign[0] : "USD");
+  const ahead = !date && inForce.data === null && next.data ? next.data.date : undefined;
+  // Without a date, the rates in force today in Caracas (not a rate the bank published ahead for tomorrow).
+  const conversion = useConversion(
+    amount === undefined || negative
+      ? null
+      : { amount, from: source, to: target, date: date || ahead || todayInCaracas() },
+  );
   const error = conversion.error;
   // The API names its fields by the request, whose `from` is the box typed in: mapped back to the boxes.
   const sideOfField = (field: "from" | "to"): Side => (field === "from" ? settled.side : otherSide(settled.side));
@@ -253,6 +259,7 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
             <ConversionResult
               result={answer}
               dateChosen={date !== ""}
+              ahead={ahead !== undefined && answer.date === ahead}
               next={foreign.length === 1 && !date && next.data ? { code: foreign[0], rate: next.data } : undefined}
               // Said only while the reading is of the text that was converted, never of a newer one still unsent.
               read={parsed?.value === answer.amount ? { text: settled.text.trim(), parsed, language } : undefined}
@@ -370,12 +377,15 @@ function ConversionResult({
   result,
   read,
   dateChosen,
+  ahead,
   next,
 }: {
   result: NonNullable<ReturnType<typeof useConversion>["data"]>;
   read?: { text: string; parsed: ParsedAmount; language: AmountLanguage };
   /** Whether the person chose the date: only then is a date without rates of its own worth saying. */
   dateChosen: boolean;
+  /** Whether the rates are the next ones, converted with because none is in force yet today. */
+  ahead?: boolean;
   /** The next rate of the converted currency, published ahead of its value date. */
   next?: { code: string; rate: Rate };
 }) {
@@ -418,6 +428,14 @@ function ConversionResult({
           </>
         )}
       </p>
+      {ahead && (
+        <p className="mt-1 text-sm text-amber-900 dark:text-amber-200" data-testid="converter-ahead">
+          {t.rich("ahead", {
+            day: format.weekday(result.date),
+            time: (chunks) => <time dateTime={result.date}>{chunks}</time>,
+          })}
+        </p>
+      )}
       {next && next.rate.date > result.date && (
         <p className="mt-1 text-sm text-slate-600 tabular-nums dark:text-slate-400" data-testid="converter-next-rate">
           {t.rich("nextRate", {

@@ -12,7 +12,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
 import { useConversion } from "@/lib/swr/use-conversion";
-import { useNextRate } from "@/lib/swr/use-latest-rate";
+import { useNextRate, useRateInForce } from "@/lib/swr/use-latest-rate";
 import { formatRateText, groupDigits, multiplyDecimal, parseAmount, roundDecimal } from "./amount";
 import { AmountReadingNote } from "./amount-reading-note";
 import {
@@ -100,12 +100,18 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
   // Each currency's rate in force today: that of its newest value date on or before today in Caracas (GET
   // /convert of one unit answers it with its date), the euro's even when the dollar's date has none.
   const today = todayInCaracas();
-  const inForce = {
-    USD: useConversion({ amount: "1", from: "USD", to: "VES", date: today }),
-    EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: today }),
-  };
   // Once the bank has published the next rates (around 5 p.m., for the next business day), said beside today's.
   const nextRates = { USD: useNextRate("USD"), EUR: useNextRate("EUR") };
+  // Nothing in force yet today, only a rate published ahead (a first fetch in the evening): the list prices at
+  // that next rate, and says from when it is in force.
+  const stored = { USD: useRateInForce("USD"), EUR: useRateInForce("EUR") };
+  const aheadOf = (currency: PriceCurrency) =>
+    stored[currency].data === null ? nextRates[currency].data?.date : undefined;
+  const inForce = {
+    USD: useConversion({ amount: "1", from: "USD", to: "VES", date: aheadOf("USD") ?? today }),
+    EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: aheadOf("EUR") ?? today }),
+  };
+  const aheadDay = PRICE_CURRENCIES.map(aheadOf).find((date) => date !== undefined);
   const perUnit = (currency: PriceCurrency): string | undefined => inForce[currency].data?.rate;
   const failed = (currency: PriceCurrency) =>
     Boolean(inForce[currency].error) || (!inForce[currency].data && ratesMissing.includes(currency));
@@ -113,7 +119,7 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
     const rate = perUnit(item.currency);
     return rate === undefined ? undefined : groupDigits(roundDecimal(multiplyDecimal(item.price, rate), 2), language);
   };
-  const rateLine = t("ratesOf", {
+  const rateLine = t(aheadDay ? "ratesAhead" : "ratesOf", {
     rates: PRICE_CURRENCIES.flatMap((currency) => {
       const answer = inForce[currency].data;
       return answer
@@ -126,8 +132,9 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
     const today = inForce[currency].data;
     return next && today && next.date > today.date ? [{ currency, next }] : [];
   });
-  const nextLine =
-    published.length === 0
+  const nextLine = aheadDay
+    ? t("ahead", { day: format.weekday(aheadDay) })
+    : published.length === 0
       ? undefined
       : t("nextRates", {
           rates: published

@@ -7,7 +7,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelEmpty, PanelError, PanelLoading } from "@/components/ui/panel-states";
 import { hrefWith } from "@/components/ui/query-string";
 import { useFormat } from "@/components/ui/use-format";
-import { useRateInForce } from "@/lib/swr/use-latest-rate";
+import { useNextRate, useRateInForce } from "@/lib/swr/use-latest-rate";
 import { type DateRange, useRates } from "@/lib/swr/use-rates";
 import { DownloadButtons } from "./download-buttons";
 import {
@@ -54,6 +54,7 @@ export function RateHistoryPanel() {
   const currency = useSelectedCurrency();
   const history = useRates(range, currency.code);
   const latest = useRateInForce();
+  const next = useNextRate();
 
   // SWR keeps the previous range's answer while the next loads: only an answer for this range is shown.
   const data =
@@ -94,7 +95,8 @@ export function RateHistoryPanel() {
     chart = <PanelLoading label={t("loadingHistory")} className="h-72" />;
     table = <PanelLoading label={t("loadingTable")} className="h-56 2xl:h-72" />;
   } else if (data.rates.length === 0) {
-    const nothingStored = latest.data === null;
+    // A rate published ahead alone (a first fetch in the evening) is stored, only not yet in this range.
+    const nothingStored = latest.data === null && next.data === null;
     chart = (
       <PanelEmpty className="h-72">
         <p>
