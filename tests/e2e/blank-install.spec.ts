@@ -1,3 +1,6 @@
+import Database from "better-sqlite3";
+import { shiftDays, todayInCaracas } from "@/components/rates/rate-range";
+import { formatWeekday } from "@/components/ui/format";
 import { expect, registerThroughHeader, test, waitUntilAppAnswers } from "./fixtures";
 
 /**
@@ -6,6 +9,8 @@ import { expect, registerThroughHeader, test, waitUntilAppAnswers } from "./fixt
  * on a database where nothing stores a rate. They fail, saying why, rather than skip themselves, if one is there.
  */
 test.use({ baseURL: process.env.E2E_BLANK_BASE_URL });
+// In order, in one worker: the last test stores a rate, which the others must not see.
+test.describe.configure({ mode: "serial" });
 
 test.describe("A fresh install without rates", () => {
   test.beforeAll(async ({ request }) => {
@@ -44,5 +49,46 @@ test.describe("A fresh install without rates", () => {
     // The workbook import is for admins: a visitor is not pointed to it.
     await expect(converter.getByRole("link", { name: "Latest rate" })).toHaveCount(0);
     await expect(converter.getByRole("combobox")).toHaveCount(0);
+  });
+
+  test("in the evening a first fetch stores only tomorrow's rate: the card, converter and price list show it as the next", async ({
+    page,
+  }) => {
+    // As the fetch stores it (the stand-in bank is shared with the specs running beside this one, and imports
+    // skip future value dates); removed at the end, whatever happens.
+    const tomorrow = shiftDays(todayInCaracas(), 1);
+    const database = new Database(process.env.E2E_BLANK_DATABASE_FILE!);
+    try {
+      const now = new Date().toISOString();
+      database
+        .prepare(
+          "INSERT INTO CurrencyRate (date, currency, rate, source, sourceDetail, fetchedAt, createdAt, updatedAt) VALUES (?, 'USD', '236.45870000', 'home-page', 'e2e', ?, ?, ?)",
+        )
+        .run(tomorrow, now, now, now);
+      await page.goto("/");
+      const card = page.getByRole("region", { name: "Latest rate" });
+      await expect(
+        card.getByText("No rate in force today is stored: the central bank has already published the next one."),
+      ).toBeVisible();
+      const day = formatWeekday(tomorrow, "en");
+      await expect(card.getByTestId("next-rate")).toHaveText(`Next rate: Bs. 236.4587, in force from ${day}`);
+      const converter = page.getByRole("region", { name: "Converter" });
+      await expect(converter.getByTestId("conversion-result")).toContainText("100 USD = Bs. 23,645.87");
+      await expect(converter.getByTestId("converter-ahead")).toHaveText(
+        `No rate is in force today yet: these are the next rates, in force from ${day}.`,
+      );
+      const history = page.getByRole("region", { name: "Rate history" });
+      await expect(history).toContainText("No rates stored between");
+      await expect(history).not.toContainText("No rate is stored yet");
+      // The price list prices at it too, and says the same.
+      await page.goto("/prices");
+      await expect(page.getByTestId("price-list-rates")).toContainText("Next BCV rates: 1 USD = Bs. 236.4587");
+      await expect(page.getByTestId("price-list-next-rates")).toHaveText(
+        `No rate is in force today yet: these are the next rates, in force from ${day}.`,
+      );
+    } finally {
+      database.prepare("DELETE FROM CurrencyRate WHERE date = ?").run(tomorrow);
+      database.close();
+    }
   });
 });

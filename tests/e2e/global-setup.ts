@@ -125,6 +125,7 @@ export default async function globalSetup(_config: FullConfig) {
     process.env.E2E_BCV_URL = bcv.url;
     process.env.E2E_LANGUAGES_BASE_URL = languages.baseUrl;
     process.env.E2E_BLANK_BASE_URL = blank.baseUrl;
+    process.env.E2E_BLANK_DATABASE_FILE = blankDatabaseFile;
     // The first user registered is the admin: the one who imports workbooks (admins only) for the specs.
     const adminEmail = "e2e-admin@example.com";
     for (const baseUrl of [app.baseUrl, buildsApp.baseUrl]) {

@@ -270,6 +270,8 @@ test.describe("Which rate is today's", { tag: "@rates" }, () => {
       await expect(page.getByTestId("next-rate")).toHaveText(next);
       const converter = page.getByTestId("conversion-result");
       await expect(converter).toContainText("100 USD = Bs. 23,601.01");
+      // Each box shows its currency before the number, the bolívar as "Bs." as everywhere else.
+      await expect(page.getByTestId("amount-currency")).toHaveText(["USD", "Bs."]);
       await expect(page.getByTestId("converter-next-rate")).toHaveText(
         `Next rate: 1 USD = Bs. 236.4587, in force from ${formatWeekday(tomorrow, "en")}`,
       );
