@@ -11,14 +11,17 @@ export async function generateMetadata(): Promise<Metadata> {
  * The builds console's page of errors found in the logs; GET /builds/errors sends browsers here. Its own folder:
  * app/builds/errors/ is the API's route handler.
  */
-export default function BuildErrorsPage() {
+export default async function BuildErrorsPage() {
+  const t = await getTranslations("console");
+  // Laid out as the console's other page (app/builds-console/page.tsx): its title, then its navigation.
   return (
     <main
       id="main-content"
       tabIndex={-1}
-      className="outline-none mx-auto flex max-w-[1600px] flex-col gap-6 px-4 py-6 sm:px-6"
+      className="outline-none mx-auto flex max-w-[1600px] flex-col gap-4 px-4 py-4 sm:px-6"
     >
-      <div className="flex flex-wrap items-center justify-end gap-x-6 gap-y-2">
+      <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">{t("title")}</h1>
         <ConsoleNav current="errors" />
       </div>
       <BuildErrorsPanel />

@@ -18,9 +18,9 @@ export function BuildErrorsPanel() {
   return (
     <section aria-labelledby="build-errors-title" className="flex flex-col gap-4">
       <div>
-        <h1 id="build-errors-title" className="text-xl font-semibold">
+        <h2 id="build-errors-title" className="text-base font-semibold tracking-tight">
           {t("title")}
-        </h1>
+        </h2>
         <p className="text-sm text-slate-600 dark:text-slate-400">{t("intro")}</p>
       </div>
       {error ? (
