@@ -56,6 +56,7 @@ export async function BuildWithoutScripts({ buildId, viewer }: { buildId: string
               <li key={stage.name} className="flex flex-wrap gap-x-2">
                 <span className="font-mono">{stage.name}</span>
                 <span className="text-slate-600 dark:text-slate-400">{t(`stages.status.${stage.status}`)}</span>
+                {stage.cached && <span data-testid="stage-cached">{t("stages.cached")}</span>}
                 {stage.started_at && (
                   <a
                     className="text-indigo-700 underline dark:text-indigo-300"

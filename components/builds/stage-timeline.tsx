@@ -51,6 +51,15 @@ export function StageTimeline({ stages, selected, onSelect }: StageTimelineProps
                         : stage.status}
                   {stage.exit_code !== null && stage.exit_code !== 0 ? t("exit", { code: stage.exit_code }) : ""}
                 </span>
+                {/* Restored from the install cache instead of run: why it took seconds, not minutes. */}
+                {stage.cached && (
+                  <span
+                    className="ml-1.5 inline-block rounded bg-emerald-100 px-1.5 text-xs font-medium whitespace-nowrap text-emerald-900 dark:bg-emerald-900/40 dark:text-emerald-200"
+                    data-testid="stage-cached"
+                  >
+                    {t("cached")}
+                  </span>
+                )}
               </span>
               <span className="text-slate-600 tabular-nums dark:text-slate-400">
                 {duration !== null ? format.duration(duration) : ""}

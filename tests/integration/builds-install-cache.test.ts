@@ -175,6 +175,14 @@ describe("runtime.install_cache (process driver)", { timeout: 120_000 }, () => {
     expect(log).toContain(`restored: database of m_two,m_one installed by build ${first.build_id}`);
     expect(log).not.toContain("install m_one m_two for build");
     expect(entryOf(["m_one", "m_two"])[0]).toMatchObject({ hits: 1, savedBy: first.build_id });
+
+    // The console says so beside the stage, already in the first HTML.
+    const stagesIn = async (buildId: string) => {
+      const page = await builds.app.fetch(`/builds?build=${buildId}`, { headers: { Accept: "text/html" } });
+      return (await page.text()).match(/data-testid="stage-cached"[^>]*>([^<]*)</g) ?? [];
+    };
+    expect(await stagesIn(second.build_id)).toEqual([expect.stringContaining(">from the cache<")]);
+    expect(await stagesIn(first.build_id)).toEqual([]);
   });
 
   it("gives a build no way to write an entry: it is the server's and read-only", async () => {
