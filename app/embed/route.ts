@@ -1,7 +1,7 @@
 import { rateEmbedHtml } from "@/components/rates/rate-card-markup";
 import { parseKnownQuery } from "@/lib/http/request";
 import { route } from "@/lib/http/route";
-import { getRateInForce } from "@/lib/rates/published-rate";
+import { getCardRates } from "@/lib/rates/published-rate";
 import { serveRateRead } from "@/lib/rates/read-cache";
 import { rateEmbedQuerySchema } from "@/lib/rates/schemas";
 
@@ -28,8 +28,10 @@ const EMBED_HEADERS = {
  *       unit, its value date, and, once the bank has published it ahead (around 5 p.m. the day before), the next
  *       rate and the day it comes into force ("vigente desde el miércoles 2 dic"); the source (the Banco Central de Venezuela)
  *       and the bank's terms of use, linked. Any site may frame it (`frame-ancestors *`); it runs no script.
- *       Cached like the other reads. 400 for a currency the bank does not publish, 404 when none of its rates is
- *       in force yet; 400 also for a malformed or unknown parameter.
+ *       Before the currency's first value date (only the next rate stored, as after a first fetch in the
+ *       evening) it says no rate is in force yet and shows the next one. Cached like the other reads. 400 for a
+ *       currency the bank does not publish, 404 when none of its rates is stored; 400 also for a malformed or
+ *       unknown parameter.
  *     parameters:
  *       - $ref: "#/components/parameters/RateEmbedQuery.currency"
  *       - $ref: "#/components/parameters/RateEmbedQuery.lang"
@@ -50,7 +52,7 @@ const EMBED_HEADERS = {
  */
 const handle = route((request) => {
   const { currency, lang, theme } = parseKnownQuery(request, rateEmbedQuerySchema);
-  return serveRateRead(request, async () => rateEmbedHtml(await getRateInForce(currency), lang, theme), {
+  return serveRateRead(request, async () => rateEmbedHtml(await getCardRates(currency), lang, theme), {
     contentType: "text/html; charset=utf-8",
   });
 });

@@ -5,16 +5,15 @@
  */
 import type { Locale } from "@/i18n/locale";
 import { translatorFor } from "@/i18n/translator";
-import type { PublishedRate, RateInForce } from "@/lib/rates/published-rate";
+import type { CardRates, PublishedRate } from "@/lib/rates/published-rate";
 import { RATE_SOURCE, RATE_SOURCE_TERMS_URL } from "@/lib/rates/source";
 import { formatDay, formatRate, formatWeekday, withCurrency } from "../ui/format";
 
 /** What the badge and the card say, in the language asked: every number as that language writes it. */
 function wordsFor(published: PublishedRate, locale: Locale) {
   const t = translatorFor(locale, "rateCard");
-  const names = translatorFor(locale, "currencies");
   const code = published.currency;
-  const name = names.has(`names.${code}` as never) ? names(`names.${code}` as never) : code;
+  const name = currencyName(code, locale);
   return {
     t,
     code,
@@ -22,6 +21,11 @@ function wordsFor(published: PublishedRate, locale: Locale) {
     rate: withCurrency(formatRate(published.rate, locale), "VES"),
     date: formatDay(published.date, locale),
   };
+}
+
+function currencyName(code: string, locale: Locale): string {
+  const names = translatorFor(locale, "currencies");
+  return names.has(`names.${code}` as never) ? names(`names.${code}` as never) : code;
 }
 
 const escapeMarkup = (text: string) =>
@@ -86,13 +90,20 @@ function themeStyles(theme: EmbedTheme): string {
  * The card for an iframe (about 320 x 150 px): the currency, the rate in force today in bolívares, its value
  * date and, once the bank has published it ahead, the next rate with the day it comes into force; the source
  * and the terms. Links open in a new tab, out of the frame. Light, dark, or as the visitor's system is (`theme`).
+ * Before the currency's first value date (a first fetch in the evening) it says no rate is in force yet, and
+ * shows the next one.
  */
-export function rateEmbedHtml(published: RateInForce, locale: Locale, theme: EmbedTheme = "light"): string {
-  const { t, name, rate, date } = wordsFor(published, locale);
-  const next = published.next && {
-    rate: withCurrency(formatRate(published.next.rate, locale), "VES"),
-    day: formatWeekday(published.next.date, locale),
+export function rateEmbedHtml(rates: CardRates, locale: Locale, theme: EmbedTheme = "light"): string {
+  const t = translatorFor(locale, "rateCard");
+  const name = currencyName(rates.currency, locale);
+  const inForce = rates.inForce && wordsFor(rates.inForce, locale);
+  const next = rates.next && {
+    rate: withCurrency(formatRate(rates.next.rate, locale), "VES"),
+    day: formatWeekday(rates.next.date, locale),
   };
+  const rateLines = inForce
+    ? `<p class="rate">${escapeMarkup(inForce.rate)}</p>\n<p class="date">${escapeMarkup(t("valueDate", { date: inForce.date }))}</p>`
+    : `<p class="date">${escapeMarkup(t("noneInForce"))}</p>`;
   const link = (href: string) => (chunks: string) =>
     `<a href="${escapeMarkup(href)}" target="_blank" rel="noopener noreferrer">${chunks}</a>`;
   return `<!doctype html>
@@ -118,8 +129,7 @@ ${themeStyles(theme)}
 <body>
 <main>
 <h1 class="per">${escapeMarkup(t("perUnit", { name }))}</h1>
-<p class="rate">${escapeMarkup(rate)}</p>
-<p class="date">${escapeMarkup(t("valueDate", { date }))}</p>
+${rateLines}
 ${next ? `<p class="next">${escapeMarkup(t("next", next))}</p>\n` : ""}<p class="source">${t.markup("source", { bank: link(RATE_SOURCE.url) })}<br>${t.markup("terms", { terms: link(RATE_SOURCE_TERMS_URL) })}</p>
 </main>
 </body>

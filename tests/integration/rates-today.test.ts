@@ -108,7 +108,7 @@ describe("the bank's afternoon publication of tomorrow's rate", () => {
     });
   });
 
-  it("a rate published only ahead is in force nowhere yet: in_force=true answers 404, the badge too", async () => {
+  it("a rate published only ahead is in force nowhere yet: in_force=true and the badge answer 404", async () => {
     await publish("236,45870000", tomorrow);
     expect((await json("/rates/")).body.in_force).toBe(false);
     const { status, body } = await json("/rates/?in_force=true");
@@ -119,6 +119,13 @@ describe("the bank's afternoon publication of tomorrow's rate", () => {
     expect(badge.body.detail).toBe(
       `No rate of USD is in force yet: its first value date is ${tomorrow}, after today (${today}).`,
     );
+    // The card on a shop's site says so in its frame, and shows the next rate, rather than a problem's JSON.
+    const card = await app.fetch("/embed");
+    expect(card.status).toBe(200);
+    const html = await card.text();
+    expect(html).toContain('<p class="date">Aún no hay una tasa vigente.</p>');
+    expect(html).toContain(`<p class="next">Próxima tasa: Bs. 236,4587, vigente desde el ${weekdayEs(tomorrow)}</p>`);
+    expect(html).not.toContain('<p class="rate">');
   });
 
   it("a first fetch in the evening, which stores only the next rate: the home page's card shows it as such", async () => {
