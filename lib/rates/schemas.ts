@@ -39,6 +39,7 @@ const includeParameterSchema = z
   )
   .meta({ example: "change" });
 
+// No example: Swagger UI fills each parameter's example in, and the answers /docs shows would turn to text.
 const decimalsParameterSchema = z
   .enum(["number", "string"], { error: 'must be "number" or "string"' })
   .optional()
@@ -47,8 +48,7 @@ const decimalsParameterSchema = z
       'text, "236.4587", as GET /convert writes amounts: exact in any client, where a JSON number is read as ' +
       'binary floating point. Without it (or "number") they are JSON numbers: deprecated, and to be replaced by ' +
       "text as the default in the API's next major version. JSON answers only: the files write values as stored.",
-  )
-  .meta({ example: "string" });
+  );
 
 export const rateCurrenciesQuerySchema = z.object({
   currencies: currenciesParameterSchema,
