@@ -128,6 +128,18 @@ export async function loadPriceRatesForFirstPaint<Currency extends string>(
       ),
     ),
   );
-  const found = [...entries, ...nextRates].filter((entry) => entry !== undefined);
+  // Nothing in force yet, only a next rate (a first fetch in the evening): the list prices at that one, as it asks
+  // once it runs (components/rates/price-list.tsx), and the currency is not missing.
+  const ahead: [string, unknown][] = [];
+  for (const [index, currency] of currencies.entries()) {
+    const next = nextRates[index]?.[1] as { date?: string } | null | undefined;
+    if (!missing.includes(currency) || !next?.date) continue;
+    const query = { amount: "1", from: currency, to: "VES", date: next.date };
+    const conversion = await read(conversionKey(query), () => convertAmount(query));
+    if (!conversion) continue;
+    ahead.push(conversion, [rateInForceKey(currency), null]);
+    missing.splice(missing.indexOf(currency), 1);
+  }
+  const found = [...entries, ...nextRates, ...ahead].filter((entry) => entry !== undefined);
   return { fallback: Object.fromEntries(found), missing };
 }

@@ -128,7 +128,7 @@ describe("the bank's afternoon publication of tomorrow's rate", () => {
     expect(html).not.toContain('<p class="rate">');
   });
 
-  it("a first fetch in the evening, which stores only the next rate: the home page's card shows it as such", async () => {
+  it("a first fetch in the evening, which stores only the next rate: the card and the price list show it as such", async () => {
     await publish("236,45870000", tomorrow);
     const html = await (await app.fetch("/", { headers: { "Accept-Language": "es-VE" } })).text();
     const start = html.indexOf('id="latest-rate"');
@@ -137,6 +137,18 @@ describe("the bank's afternoon publication of tomorrow's rate", () => {
     expect(text).toContain("Aún no hay una tasa vigente hoy: el Banco Central ya publicó la próxima.");
     expect(text).toContain(`Próxima tasa: Bs. 236,4587, vigente desde el ${weekdayEs(tomorrow)}`);
     expect(text).not.toContain("Aún no hay tasas guardadas");
+
+    // The price list too, at that next rate.
+    const prices = await (await app.fetch("/prices", { headers: { "Accept-Language": "es-VE" } })).text();
+    const list = prices
+      .replace(/<script[\s\S]*?<\/script>/g, "")
+      .replace(/<!--.*?-->/g, "")
+      .replace(/<[^>]+>/g, "");
+    expect(list).toContain("Próximas tasas BCV: 1 USD = Bs. 236,4587");
+    expect(list).toContain(
+      `Aún no hay una tasa vigente hoy: estas son las próximas, vigentes desde el ${weekdayEs(tomorrow)}.`,
+    );
+    expect(list).not.toContain("Aún no hay tasas guardadas");
   });
 });
 
