@@ -120,7 +120,8 @@ export interface PreviewName {
 
 /**
  * A build's names: its own, and its first repository's branch or pull request's; for an automatic build of a
- * bundle, the bundle's branch's (`<branch>--<bundle>`), since that is what it follows.
+ * bundle, the bundle's branch's (`<branch>--<bundle>`), since that is what it follows. `liveRefs`: the live refs
+ * its branch's readable name may clash with, those of its first repository's or of its bundle's.
  */
 export function previewNamesOf(
   gateway: GatewayAddress,
@@ -138,12 +139,11 @@ export function previewNamesOf(
   };
   const names = [named("build", build.id)];
   const first = build.repositories[0];
-  // A bundle's branch is named without the clash check: the live refs passed are its first repository's.
   if (build.bundle && build.branch)
     names.push(
       named(
         pullNumberOf(build.branch) === null ? "branch" : "pull_request",
-        branchLabel(build.bundle, build.branch, []),
+        branchLabel(build.bundle, build.branch, liveRefs),
       ),
     );
   else if (first)

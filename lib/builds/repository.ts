@@ -131,13 +131,25 @@ export async function listLiveFirstRepositories(): Promise<LiveFirstRepository[]
   );
 }
 
-/** The refs of the live builds' first repositories, by alias: what a branch's readable name may clash with. */
+/**
+ * The refs a branch's readable name may clash with, by what its names end in: the live builds' first repositories'
+ * refs by alias, and the live bundle builds' branches by the bundle's name (no bundle is named as a repository).
+ */
 export async function listLiveFirstRefs(): Promise<Map<string, string[]>> {
   const refs = new Map<string, string[]>();
-  for (const { alias, ref } of await listLiveFirstRepositories()) {
-    const known = refs.get(alias) ?? [];
-    if (!known.includes(ref)) refs.set(alias, [...known, ref]);
-  }
+  const add = (owner: string, ref: string) => {
+    const known = refs.get(owner) ?? [];
+    if (!known.includes(ref)) refs.set(owner, [...known, ref]);
+  };
+  const [repositories, bundles] = await Promise.all([
+    listLiveFirstRepositories(),
+    queryAll<{ bundle: string; branch: string }>(
+      `SELECT "bundle", "branch" FROM "Build"
+       WHERE "status" IN (${LIVE_SQL}) AND "bundle" IS NOT NULL AND "branch" IS NOT NULL ORDER BY "seq" DESC`,
+    ),
+  ]);
+  for (const { alias, ref } of repositories) add(alias, ref);
+  for (const { bundle, branch } of bundles) add(bundle, branch);
   return refs;
 }
 

@@ -6,12 +6,16 @@ import type { BuildSummaryView, BuildTrigger, BuildView } from "./schemas";
 import { type BuildStatus, isStageLogGrowing, type StageName, type StageStatus } from "./status";
 import { effectivePreviewAccess } from "./visibility";
 
+/** What a build's branch name ends in: its bundle's name for a bundle's build of a branch, else its first repository's alias. */
+const nameOwnerOf = (build: { bundle: string | null; branch: string | null; repositories: { alias: string }[] }) =>
+  build.bundle && build.branch ? build.bundle : (build.repositories[0]?.alias ?? "");
+
 /** The API's view of a build record. `queuePosition` is computed by the caller from the queued builds. */
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /**
- * `liveRefs`: the refs of the live builds' first repositories by alias (repository.ts listLiveFirstRefs), which a
- * branch's readable name must not clash with.
+ * `liveRefs`: the refs of the live builds by what their names end in, a first repository's alias or a bundle's name
+ * (repository.ts listLiveFirstRefs), which a branch's readable name must not clash with.
  */
 export function toBuildSummary(
   build: Build & { repositories: BuildRepository[] },
@@ -50,7 +54,7 @@ export function toBuildSummary(
               hostPartOf(build.host ?? getTopology().instanceName()),
             )
         : null,
-    preview_names: gateway ? previewNamesOf(gateway, build, liveRefs.get(build.repositories[0]?.alias ?? "")) : [],
+    preview_names: gateway ? previewNamesOf(gateway, build, liveRefs.get(nameOwnerOf(build))) : [],
     preview_access: gateway ? effectivePreviewAccess(build) : null,
     host: build.host,
     failure_stage: build.failureStage,

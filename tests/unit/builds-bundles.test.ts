@@ -86,4 +86,14 @@ describe("a bundle build's preview name", () => {
       "fix-sale--sale.preview.example.test",
     ]);
   });
+
+  it("is the hashed one when another live branch of the bundle makes the same readable name", () => {
+    const build = { id: "0123456789abcdef", repositories: [{ alias: "odoo", ref: "16.0" }], bundle: "sale" };
+    const named = (branch: string, liveBranches: string[]) =>
+      previewNamesOf(gateway, { ...build, branch }, liveBranches)[1].name;
+    expect(named("fix/sale", ["fix/sale", "16.0"])).toBe("fix-sale--sale.preview.example.test");
+    const clashing = named("fix/sale", ["fix/sale", "fix_sale"]);
+    expect(clashing).toMatch(/^fix-sale-[0-9][a-z0-9]{5}--sale\.preview\.example\.test$/);
+    expect(named("fix_sale", ["fix/sale", "fix_sale"])).not.toBe(clashing);
+  });
 });
