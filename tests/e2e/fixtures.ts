@@ -90,12 +90,17 @@ export async function screenshotToLookAt(target: Page | Locator, name: string, {
  * Runs the checks of the state on screen in light, then in dark, on the same page: the colours follow the system's
  * scheme while the page is open (darkMode "media", components/ui/use-prefers-dark.ts), so one visit to each state
  * serves both, instead of every navigation and dialog twice. Two frames after the switch, React has drawn what
- * depends on the scheme (the chart's colours).
+ * depends on the scheme (the chart's colours). The buttons change colour through a CSS transition
+ * (transition-colors): the checks wait for the transitions to end, or axe would measure a contrast halfway.
  */
 export async function inEachScheme(page: Page, check: (scheme: "light" | "dark") => Promise<void>) {
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await page.evaluate(async () => {
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const transitions = document.getAnimations().filter((animation) => animation instanceof CSSTransition);
+      await Promise.all(transitions.map((transition) => transition.finished.catch(() => undefined)));
+    });
     await check(scheme);
   }
   await page.emulateMedia({ colorScheme: "light" });
