@@ -14,7 +14,7 @@ import { DEFAULT_CONVERSION } from "@/lib/swr/rate-keys";
 import type { Rate } from "@/lib/swr/types";
 import { useConversion } from "@/lib/swr/use-conversion";
 import { useCurrencies } from "@/lib/swr/use-currencies";
-import { useNextRate, useRateInForce } from "@/lib/swr/use-latest-rate";
+import { useNextDateWhenNoneInForce, useNextRate } from "@/lib/swr/use-latest-rate";
 import { useIsAdmin } from "@/lib/swr/use-me";
 import {
   type AmountLanguage,
@@ -145,10 +145,10 @@ function ConverterForm({ options }: { options: CurrencyOption[] }) {
   // Beside today's answer, the next rate of the currency against the bolívar once the bank has published it.
   const foreign = [from, to].filter((code) => code !== BOLIVAR.code);
   const next = useNextRate(foreign.length === 1 && !date ? foreign[0] : "USD");
-  // Nothing in force yet today, only a rate published ahead (a first fetch in the evening): without a chosen
-  // date the converter answers at that next rate, and says from when it is in force.
-  const inForce = useRateInForce(foreign.length === 1 ? foreign[0] : "USD");
-  const ahead = !date && inForce.data === null && next.data ? next.data.date : undefined;
+  // Nothing in force yet today, only a rate published ahead: without a chosen date the converter answers at that
+  // next rate, and says from when it is in force.
+  const nextDate = useNextDateWhenNoneInForce(foreign.length === 1 ? foreign[0] : "USD");
+  const ahead = date ? undefined : nextDate;
   // Without a date, the rates in force today in Caracas (not a rate the bank published ahead for tomorrow).
   const conversion = useConversion(
     amount === undefined || negative

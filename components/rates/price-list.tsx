@@ -12,7 +12,7 @@ import { Panel } from "@/components/ui/panel";
 import { PanelLoading } from "@/components/ui/panel-states";
 import { useFormat } from "@/components/ui/use-format";
 import { useConversion } from "@/lib/swr/use-conversion";
-import { useNextRate, useRateInForce } from "@/lib/swr/use-latest-rate";
+import { useNextDateWhenNoneInForce, useNextRate } from "@/lib/swr/use-latest-rate";
 import { formatRateText, groupDigits, multiplyDecimal, parseAmount, roundDecimal } from "./amount";
 import { AmountReadingNote } from "./amount-reading-note";
 import {
@@ -102,16 +102,14 @@ export function PriceList({ ratesMissing = [] }: { ratesMissing?: readonly Price
   const today = todayInCaracas();
   // Once the bank has published the next rates (around 5 p.m., for the next business day), said beside today's.
   const nextRates = { USD: useNextRate("USD"), EUR: useNextRate("EUR") };
-  // Nothing in force yet today, only a rate published ahead (a first fetch in the evening): the list prices at
-  // that next rate, and says from when it is in force.
-  const stored = { USD: useRateInForce("USD"), EUR: useRateInForce("EUR") };
-  const aheadOf = (currency: PriceCurrency) =>
-    stored[currency].data === null ? nextRates[currency].data?.date : undefined;
+  // Nothing in force yet today, only a rate published ahead: the list prices at that next rate, and says from when
+  // it is in force.
+  const ahead = { USD: useNextDateWhenNoneInForce("USD"), EUR: useNextDateWhenNoneInForce("EUR") };
   const inForce = {
-    USD: useConversion({ amount: "1", from: "USD", to: "VES", date: aheadOf("USD") ?? today }),
-    EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: aheadOf("EUR") ?? today }),
+    USD: useConversion({ amount: "1", from: "USD", to: "VES", date: ahead.USD ?? today }),
+    EUR: useConversion({ amount: "1", from: "EUR", to: "VES", date: ahead.EUR ?? today }),
   };
-  const aheadDay = PRICE_CURRENCIES.map(aheadOf).find((date) => date !== undefined);
+  const aheadDay = ahead.USD ?? ahead.EUR;
   const perUnit = (currency: PriceCurrency): string | undefined => inForce[currency].data?.rate;
   const failed = (currency: PriceCurrency) =>
     Boolean(inForce[currency].error) || (!inForce[currency].data && ratesMissing.includes(currency));

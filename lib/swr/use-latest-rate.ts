@@ -30,3 +30,14 @@ export function useRateInForce(currency = "USD") {
 export function useNextRate(currency = "USD") {
   return useRateRead(latestRateKey(currency), (answer) => nextRateIn(answer, currency));
 }
+
+/**
+ * The value date of the next rate when no rate of `currency` is in force yet (only a rate published ahead is
+ * stored, as after a first fetch in the evening), which the converter and the price list then use and name;
+ * undefined otherwise, and while either read loads.
+ */
+export function useNextDateWhenNoneInForce(currency = "USD"): string | undefined {
+  const inForce = useRateInForce(currency);
+  const next = useNextRate(currency);
+  return inForce.data === null && next.data ? next.data.date : undefined;
+}
