@@ -6,7 +6,7 @@ import { BuildCounters } from "@/components/builds/build-counters";
 import { BuildDetailDrawer } from "@/components/builds/build-detail-drawer";
 import { BuildWithoutScripts } from "@/components/builds/build-without-scripts";
 import { BuildsPanel } from "@/components/builds/builds-panel";
-import { ConsoleNav } from "@/components/builds/console-nav";
+import { ConsolePage } from "@/components/builds/console-page";
 import { viewerOf } from "@/lib/auth/guard";
 import { loadBuildsForFirstPaint } from "@/lib/builds/first-paint";
 import { SwrFallback } from "@/lib/swr/swr-fallback";
@@ -24,22 +24,13 @@ export default async function BuildsConsolePage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const t = await getTranslations("console");
   const build = (await searchParams).build;
   const buildId = typeof build === "string" ? build : null;
   // Who is signed in (the session cookie), for the builds a private repository keeps from strangers.
   const viewer = await viewerOf(new Request("http://dashboard.invalid/", { headers: await headers() }));
   const fallback = await loadBuildsForFirstPaint(viewer);
   return (
-    <main
-      id="main-content"
-      tabIndex={-1}
-      className="outline-none mx-auto flex max-w-[1600px] flex-col gap-4 px-4 py-4 sm:px-6"
-    >
-      <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2">
-        <h1 className="text-lg font-semibold tracking-tight">{t("title")}</h1>
-        <ConsoleNav current="builds" />
-      </div>
+    <ConsolePage current="builds">
       {/* The build drawer is a script; where none run, the build named in the address is written here. */}
       {buildId && <BuildWithoutScripts buildId={buildId} viewer={viewer} />}
       <SwrFallback fallback={fallback}>
@@ -50,6 +41,6 @@ export default async function BuildsConsolePage({
       <Suspense>
         <BuildDetailDrawer />
       </Suspense>
-    </main>
+    </ConsolePage>
   );
 }

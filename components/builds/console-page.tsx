@@ -7,8 +7,28 @@ const CONSOLE_PAGES = [
   { key: "errors", href: BUILD_ERRORS_PATH },
 ] as const;
 
+type ConsolePageKey = (typeof CONSOLE_PAGES)[number]["key"];
+
+/** A page of the builds console: its main landmark, the console's title and navigation, then the page's own panels. */
+export async function ConsolePage({ current, children }: { current: ConsolePageKey; children: React.ReactNode }) {
+  const t = await getTranslations("console");
+  return (
+    <main
+      id="main-content"
+      tabIndex={-1}
+      className="outline-none mx-auto flex max-w-[1600px] flex-col gap-4 px-4 py-4 sm:px-6"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-x-6 gap-y-2">
+        <h1 className="text-lg font-semibold tracking-tight">{t("title")}</h1>
+        <ConsoleNav current={current} />
+      </div>
+      {children}
+    </main>
+  );
+}
+
 /** The builds console's navigation, under the site's header: the pages of the console, the current one marked. */
-export async function ConsoleNav({ current }: { current: (typeof CONSOLE_PAGES)[number]["key"] }) {
+async function ConsoleNav({ current }: { current: ConsolePageKey }) {
   const t = await getTranslations("console.pages");
   return (
     <nav aria-label={(await getTranslations("console"))("navigation")}>
